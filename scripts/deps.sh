@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Install what kvtest needs to build, test and benchmark on Debian 12.
+# Idempotent: installs only what is missing. As root it installs; otherwise it
+# prints the command to run. Valkey 8 lives in bookworm-backports; that suite
+# is added by reusing the mirror URI already configured for Debian on this
+# machine, so no host name is hard-coded here.
+set -euo pipefail
+
+PKGS=(build-essential clang libclang-rt-14-dev pkg-config
+      libhiredis-dev libmicrohttpd-dev libcurl4-openssl-dev libcjson-dev
+      libcmocka-dev bats shellcheck gnuplot-nox wrk curl jq)
+BACKPORTS_PKGS=(valkey-server valkey-tools)
+
+missing=()
+for p in "${PKGS[@]}" "${BACKPORTS_PKGS[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: missing packages: ${missing[*]}" >&2
+    echo "deps.sh: run as root: sudo bash scripts/deps.sh" >&2
+    exit 1
+fi
+
+# Find the mirror URI the machine already uses for the main Debian archive
+# (deb822 .sources or one-line .list), excluding the security archive.
+mirror_uri() {
+    local f
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        awk '/^URIs:/ {u=$2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' "$f"
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$f" ] || continue
+        awk '$1=="deb" && $0 ~ / bookworm / && $0 !~ /security/ {
+               for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit} }' "$f"
+    done
+}
+
+bp_file=/etc/apt/sources.list.d/kvtest-backports.sources
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    uri=$(mirror_uri | head -n1)
+    if [ -z "$uri" ]; then
+        echo "deps.sh: no Debian bookworm mirror found in the apt sources; add bookworm-backports by hand" >&2
+        exit 1
+    fi
+    printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+        "$uri" > "$bp_file"
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${PKGS[@]}" >/dev/null
+apt-get install -y -qq --no-install-recommends -t bookworm-backports "${BACKPORTS_PKGS[@]}" >/dev/null
+echo "deps.sh: installed ${missing[*]}" >&2
