@@ -1,0 +1,15 @@
+/* shortener subcommands, dispatched by shortener.c. Same conventions as
+ * commands.h: arguments after the subcommand name, return exit status. */
+#ifndef KVTEST_SHORTENER_CMDS_H
+#define KVTEST_SHORTENER_CMDS_H
+
+int shortener_init(int argc, char **argv);   /* init.c  */
+int shortener_keys(int argc, char **argv);   /* init.c  */
+int shortener_serve(int argc, char **argv);  /* service.c */
+int shortener_bench(int argc, char **argv);  /* bench.c */
+int shortener_load(int argc, char **argv);   /* load.c  */
+
+extern const char help_shortener_init[], help_shortener_keys[],
+    help_shortener_serve[], help_shortener_bench[], help_shortener_load[];
+
+#endif
