@@ -1,0 +1,41 @@
+/* coldcache: make a run cold without root, and prove it.
+ * Eviction is posix_fadvise(POSIX_FADV_DONTNEED) after fsync on each file
+ * involved; mincore() on a read-only mapping tells how much is still
+ * resident, because some (virtualised, network) filesystems ignore the hint
+ * and a run must then not be called cold. */
+#ifndef KVTEST_COLDCACHE_H
+#define KVTEST_COLDCACHE_H
+#include <stdint.h>
+
+/* The files behind a store: for a database the db file and any -wal file;
+ * for a flat/tree export the files of keys 1..max_id. */
+struct coldcache_set {
+    const char *path;
+    int is_db;          /* 1: database; 0: export directory */
+    int tree;           /* export layout: 1 tree, 0 flat */
+    int64_t max_id;
+};
+
+struct coldcache_stat {
+    int64_t files;      /* files examined */
+    int64_t pages;      /* pages in them */
+    int64_t resident;   /* pages in the page cache */
+    int64_t errors;     /* files that could not be opened/advised */
+};
+
+/* fsync + FADV_DONTNEED every file. Fills *st with residency measured
+ * after eviction. Returns 0, or -1 with a one-line reason in err. */
+int coldcache_evict(const struct coldcache_set *s, struct coldcache_stat *st,
+                    char *err, int errlen);
+/* Residency alone (mincore). Returns 0, or -1 with reason in err. */
+int coldcache_resident(const struct coldcache_set *s, struct coldcache_stat *st,
+                       char *err, int errlen);
+/* Apply POSIX_FADV_RANDOM (random=1) or POSIX_FADV_NORMAL (random=0) to an
+ * open descriptor (readahead off/on). */
+int coldcache_advise_fd(int fd, int random);
+/* Same for every descriptor of this process open on `path` (found through
+ * /proc/self/fd): the only way to reach SQLite's own descriptor without
+ * depending on its private structures. Returns how many were advised. */
+int coldcache_advise_path(const char *path, int random);
+
+#endif

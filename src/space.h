@@ -1,0 +1,16 @@
+/* space: disk space accounting of each layout (kvtest stat on a directory,
+ * the extra lines of kvtest stat on a database, and kvtest space). */
+#ifndef KVTEST_SPACE_H
+#define KVTEST_SPACE_H
+#include <cjson/cJSON.h>
+
+/* kvtest stat PATH where PATH is a flat or tree export: number of files,
+ * apparent bytes, allocated bytes (st_blocks), directory overhead.
+ * Prints text to stdout, or adds fields to json when json != NULL.
+ * Returns exit status (0, or 1 with one line on stderr). */
+int space_stat_dir(const char *path, cJSON *json);
+/* Extra lines for kvtest stat DBFILE: file size, allocated bytes, payload
+ * bytes, page utilisation. Same conventions. */
+int space_stat_db(const char *path, cJSON *json);
+
+#endif
