@@ -1,0 +1,22 @@
+/* export: write every blob of a database to its own file (flat or tree). */
+#ifndef KVTEST_EXPORT_H
+#define KVTEST_EXPORT_H
+#include <stdint.h>
+
+struct export_opts {
+    const char *db;        /* DBFILE */
+    const char *dir;       /* DIRECTORY (created if missing) */
+    int tree;              /* 00/00/01 instead of 000001 */
+    int force;             /* write into a non-empty directory that is not an export */
+    int64_t jobs;          /* writer threads (default 1) */
+    int quiet;             /* no result line on stdout */
+    int json;
+};
+
+void export_defaults(struct export_opts *o);
+
+/* Returns 0, 1 (runtime failure, one line printed) or 2 (misuse). A file
+ * that could not be written completely is removed before returning 1. */
+int export_write(const struct export_opts *o, const char *cmd);
+
+#endif
