@@ -53,7 +53,7 @@ build/asan/kvtest: build/asan/kvtest.o $(ASAN_OBJS) build/sqlite3.o
 
 build/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) build/sqlite3.o
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -o $@ $^ $(LIBS) -lcmocka
+	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
 
 asan: build/asan/kvtest
 unit: $(TESTS)
@@ -79,3 +79,19 @@ clean:
 	rm -rf build kvtest
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# libFuzzer run of the shortener's request handler (clang; seeds in
+# tests/fuzz/corpus, new inputs kept in build/fuzz/corpus):
+#   make fuzz [FUZZ_TIME=seconds]
+FUZZ_TIME ?= 30
+FUZZ_SRCS = tests/fuzz/fuzz_request.c src/shortener/request.c \
+            src/shortener/links.c src/shortener/cache.c src/shortener/service.c \
+            src/rng.c src/cli.c src/units.c
+build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
+	@mkdir -p $(@D)
+	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRCS) build/sqlite3.o $(LIBS)
+fuzz: build/fuzz/fuzz_request
+	@mkdir -p build/fuzz/corpus
+	build/fuzz/fuzz_request -max_total_time=$(FUZZ_TIME) -max_len=70000 \
+	    build/fuzz/corpus tests/fuzz/corpus

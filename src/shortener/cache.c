@@ -1,0 +1,299 @@
+/* cache: Valkey cache-aside over the link store. See cache.h. */
+#include "cache.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include <hiredis/hiredis.h>
+
+#include "../clock.h"
+
+struct cache {
+    struct cache_config cfg;
+    redisContext *ctx;        /* NULL while disconnected */
+    uint64_t next_try_ns;     /* no reconnect before this (backoff) */
+    uint64_t backoff_ms;
+    /* Single writer, read by cache_stats() from any thread. */
+    _Atomic uint64_t hits, misses, errors, skipped, sets, connects;
+};
+
+/* Single-writer counter: a relaxed load and store, no locked instruction
+ * on the hot path, still a data-race-free read for other threads. */
+static void bump(_Atomic uint64_t *v)
+{
+    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static int parse_num(const char *s, size_t n, long lo, long hi, long *out)
+{
+    if (n == 0 || n > 9)
+        return -1;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t errcap)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->connect_timeout_ms = CACHE_TIMEOUT_MS;
+    cfg->command_timeout_ms = CACHE_TIMEOUT_MS;
+    const char *p;
+    if (strncmp(url, "valkey://", 9) == 0)
+        p = url + 9;
+    else if (strncmp(url, "redis://", 8) == 0)
+        p = url + 8;
+    else {
+        snprintf(err, errcap, "bad cache URL '%s': expected none or valkey://HOST:PORT[/DB]", url);
+        return -1;
+    }
+    const char *host = p, *hend, *colon;
+    if (*p == '[') {   /* [IPv6]:port */
+        host = p + 1;
+        hend = strchr(host, ']');
+        if (!hend || hend[1] != ':') {
+            snprintf(err, errcap, "bad cache URL '%s': expected [IPv6]:PORT", url);
+            return -1;
+        }
+        colon = hend + 1;
+    } else {
+        colon = strchr(p, ':');
+        hend = colon;
+        if (!colon) {
+            snprintf(err, errcap, "bad cache URL '%s': missing :PORT", url);
+            return -1;
+        }
+    }
+    size_t hlen = (size_t)(hend - host);
+    if (hlen == 0 || hlen >= sizeof cfg->host || memchr(host, '/', hlen) ||
+        memchr(host, '@', hlen)) {
+        snprintf(err, errcap, "bad cache URL '%s': bad host", url);
+        return -1;
+    }
+    memcpy(cfg->host, host, hlen);
+    cfg->host[hlen] = '\0';
+    const char *port = colon + 1;
+    const char *slash = strchr(port, '/');
+    size_t plen = slash ? (size_t)(slash - port) : strlen(port);
+    long v;
+    if (parse_num(port, plen, 1, 65535, &v) != 0) {
+        snprintf(err, errcap, "bad cache URL '%s': port must be 1..65535", url);
+        return -1;
+    }
+    cfg->port = (int)v;
+    if (slash) {
+        if (parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &v) != 0) {
+            snprintf(err, errcap, "bad cache URL '%s': database must be a number", url);
+            return -1;
+        }
+        cfg->db = (int)v;
+    }
+    return 0;
+}
+
+static struct timeval ms_tv(int ms)
+{
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    return tv;
+}
+
+static void drop(struct cache *c)
+{
+    bump(&c->errors);
+    if (c->ctx) {
+        redisFree(c->ctx);
+        c->ctx = NULL;
+    }
+    c->next_try_ns = clock_now_ns() + c->backoff_ms * 1000000u;
+    c->backoff_ms = c->backoff_ms * 2 > CACHE_BACKOFF_MAX_MS ? CACHE_BACKOFF_MAX_MS
+                                                             : c->backoff_ms * 2;
+}
+
+/* Connect now; 0 or -1 (reason in err when given). Does not count. */
+static int connect_now(struct cache *c, char *err, size_t errcap)
+{
+    redisContext *ctx = redisConnectWithTimeout(c->cfg.host, c->cfg.port,
+                                                ms_tv(c->cfg.connect_timeout_ms));
+    if (!ctx || ctx->err) {
+        if (err)
+            snprintf(err, errcap, "%s:%d: %s", c->cfg.host, c->cfg.port,
+                     ctx ? ctx->errstr : "out of memory");
+        redisFree(ctx);
+        return -1;
+    }
+    if (redisSetTimeout(ctx, ms_tv(c->cfg.command_timeout_ms)) != REDIS_OK) {
+        if (err)
+            snprintf(err, errcap, "%s:%d: cannot set timeout", c->cfg.host, c->cfg.port);
+        redisFree(ctx);
+        return -1;
+    }
+    if (c->cfg.db > 0) {
+        redisReply *r = redisCommand(ctx, "SELECT %d", c->cfg.db);
+        int ok = r && r->type == REDIS_REPLY_STATUS;
+        if (!ok && err)
+            snprintf(err, errcap, "%s:%d: SELECT %d failed: %s", c->cfg.host,
+                     c->cfg.port, c->cfg.db,
+                     r && r->type == REDIS_REPLY_ERROR ? r->str : ctx->errstr);
+        if (r)
+            freeReplyObject(r);
+        if (!ok) {
+            redisFree(ctx);
+            return -1;
+        }
+    }
+    /* The backoff is reset by the first answered command, not here: a hung
+     * server still completes TCP handshakes from its listen backlog. */
+    c->ctx = ctx;
+    bump(&c->connects);
+    return 0;
+}
+
+/* Connected, or connect if the backoff has expired. 0 = usable. */
+static int ensure(struct cache *c)
+{
+    if (c->ctx)
+        return 0;
+    if (clock_now_ns() < c->next_try_ns) {
+        bump(&c->skipped);
+        return -1;
+    }
+    if (connect_now(c, NULL, 0) != 0) {
+        drop(c);
+        return -1;
+    }
+    return 0;
+}
+
+struct cache *cache_open(const struct cache_config *cfg)
+{
+    struct cache *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->cfg = *cfg;
+    if (c->cfg.connect_timeout_ms <= 0)
+        c->cfg.connect_timeout_ms = CACHE_TIMEOUT_MS;
+    if (c->cfg.command_timeout_ms <= 0)
+        c->cfg.command_timeout_ms = CACHE_TIMEOUT_MS;
+    c->backoff_ms = CACHE_BACKOFF_MIN_MS;
+    if (connect_now(c, NULL, 0) != 0)
+        drop(c);
+    return c;
+}
+
+void cache_close(struct cache *c)
+{
+    if (!c)
+        return;
+    if (c->ctx)
+        redisFree(c->ctx);
+    free(c);
+}
+
+int cache_ping(struct cache *c, char *err, size_t errcap)
+{
+    if (!c->ctx && connect_now(c, err, errcap) != 0) {
+        drop(c);
+        return -1;
+    }
+    redisReply *r = redisCommand(c->ctx, "PING");
+    if (!r || r->type != REDIS_REPLY_STATUS) {
+        snprintf(err, errcap, "%s:%d: PING failed: %s", c->cfg.host, c->cfg.port,
+                 r && r->type == REDIS_REPLY_ERROR ? r->str : c->ctx->errstr);
+        if (r)
+            freeReplyObject(r);
+        drop(c);
+        return -1;
+    }
+    freeReplyObject(r);
+    return 0;
+}
+
+enum links_rc cache_lookup(struct cache *c, struct links *l,
+                           const char *id, size_t idlen,
+                           char *url, size_t cap, size_t *urllen)
+{
+    if (!c || idlen > LINKS_ID_MAX)
+        return links_lookup(l, id, idlen, url, cap, urllen);
+
+    char key[sizeof CACHE_KEY_PREFIX + LINKS_ID_MAX];
+    size_t plen = sizeof CACHE_KEY_PREFIX - 1;
+    memcpy(key, CACHE_KEY_PREFIX, plen);
+    memcpy(key + plen, id, idlen);
+    size_t klen = plen + idlen;
+
+    int missed = 0;
+    if (ensure(c) == 0) {
+        redisReply *r = redisCommand(c->ctx, "GET %b", key, klen);
+        if (!r) {
+            drop(c);   /* I/O error or timeout: the stream is out of step */
+        } else {
+            c->backoff_ms = CACHE_BACKOFF_MIN_MS;   /* the server answers */
+            if (r->type == REDIS_REPLY_STRING && (size_t)r->len < cap) {
+                memcpy(url, r->str, (size_t)r->len);
+                url[r->len] = '\0';
+                if (urllen)
+                    *urllen = (size_t)r->len;
+                freeReplyObject(r);
+                bump(&c->hits);
+                return LINKS_OK;
+            }
+            if (r->type == REDIS_REPLY_NIL) {
+                bump(&c->misses);
+                missed = 1;
+            } else {
+                /* An error reply (e.g. LOADING after a restart) or a value
+                 * that cannot be ours: the connection itself is fine. */
+                bump(&c->errors);
+            }
+            freeReplyObject(r);
+        }
+    }
+
+    size_t n = 0;
+    enum links_rc rc = links_lookup(l, id, idlen, url, cap, &n);
+    if (urllen)
+        *urllen = n;
+    if (rc == LINKS_OK && missed && c->ctx) {
+        redisReply *r = c->cfg.ttl_s > 0
+            ? redisCommand(c->ctx, "SET %b %b EX %lld", key, klen, url, n,
+                           (long long)c->cfg.ttl_s)
+            : redisCommand(c->ctx, "SET %b %b", key, klen, url, n);
+        if (!r) {
+            drop(c);
+        } else {
+            if (r->type == REDIS_REPLY_STATUS)
+                bump(&c->sets);
+            else
+                bump(&c->errors);
+            freeReplyObject(r);
+        }
+    }
+    return rc;
+}
+
+void cache_stats(const struct cache *c, struct cache_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!c)
+        return;
+    struct cache *m = (struct cache *)c;   /* atomic loads want non-const */
+    out->hits = atomic_load_explicit(&m->hits, memory_order_relaxed);
+    out->misses = atomic_load_explicit(&m->misses, memory_order_relaxed);
+    out->errors = atomic_load_explicit(&m->errors, memory_order_relaxed);
+    out->skipped = atomic_load_explicit(&m->skipped, memory_order_relaxed);
+    out->sets = atomic_load_explicit(&m->sets, memory_order_relaxed);
+    out->connects = atomic_load_explicit(&m->connects, memory_order_relaxed);
+}

@@ -1,0 +1,100 @@
+/* links: the SQLite link store of the URL shortener.
+ *
+ * One `struct links` is one SQLite connection with its prepared statements;
+ * it must be used by one thread at a time (open one per worker thread, as
+ * the service and the in-process benchmark both do). The database is in WAL
+ * mode so readers never block the writer, and every connection has a busy
+ * timeout so concurrent writers wait instead of failing.
+ *
+ * Schema (created by links_create_db):
+ *   links(id INTEGER PRIMARY KEY, link_hash TEXT NOT NULL UNIQUE,
+ *         link_target TEXT NOT NULL, created_at INTEGER NOT NULL)
+ * link_hash is the public short id. */
+#ifndef KVTEST_SHORTENER_LINKS_H
+#define KVTEST_SHORTENER_LINKS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define LINKS_ID_LEN 10      /* length of the ids we generate */
+#define LINKS_ID_MAX 64      /* longest id a lookup accepts */
+#define LINKS_URL_MAX 2048   /* longest URL we store, in bytes */
+#define LINKS_BUSY_MS 10000  /* busy timeout on every connection */
+
+/* Results of lookup and create. */
+enum links_rc {
+    LINKS_OK = 0,
+    LINKS_NOTFOUND = 1,
+    LINKS_ERROR = -1,   /* SQLite failed; links_errmsg() says why */
+};
+
+/* Per-connection counters; plain fields, written only by the owning thread.
+ * Read them from another thread only after that thread is done (the
+ * service keeps its own atomic counters for /stats). */
+struct links_stats {
+    uint64_t lookups, found, notfound;
+    uint64_t creates, collisions;   /* collisions = UNIQUE retries */
+    uint64_t errors;                /* SQLite errors of any call */
+};
+
+struct links;
+
+/* Open an existing links database read-write. sqlite_cache = 1 keeps
+ * SQLite's default page cache; 0 applies PRAGMA cache_size=0 and
+ * PRAGMA temp_store=0 (the original experiment's switch). Fails (NULL,
+ * reason in err) when the file is missing, not SQLite, or has no links
+ * table. Never creates a file. */
+struct links *links_open(const char *path, int sqlite_cache,
+                         char *err, size_t errcap);
+void links_close(struct links *l);   /* NULL is fine */
+
+/* Look up id (idlen bytes, need not be NUL-terminated). On LINKS_OK copies
+ * the URL NUL-terminated into url (cap must be > LINKS_URL_MAX; a longer
+ * stored URL is an error) and its length to *urllen (may be NULL). */
+enum links_rc links_lookup(struct links *l, const char *id, size_t idlen,
+                           char *url, size_t cap, size_t *urllen);
+
+/* Store url (already validated by the caller) under a fresh id of
+ * LINKS_ID_LEN characters [A-Za-z0-9] from the OS CSPRNG, retrying on a
+ * UNIQUE collision. On LINKS_OK the row is committed and id_out holds the
+ * NUL-terminated id. */
+enum links_rc links_create(struct links *l, const char *url, size_t urllen,
+                           char id_out[LINKS_ID_LEN + 1]);
+
+/* Call fn for up to limit ids (limit <= 0: all) in rowid order; stops
+ * early when fn returns non-zero. Returns the number of ids visited, or
+ * -1 on a SQLite error. */
+int64_t links_foreach_id(struct links *l, int64_t limit,
+                         int (*fn)(void *ctx, const char *id, size_t len),
+                         void *ctx);
+
+/* Convenience for benchmarks: up to limit ids (limit <= 0: all) as one
+ * malloc'd array of *n records of LINKS_ID_MAX + 1 bytes each, every record
+ * a NUL-terminated id: record i is at (*ids) + i * (LINKS_ID_MAX + 1).
+ * Returns 0 or -1 (error in links_errmsg); free(*ids) when done. */
+int links_ids(struct links *l, int64_t limit, char **ids, int64_t *n);
+
+/* Number of links stored, -1 on error. */
+int64_t links_count(struct links *l);
+
+const char *links_errmsg(const struct links *l);
+const struct links_stats *links_stats(const struct links *l);
+
+/* Create a new links database at path (schema, WAL) and insert n links
+ * with realistic URLs of varied length generated from seed (the URLs, not
+ * the ids, are reproducible: ids always come from the CSPRNG). Refuses an
+ * existing non-empty file unless force (then it, and its -wal/-shm, are
+ * replaced). The database is built under a temporary name and renamed into
+ * place, so a failure never leaves a half-made file at path.
+ * Returns 0, or 1 (runtime) / 2 (misuse) with the reason in err. */
+int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
+                    char *err, size_t errcap);
+
+/* Fill id (LINKS_ID_LEN chars + NUL) from the OS CSPRNG, unbiased over
+ * [A-Za-z0-9]. 0 or -1 if the CSPRNG failed. */
+int links_new_id(char id[LINKS_ID_LEN + 1]);
+
+/* Deterministic realistic URL number k of a seed, 20..~300 bytes, written
+ * NUL-terminated into buf (cap >= LINKS_URL_MAX + 1). Returns its length. */
+size_t links_sample_url(uint64_t seed, uint64_t k, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,438 @@
+/* Unit tests of the shortener's pure parts and its store: id generation,
+ * URL and id validation, JSON handling, the link store on a real SQLite
+ * file, cache URL parsing and the no-Valkey fallback. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "src/shortener/cache.h"
+#include "src/shortener/links.h"
+#include "src/shortener/request.h"
+#include "src/shortener/service.h"
+
+static int in_alphabet(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    return memcmp(a, b, LINKS_ID_LEN + 1);
+}
+
+static void test_id_alphabet_length_uniqueness(void **st)
+{
+    (void)st;
+    enum { N = 20000 };
+    char (*ids)[LINKS_ID_LEN + 1] = calloc(N, sizeof *ids);
+    assert_non_null(ids);
+    int seen[256] = {0};
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(links_new_id(ids[i]), 0);
+        assert_int_equal(strlen(ids[i]), LINKS_ID_LEN);
+        for (int k = 0; k < LINKS_ID_LEN; k++) {
+            assert_true(in_alphabet(ids[i][k]));
+            seen[(unsigned char)ids[i][k]]++;
+        }
+    }
+    /* All 62 letters occur, none wildly over- or under-represented:
+     * 200000 letters / 62 = 3226 expected; 5 sigma is about 280. */
+    int letters = 0;
+    for (int c = 0; c < 256; c++) {
+        if (!seen[c])
+            continue;
+        letters++;
+        assert_in_range(seen[c], 3226 - 400, 3226 + 400);
+    }
+    assert_int_equal(letters, 62);
+    qsort(ids, N, sizeof *ids, cmp_id);
+    for (int i = 1; i < N; i++)
+        assert_int_not_equal(memcmp(ids[i - 1], ids[i], LINKS_ID_LEN), 0);
+    free(ids);
+}
+
+static void test_valid_id(void **st)
+{
+    (void)st;
+    char id64[66];
+    memset(id64, 'a', 65);
+    id64[65] = '\0';
+    assert_true(request_valid_id("a", 1));
+    assert_true(request_valid_id("AbC123xyZ9", 10));
+    assert_true(request_valid_id(id64, 64));
+    assert_false(request_valid_id(id64, 65));
+    assert_false(request_valid_id("", 0));
+    assert_false(request_valid_id("abc-def", 7));
+    assert_false(request_valid_id("abc def", 7));
+    assert_false(request_valid_id("abc/def", 7));
+    assert_false(request_valid_id("abc\0def", 7));
+    assert_false(request_valid_id("caf\xc3\xa9", 5));
+    assert_false(request_valid_id("abc_", 4));
+}
+
+static int url_ok(const char *u)
+{
+    const char *why = NULL;
+    int rc = request_check_url(u, strlen(u), &why);
+    if (rc != 0)
+        assert_non_null(why);
+    return rc == 0;
+}
+
+static void test_check_url(void **st)
+{
+    (void)st;
+    assert_true(url_ok("https://example.com/some/page"));
+    assert_true(url_ok("http://a"));
+    assert_true(url_ok("HTTPS://EXAMPLE.COM"));
+    assert_true(url_ok("https://example.com:8443/p?q=1&r=%20#x"));
+    assert_true(url_ok("https://example.org/caf\xc3\xa9"));
+    assert_true(url_ok("https://[::1]:80/"));
+    assert_false(url_ok(""));
+    assert_false(url_ok("ftp://example.com/"));
+    assert_false(url_ok("javascript:alert(1)"));
+    assert_false(url_ok("example.com"));
+    assert_false(url_ok("https://"));
+    assert_false(url_ok("https:///path"));
+    assert_false(url_ok("https://?q"));
+    assert_false(url_ok("http:/example.com"));
+    assert_false(url_ok("https://example.com/a b"));
+    assert_false(url_ok("https://example.com/\t"));
+    assert_false(url_ok("https://example.com/\x7f"));
+    assert_false(url_ok("https://example.com/\x01"));
+    assert_false(url_ok("https://example.com/\xc3"));          /* truncated */
+    assert_false(url_ok("https://example.com/\xc0\xaf"));      /* overlong */
+    assert_false(url_ok("https://example.com/\xed\xa0\x80"));  /* surrogate */
+    assert_false(url_ok("https://example.com/\xff"));
+    /* Length limit: exactly 2048 bytes passes, 2049 fails. */
+    char buf[LINKS_URL_MAX + 2];
+    memcpy(buf, "https://example.com/", 20);
+    memset(buf + 20, 'a', sizeof buf - 20);
+    buf[LINKS_URL_MAX] = '\0';
+    assert_true(url_ok(buf));
+    buf[LINKS_URL_MAX] = 'a';
+    buf[LINKS_URL_MAX + 1] = '\0';
+    assert_false(url_ok(buf));
+}
+
+static int parse(const char *body, char *url)
+{
+    const char *why = NULL;
+    size_t n = 0;
+    int rc = request_parse_create(body, strlen(body), url, LINKS_URL_MAX + 1, &n, &why);
+    if (rc == 0)
+        assert_int_equal(n, strlen(url));
+    else
+        assert_non_null(why);
+    return rc;
+}
+
+static void test_parse_create(void **st)
+{
+    (void)st;
+    char url[LINKS_URL_MAX + 1];
+    assert_int_equal(parse("{\"url\": \"https://example.com/x\"}", url), 0);
+    assert_string_equal(url, "https://example.com/x");
+    assert_int_equal(parse(" {\"other\": [1,2,{}], \"url\":\"http://a.b/\\u00e9\\/\"} ", url), 0);
+    assert_string_equal(url, "http://a.b/\xc3\xa9/");
+    const char *bad[] = {
+        "", "   ", "not json", "{", "{\"url\": \"https://a.b/\"", "[]", "null", "42",
+        "\"https://a.b/\"", "{}", "{\"URL\": \"https://a.b/\"}", "{\"url\": \"\"}",
+        "{\"url\": 1}", "{\"url\": null}", "{\"url\": true}", "{\"url\": {}}",
+        "{\"url\": [\"https://a.b/\"]}", "{\"url\": \"ftp://a.b/\"}",
+        "{\"url\": \"https://a.b/\\u0000x\"}", "{\"url\": \"https://a.b/\\n\"}",
+        "{\"url\": \"https://a.b/ \"}", "{\"url\": \"https://a.b/\\ud800\"}",
+        "{\"url\": \"https://a.b/\"} trailing",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (parse(bad[i], url) == 0)
+            fail_msg("accepted bad body [%s]", bad[i]);
+    }
+    /* Not NUL-terminated input: the parser must stop at len. */
+    const char raw[] = "{\"url\":\"https://a.b/\"}XXXX";
+    const char *why;
+    assert_int_equal(request_parse_create(raw, 22, url, sizeof url, NULL, &why), 0);
+    assert_int_not_equal(request_parse_create(raw, 21, url, sizeof url, NULL, &why), 0);
+}
+
+static void test_match(void **st)
+{
+    (void)st;
+    struct request_match m;
+    request_match("GET", "/heart-beat", &m);
+    assert_int_equal(m.route, ROUTE_HEARTBEAT);
+    assert_true(m.method_ok);
+    request_match("HEAD", "/heart-beat", &m);
+    assert_true(m.method_ok);
+    request_match("POST", "/heart-beat", &m);
+    assert_false(m.method_ok);
+    assert_string_equal(m.allow, "GET, HEAD");
+    request_match("POST", "/link", &m);
+    assert_int_equal(m.route, ROUTE_CREATE);
+    assert_true(m.method_ok);
+    request_match("GET", "/link", &m);
+    assert_false(m.method_ok);
+    assert_string_equal(m.allow, "POST");
+    request_match("GET", "/link/abc", &m);
+    assert_int_equal(m.route, ROUTE_RESOLVE);
+    assert_int_equal(m.idlen, 3);
+    assert_memory_equal(m.id, "abc", 3);
+    request_match("DELETE", "/link/abc", &m);
+    assert_false(m.method_ok);
+    request_match("GET", "/link/", &m);
+    assert_int_equal(m.route, ROUTE_RESOLVE);
+    assert_int_equal(m.idlen, 0);
+    request_match("GET", "/links", &m);
+    assert_int_equal(m.route, ROUTE_UNKNOWN);
+    request_match("GET", "/", &m);
+    assert_int_equal(m.route, ROUTE_UNKNOWN);
+    request_match("get", "/stats", &m);
+    assert_int_equal(m.route, ROUTE_STATS);
+    assert_false(m.method_ok);
+}
+
+static void test_sample_urls(void **st)
+{
+    (void)st;
+    char a[LINKS_URL_MAX + 1], b[LINKS_URL_MAX + 1];
+    size_t minlen = SIZE_MAX, maxlen = 0;
+    for (uint64_t k = 0; k < 2000; k++) {
+        size_t n = links_sample_url(42, k, a, sizeof a);
+        assert_int_equal(n, strlen(a));
+        const char *why;
+        assert_int_equal(request_check_url(a, n, &why), 0);
+        assert_int_equal(links_sample_url(42, k, b, sizeof b), n);
+        assert_string_equal(a, b);   /* reproducible */
+        minlen = n < minlen ? n : minlen;
+        maxlen = n > maxlen ? n : maxlen;
+    }
+    assert_true(minlen < 40);   /* varied lengths */
+    assert_true(maxlen > 120);
+}
+
+static char tmpdir[64];
+static char dbpath[128];
+
+static int setup_db(void **st)
+{
+    (void)st;
+    strcpy(tmpdir, "/tmp/kvtest-unit-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    snprintf(dbpath, sizeof dbpath, "%s/links.db", tmpdir);
+    return 0;
+}
+
+static int teardown_db(void **st)
+{
+    (void)st;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_store(void **st)
+{
+    (void)st;
+    char err[512], url[LINKS_URL_MAX + 1], id[LINKS_ID_LEN + 1];
+    size_t n;
+    assert_int_equal(links_create_db(dbpath, 100, 3, 0, err, sizeof err), 0);
+    /* refuses to replace without force */
+    assert_int_equal(links_create_db(dbpath, 1, 3, 0, err, sizeof err), 1);
+    for (int cache = 0; cache <= 1; cache++) {
+        struct links *l = links_open(dbpath, cache, err, sizeof err);
+        assert_non_null(l);
+        assert_int_equal(links_count(l), 100 + cache);
+        assert_int_equal(links_create(l, "https://store.example/x", 23, id), LINKS_OK);
+        assert_int_equal(strlen(id), LINKS_ID_LEN);
+        assert_int_equal(links_lookup(l, id, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
+        assert_string_equal(url, "https://store.example/x");
+        assert_int_equal(n, 23);
+        assert_int_equal(links_lookup(l, "nosuchid00", 10, url, sizeof url, &n), LINKS_NOTFOUND);
+        /* the same lookup through the cache layer with no cache */
+        assert_int_equal(cache_lookup(NULL, l, id, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
+        assert_string_equal(url, "https://store.example/x");
+        char *ids;
+        int64_t nids;
+        assert_int_equal(links_ids(l, 0, &ids, &nids), 0);
+        assert_int_equal(nids, 101 + cache);
+        for (int64_t i = 0; i < nids; i++) {
+            const char *rec = ids + i * (LINKS_ID_MAX + 1);
+            assert_int_equal(strlen(rec), LINKS_ID_LEN);
+            assert_int_equal(links_lookup(l, rec, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
+        }
+        free(ids);
+        assert_int_equal(links_ids(l, 5, &ids, &nids), 0);
+        assert_int_equal(nids, 5);
+        free(ids);
+        const struct links_stats *s = links_stats(l);
+        assert_int_equal(s->creates, 1);
+        assert_int_equal(s->notfound, 1);
+        assert_int_equal(s->errors, 0);
+        links_close(l);
+    }
+    /* a file that is not a links database */
+    char other[160];
+    snprintf(other, sizeof other, "%s/other.txt", tmpdir);
+    FILE *f = fopen(other, "w");
+    assert_non_null(f);
+    fputs("hello, this is not SQLite at all, not even close\n", f);
+    fclose(f);
+    assert_null(links_open(other, 1, err, sizeof err));
+    assert_non_null(strstr(err, "other.txt"));
+    snprintf(other, sizeof other, "%s/missing.db", tmpdir);
+    assert_null(links_open(other, 1, err, sizeof err));
+    assert_int_not_equal(access(other, F_OK), 0);   /* not created */
+}
+
+static void test_cache_url(void **st)
+{
+    (void)st;
+    struct cache_config c;
+    char err[256];
+    assert_int_equal(cache_parse_url("valkey://127.0.0.1:6379", &c, err, sizeof err), 0);
+    assert_string_equal(c.host, "127.0.0.1");
+    assert_int_equal(c.port, 6379);
+    assert_int_equal(c.db, 0);
+    assert_int_equal(c.connect_timeout_ms, CACHE_TIMEOUT_MS);
+    assert_int_equal(cache_parse_url("redis://localhost:1/15", &c, err, sizeof err), 0);
+    assert_string_equal(c.host, "localhost");
+    assert_int_equal(c.db, 15);
+    assert_int_equal(cache_parse_url("valkey://[::1]:7000/2", &c, err, sizeof err), 0);
+    assert_string_equal(c.host, "::1");
+    assert_int_equal(c.port, 7000);
+    const char *bad[] = {"none", "", "valkey://", "valkey://host", "valkey://:6379",
+                         "valkey://h:0", "valkey://h:65536", "valkey://h:12x",
+                         "valkey://h:1/x", "http://h:1", "valkey://[::1:5",
+                         "valkey://u@h:1", "valkey://h:1/"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cache_parse_url(bad[i], &c, err, sizeof err) == 0)
+            fail_msg("accepted bad cache URL [%s]", bad[i]);
+}
+
+/* A Valkey that is not there: lookups still answer from SQLite, the
+ * failure is counted, and the backoff spares further connect attempts. */
+static void test_cache_fallback(void **st)
+{
+    (void)st;
+    char err[512], url[LINKS_URL_MAX + 1], id[LINKS_ID_LEN + 1];
+    size_t n;
+    assert_int_equal(links_create_db(dbpath, 0, 1, 1, err, sizeof err), 0);
+    struct links *l = links_open(dbpath, 1, err, sizeof err);
+    assert_non_null(l);
+    assert_int_equal(links_create(l, "https://fallback.example/", 25, id), LINKS_OK);
+    struct cache_config cfg;
+    /* port 1 on loopback: nothing listens there, connect is refused */
+    assert_int_equal(cache_parse_url("valkey://127.0.0.1:1", &cfg, err, sizeof err), 0);
+    struct cache *c = cache_open(&cfg);
+    assert_non_null(c);
+    assert_int_not_equal(cache_ping(c, err, sizeof err), 0);
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(cache_lookup(c, l, id, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
+        assert_string_equal(url, "https://fallback.example/");
+    }
+    assert_int_equal(cache_lookup(c, l, "zzzzzzzzzz", 10, url, sizeof url, &n), LINKS_NOTFOUND);
+    struct cache_stats cs;
+    cache_stats(c, &cs);
+    assert_true(cs.errors >= 1);
+    assert_true(cs.skipped >= 1);   /* backoff: not one connect per lookup */
+    assert_int_equal(cs.hits, 0);
+    assert_int_equal(cs.connects, 0);
+    cache_close(c);
+    links_close(l);
+}
+
+/* The request handler end to end, without HTTP: statuses and JSON. */
+static void test_service_handle(void **st)
+{
+    (void)st;
+    char err[512];
+    assert_int_equal(links_create_db(dbpath, 0, 1, 1, err, sizeof err), 0);
+    struct service_opts o = {1, 1, NULL};
+    struct service *s = service_new(dbpath, &o, err, sizeof err);
+    assert_non_null(s);
+    struct service_worker *w = service_worker_at(s, 0);
+    struct service_reply r;
+
+    service_handle(s, w, "GET", "/heart-beat", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "{\"OK\":true}");
+    service_reply_free(&r);
+
+    const char *body = "{\"url\":\"https://svc.example/\\\"q\\\"\"}";
+    service_handle(s, w, "POST", "/link", body, strlen(body), 0, &r);
+    assert_int_equal(r.status, 201);
+    cJSON *j = cJSON_Parse(r.body);
+    assert_non_null(j);
+    const cJSON *sl = cJSON_GetObjectItemCaseSensitive(j, "short_link");
+    assert_true(cJSON_IsString(sl));
+    char path[80];
+    snprintf(path, sizeof path, "/link/%s", sl->valuestring);
+    cJSON_Delete(j);
+    service_reply_free(&r);
+
+    service_handle(s, w, "GET", path, NULL, 0, 0, &r);
+    assert_int_equal(r.status, 200);
+    j = cJSON_Parse(r.body);   /* the quote in the URL is escaped properly */
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "link")->valuestring,
+                        "https://svc.example/\"q\"");
+    cJSON_Delete(j);
+    service_reply_free(&r);
+
+    service_handle(s, w, "POST", "/link", "x", 1, 1, &r);
+    assert_int_equal(r.status, 413);
+    service_reply_free(&r);
+    service_handle(s, w, "PUT", "/link", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 405);
+    assert_string_equal(r.allow, "POST");
+    service_reply_free(&r);
+    service_handle(s, w, "GET", "/link/a-b", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 400);
+    service_reply_free(&r);
+    service_handle(s, w, "GET", "/link/abcdefghij", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 404);
+    service_reply_free(&r);
+    service_handle(s, w, "GET", "/nope", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 404);
+    service_reply_free(&r);
+
+    service_handle(s, w, "GET", "/stats", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 200);
+    j = cJSON_Parse(r.body);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "requests")->valuedouble, 8);
+    const cJSON *routes = cJSON_GetObjectItemCaseSensitive(j, "routes");
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(routes, "GET /link/<id>");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(res, "200")->valuedouble, 1);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(res, "404")->valuedouble, 1);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(res, "400")->valuedouble, 1);
+    cJSON_Delete(j);
+    service_reply_free(&r);
+    service_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_id_alphabet_length_uniqueness),
+        cmocka_unit_test(test_valid_id),
+        cmocka_unit_test(test_check_url),
+        cmocka_unit_test(test_parse_create),
+        cmocka_unit_test(test_match),
+        cmocka_unit_test(test_sample_urls),
+        cmocka_unit_test(test_cache_url),
+        cmocka_unit_test_setup_teardown(test_store, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_cache_fallback, setup_db, teardown_db),
+        cmocka_unit_test_setup_teardown(test_service_handle, setup_db, teardown_db),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
