@@ -1,0 +1,264 @@
+# shellcheck shell=bash disable=SC2034  # variables here are used by the scripts that source it
+# lib.sh: helpers shared by the experiment scripts. Sourced, never run.
+#
+# What it gives a script: one-line errors, progress on stderr, a check for
+# required tools, an output directory that is never clobbered by accident,
+# a log of every command run (so the report can print the exact command
+# behind each figure), JSON Lines capture of "kvtest ... --json" output
+# tagged with the experiment it belongs to, a private valkey-server, and a
+# cleanup trap that stops every process the script started, by PID.
+
+KV_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KV_ROOT=$(dirname "$KV_SCRIPTS")
+KV_PROG=$(basename "$0" .sh)
+KV_PIDS=()
+KV_RMDIRS=()
+OUT=${OUT:-}
+
+die() { printf '%s: %s\n' "$KV_PROG" "$*" >&2; exit 1; }
+usage_die() { printf '%s: %s\n' "$KV_PROG" "$*" >&2; exit 2; }
+say() { printf '[%s] %s: %s\n' "$(date -u +%H:%M:%S)" "$KV_PROG" "$*" >&2; }
+
+# need_tools TOOL... : fail with one line naming every missing tool.
+need_tools() {
+    local missing=() t
+    for t in "$@"; do
+        command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+    done
+    [ ${#missing[@]} -eq 0 ] ||
+        die "missing tools: ${missing[*]} (install them with: sudo bash scripts/deps.sh)"
+}
+
+# The kvtest binary: --kvtest PATH, $KVTEST, or ./kvtest at the repo root.
+kv_find_kvtest() {
+    local k=${1:-${KVTEST:-$KV_ROOT/kvtest}}
+    [ -x "$k" ] || die "no kvtest binary at $k (build it with: make)"
+    KVTEST=$(cd "$(dirname "$k")" && pwd)/$(basename "$k")
+    export KVTEST
+}
+
+# kv_has_opt "run" "--cold": does the help text of a subcommand mention an
+# option? Lets the scripts use features as they land and say what they skip.
+kv_has_opt() {
+    local cmd=$1 opt=$2
+    # shellcheck disable=SC2086  # cmd may be "shortener bench"
+    "$KVTEST" $cmd --help 2>/dev/null | grep -q -- "$opt"
+}
+
+# ---------------------------------------------------------------- cleanup
+stop_pid() {
+    local pid=$1 i
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for i in $(seq 1 50); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+            say "process $pid did not stop on SIGTERM; sending SIGKILL"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    wait "$pid" 2>/dev/null || true
+    local keep=() p
+    for p in "${KV_PIDS[@]}"; do
+        [ "$p" = "$pid" ] || keep+=("$p")
+    done
+    KV_PIDS=("${keep[@]}")
+}
+kv_track_pid() { KV_PIDS+=("$1"); }
+kv_track_dir() { KV_RMDIRS+=("$1"); }
+kv_cleanup() {
+    local rc=$? p d
+    trap - EXIT
+    for p in "${KV_PIDS[@]}"; do stop_pid "$p"; done
+    for d in "${KV_RMDIRS[@]}"; do rm -rf -- "$d"; done
+    exit "$rc"
+}
+trap kv_cleanup EXIT
+trap 'say "interrupted"; exit 130' INT
+trap 'say "terminated"; exit 143' TERM
+
+# ------------------------------------------------------------- output dir
+# kv_prepare_out DIR FORCE: use DIR for results. An existing non-empty DIR
+# is refused unless FORCE=1 (then only the files this script writes are
+# replaced; nothing else in DIR is touched).
+kv_prepare_out() {
+    local dir=$1 force=$2
+    if [ -e "$dir" ] && [ ! -d "$dir" ]; then
+        die "$dir exists and is not a directory"
+    fi
+    if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && [ "$force" != 1 ]; then
+        die "$dir exists and is not empty; pass --force to write into it, or --out NEWDIR"
+    fi
+    mkdir -p "$dir"/raw "$dir"/csv "$dir"/charts "$dir"/logs "$dir"/env
+    OUT=$(cd "$dir" && pwd)
+    export OUT
+}
+
+# kv_scratch NAME: sets SCR to a new scratch directory under $OUT/scratch,
+# removed on exit unless KEEP=1. Databases and exports live there, never in
+# the results. (Not a $(...) function: the cleanup list must be this shell's.)
+kv_scratch() {
+    mkdir -p "$OUT/scratch"
+    SCR=$(mktemp -d "$OUT/scratch/$1.XXXXXX")
+    [ "${KEEP:-0}" = 1 ] || kv_track_dir "$SCR"
+}
+
+# ------------------------------------------------------------ command log
+# The command as a user would type it: the repo's binary shows as ./kvtest
+# and paths under the output directory as relative ones.
+kv_show_cmd() {
+    local s
+    s=$(printf '%q ' "$@")
+    s=${s% }
+    s=${s//"$KVTEST"/./kvtest}
+    [ -z "$OUT" ] || s=${s//"$OUT"\//\$OUT/}
+    s=${s//"$KV_ROOT"\//}
+    printf '%s\n' "$s"
+}
+
+# kv_run TAG STDOUT_FILE CMD...: run CMD, log "TAG<TAB>command" in
+# $OUT/commands.tsv, append its stdout to STDOUT_FILE, its stderr to
+# $OUT/logs/stderr.log. On failure print the tail of stderr and return 1.
+kv_run() {
+    local tag=$1 outf=$2 rc=0 errf
+    shift 2
+    printf '%s\t%s\n' "$tag" "$(kv_show_cmd "$@")" >>"$OUT/commands.tsv"
+    errf=$(mktemp "$OUT/logs/.err.XXXXXX")
+    if [ "${KV_PROGRESS:-0}" = 1 ] && [ -t 2 ]; then
+        # A long step on a terminal: let kvtest draw its progress line.
+        "$@" >>"$outf" || rc=$?
+    else
+        "$@" >>"$outf" 2>"$errf" || rc=$?
+    fi
+    { printf '== %s\n' "$(kv_show_cmd "$@")"; cat "$errf"; } >>"$OUT/logs/stderr.log"
+    if [ "$rc" -ne 0 ]; then
+        say "command failed (exit $rc): $(kv_show_cmd "$@")"
+        tail -n 5 "$errf" | sed 's/^/    /' >&2
+    fi
+    rm -f "$errf"
+    return "$rc"
+}
+
+# kv_json TAG META RAWFILE CMD...: run CMD (which prints JSON objects, one
+# per line), add {"bench": META} to each and append them to RAWFILE.
+# Non-JSON lines are kept in $OUT/logs/TAG.txt.
+kv_json() {
+    local tag=$1 meta=$2 raw=$3 tmp rc=0
+    shift 3
+    tmp=$(mktemp "$OUT/logs/.json.XXXXXX")
+    kv_run "$tag" "$tmp" "$@" || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        jq -cR --argjson m "$meta" 'fromjson? | objects | . + {bench: $m}' "$tmp" >>"$raw"
+        jq -R 'select((fromjson? | objects) == null)' -r "$tmp" >>"$OUT/logs/$tag.txt"
+    fi
+    rm -f "$tmp"
+    return "$rc"
+}
+
+# Elapsed wall time of a shell step, in seconds with milliseconds.
+kv_now() { date +%s.%N; }
+kv_since() { awk -v a="$1" -v b="$(kv_now)" 'BEGIN { printf "%.3f", b - a }'; }
+
+# -------------------------------------------------------------- networking
+# A loopback port nobody listens on now (checked with ss, then a connect).
+free_port() {
+    local p i
+    for i in $(seq 1 100); do
+        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+        if command -v ss >/dev/null 2>&1 &&
+            ss -Htan 2>/dev/null | awk '{print $4}' | grep -q ":$p\$"; then
+            continue
+        fi
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            printf '%s\n' "$p"
+            return 0
+        fi
+    done
+    die "found no free loopback port after $i tries"
+}
+
+# start_valkey DIR LOG: private valkey-server on a free loopback port,
+# no persistence. Sets VALKEY_PORT and VALKEY_PID.
+start_valkey() {
+    local dir=$1 log=$2 port pid attempt i
+    for attempt in 1 2 3; do
+        port=$(free_port)
+        valkey-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+            --daemonize no --dir "$dir" --logfile "$log" >/dev/null 2>&1 &
+        pid=$!
+        kv_track_pid "$pid"
+        for i in $(seq 1 50); do
+            if [ "$(valkey-cli -p "$port" ping 2>/dev/null)" = PONG ]; then
+                VALKEY_PORT=$port
+                VALKEY_PID=$pid
+                return 0
+            fi
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        stop_pid "$pid"
+        say "valkey-server did not start on port $port (attempt $attempt); see $log"
+    done
+    die "could not start valkey-server; see $log"
+}
+
+# wait_http URL PID: wait until URL answers 200 or the process exits.
+wait_http() {
+    local url=$1 pid=$2 i
+    for i in $(seq 1 100); do
+        curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# ------------------------------------------------------------- environment
+# kv_env_capture: what the figures were measured on, as text and JSON.
+kv_env_capture() {
+    local txt=$OUT/env/environment.txt fs cpu
+    fs=$(findmnt -n -o FSTYPE -T "$OUT" 2>/dev/null || echo unknown)
+    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+    {
+        echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "kvtest: $("$KVTEST" --version 2>/dev/null | tr '\n' ' ')"
+        echo "git: $(git -C "$KV_ROOT" rev-parse --short HEAD 2>/dev/null || echo none)$(git -C "$KV_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')"
+        echo "kernel: $(uname -srm)"
+        echo "os: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+        echo "cpu: ${cpu:-unknown} x $(nproc)"
+        echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+        echo "filesystem of output dir: $fs ($(findmnt -n -o SOURCE,OPTIONS -T "$OUT" 2>/dev/null | head -n1))"
+        echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "valkey-server: $({ valkey-server --version 2>/dev/null || echo none; } | head -n1)"
+        echo "wrk: $({ wrk -v 2>&1 || true; } | head -n1)"
+        echo "gnuplot: $(gnuplot --version 2>/dev/null || echo none)"
+        echo "jq: $(jq --version 2>/dev/null)"
+    } >"$txt"
+    jq -Rn '[inputs | capture("^(?<key>[^:]+): (?<value>.*)$")] | from_entries' \
+        <"$txt" >"$OUT/env/environment.json"
+}
+
+# ------------------------------------------------------------- jq helpers
+# Shared jq definitions: median over an array, and the normalisation of one
+# "kvtest run --json" object into the flat record every CSV is built from.
+# Only this function knows kvtest's JSON field names.
+KV_JQ_DEFS='
+def median: map(select(. != null)) | sort |
+  if length == 0 then null
+  elif length % 2 == 1 then .[(length - 1) / 2]
+  else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+def num: if type == "number" then . elif type == "string" then (tonumber? // null) else null end;
+def r3: if . == null then null else (. * 1000 | round) / 1000 end;
+'
+
+# kv_count 10k -> 10000: kvtest's count suffixes (K/M/G = 1000^n), so the
+# scripts can do arithmetic on the values they pass to kvtest.
+kv_count() {
+    awk -v s="$1" 'BEGIN {
+        n = s + 0; u = s; sub(/^[0-9.]+/, "", u)
+        m = (u == "" ) ? 1 : (u == "k" || u == "K") ? 1e3 : (u == "M") ? 1e6 : (u == "G") ? 1e9 : -1
+        if (m < 0 || s !~ /^[0-9.]+/) { exit 1 }
+        printf "%d\n", n * m }' || usage_die "not a count: $1"
+}

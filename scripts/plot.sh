@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# plot.sh OUTDIR: draw every chart whose CSV exists in OUTDIR/csv into
+# OUTDIR/charts, as PNG and SVG, with gnuplot (scripts/plot/*.gp).
+#
+#   reads           random-read latency per access method relative to files
+#   writes          write latency per variant
+#   space           disk space of database, flat and tree layouts
+#   percentiles     read latency percentiles, warm and cold
+#   sweep           time per blob vs blob size, crossover marked
+#   shortener-throughput, shortener-latency   per cache configuration
+#
+# Each chart is regenerated alone with the gnuplot command this script
+# prints in OUTDIR/charts/commands.txt. Safe to re-run (charts are replaced).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+[ $# -eq 1 ] || usage_die "usage: plot.sh OUTDIR"
+need_tools gnuplot
+[ -d "$1/csv" ] || die "no $1/csv: run an experiment script first"
+OUT=$(cd "$1" && pwd)
+C=$OUT/csv
+G=$KV_SCRIPTS/plot
+mkdir -p "$OUT/charts"
+: >"$OUT/charts/commands.txt"
+
+# Subtitle: what was measured and where, so a chart makes sense alone.
+envl() { sed -n "s/^$1: //p" "$OUT/env/environment.txt" 2>/dev/null | head -n1 || true; }
+sub="$(envl cpu), $(envl kernel), $(envl 'filesystem of output dir' | cut -d' ' -f1)"
+if [ -s "$OUT/raw/blobs-params.tsv" ]; then
+    p() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$OUT/raw/blobs-params.tsv"; }
+    blobsub="$(p count) blobs of $(p size) ± $(p variance) bytes; $sub"
+else
+    blobsub=$sub
+fi
+
+# chart NAME VARS: draw NAME.gp into charts/NAME.{png,svg}.
+chart() {
+    local name=$1 vars=$2 term
+    for term in png svg; do
+        local e="dir='$G'; out='$OUT/charts/$name.$term'; term='$term'; $vars"
+        printf "gnuplot -e \"%s\" scripts/plot/%s.gp\n" \
+            "${e//$OUT/\$OUT}" "$name" | sed "s|$G|scripts/plot|g" >>"$OUT/charts/commands.txt"
+        if ! gnuplot -e "$e" "$G/$name.gp" 2>"$OUT/logs/gnuplot-$name.log"; then
+            say "gnuplot failed for $name.$term; see $OUT/logs/gnuplot-$name.log"
+            return 0
+        fi
+    done
+    # gnuplot warnings are worth seeing; an empty log is removed.
+    [ -s "$OUT/logs/gnuplot-$name.log" ] || rm -f "$OUT/logs/gnuplot-$name.log"
+    say "chart $OUT/charts/$name.png (.svg)"
+}
+
+has_data() { [ -s "$1" ] && [ "$(wc -l <"$1")" -ge 2 ]; }
+
+if has_data "$C/reads-ratio.csv"; then
+    cold=0
+    awk -F, 'NR > 1 && $3 != "" { found = 1 } END { exit !found }' "$C/reads-ratio.csv" && cold=1
+    chart reads "in='$C/reads-ratio.csv'; hascold=$cold; subtitle='$blobsub'"
+fi
+if has_data "$C/writes.csv"; then
+    chart writes "in='$C/writes.csv'; subtitle='$blobsub'"
+fi
+if has_data "$C/space.csv"; then
+    chart space "in='$C/space.csv'; subtitle='$blobsub'"
+fi
+if has_data "$C/percentiles-warm.csv"; then
+    cold=0
+    has_data "$C/percentiles-cold.csv" && cold=1
+    chart percentiles "in='$C/percentiles-warm.csv'; in2='$C/percentiles-cold.csv'; hascold=$cold; subtitle='$blobsub'"
+fi
+if has_data "$C/sweep.csv"; then
+    cross=$(sed -n 's/^crossover_bytes=//p' "$C/sweep-crossover.txt" 2>/dev/null || true)
+    chart sweep "in='$C/sweep.csv'; cross=${cross:-0}; subtitle='$sub'"
+fi
+if has_data "$C/shortener-bench.csv" || has_data "$C/shortener-http.csv"; then
+    hb=0; hh=0
+    has_data "$C/shortener-bench.csv" && hb=1
+    has_data "$C/shortener-http.csv" && hh=1
+    v="inb='$C/shortener-bench.csv'; inh='$C/shortener-http.csv'; hasbench=$hb; hashttp=$hh; subtitle='$sub'"
+    chart shortener-throughput "$v"
+    chart shortener-latency "$v"
+fi
+exit 0

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# shortener.sh: does a Valkey cache speed up an SQLite-backed service?
+#
+#   scripts/shortener.sh [--duration 8] [--links 100k] [--lookups 20k]
+#       [--repeat 3] [--rounds 2] [--threads 30] [--out DIR] [--force]
+#       [--keep] [--no-report] [--kvtest PATH]
+#
+# Starts a private valkey-server (free loopback port, no persistence) and
+# a links database of LINKS links, then:
+#   1. in-process lookups, no HTTP: "kvtest shortener bench" over the four
+#      configurations sqlite, sqlite-nocache (PRAGMA cache_size=0),
+#      valkey (cache-aside over sqlite), valkey-nocache, interleaved;
+#      and valkey-benchmark -c 1 -t get as the raw round-trip reference;
+#   2. over HTTP, for each configuration (Valkey cache on/off x SQLite page
+#      cache on/off), ROUNDS times in rotating order: start the service,
+#      warm it up 2 s (1 s if DURATION <= 2), drive GET /link/ID for DURATION s with
+#      "kvtest shortener load" (THREADS virtual users, existing ids), cross-
+#      check with wrk (same connections, same ids, scripts/wrk-links.lua),
+#      and in the first round run the classic task-shaped stress test
+#      (100 tasks: one POST, then 80 GETs of the new link); stop the service.
+# Writes raw/shortener.jsonl (one object per run, straight from --json, plus
+# {"bench": {...}}), CSVs, charts and the REPORT.md section into DIR
+# (default bench-out/shortener-DATE). Every process it starts is stopped by
+# PID on exit, Ctrl-C or error.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DURATION=8 LINKS=100k LOOKUPS=20k REPEAT=3 ROUNDS=2 THREADS=30
+OUTDIR="" FORCE=0 KEEP=0 KV="" REPORT=1
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        --duration|--links|--lookups|--repeat|--rounds|--threads|--out|--kvtest)
+            [ $# -ge 2 ] || usage_die "$1 needs a value"
+            case $1 in
+                --duration) DURATION=$2 ;; --links) LINKS=$2 ;; --lookups) LOOKUPS=$2 ;;
+                --repeat) REPEAT=$2 ;; --rounds) ROUNDS=$2 ;; --threads) THREADS=$2 ;;
+                --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
+            esac
+            shift 2 ;;
+        --force) FORCE=1; shift ;;
+        --keep) KEEP=1; shift ;;
+        --no-report) REPORT=0; shift ;;
+        -h|--help) usage 0 ;;
+        *) usage_die "unknown option $1 (try --help)" ;;
+    esac
+done
+for v in DURATION REPEAT ROUNDS THREADS; do
+    [[ ${!v} =~ ^[1-9][0-9]*$ ]] || usage_die "--${v,,} must be a positive whole number, not ${!v}"
+done
+
+need_tools jq awk curl valkey-server valkey-cli valkey-benchmark wrk
+kv_find_kvtest "$KV"
+for sub in init keys serve bench load; do
+    "$KVTEST" shortener "$sub" --help 2>/dev/null | grep -q . ||
+        die "kvtest shortener $sub is not available in $KVTEST"
+done
+OUTDIR=${OUTDIR:-$KV_ROOT/bench-out/shortener-$(date -u +%Y%m%d-%H%M%S)}
+kv_prepare_out "$OUTDIR" "$FORCE"
+export KEEP
+RAW=$OUT/raw/shortener.jsonl
+rm -f "$RAW" "$OUT"/logs/shortener-*.txt
+: >"$RAW"
+[ -e "$OUT/commands.tsv" ] && sed -i '/^shortener-/d' "$OUT/commands.tsv"
+[ -s "$OUT/env/environment.txt" ] || kv_env_capture
+printf 'links\t%s\nlookups\t%s\nrepeat\t%s\nrounds\t%s\nduration\t%s\nthreads\t%s\n' \
+    "$LINKS" "$LOOKUPS" "$REPEAT" "$ROUNDS" "$DURATION" "$THREADS" >"$OUT/raw/shortener-params.tsv"
+kv_scratch shortener
+T0=$(kv_now)
+step() { say "[$(kv_since "$T0")s] $*"; }
+timing() { printf '%s\t%s\n' "$1" "$2" >>"$OUT/logs/timings.tsv"; }
+meta() { # meta EXPERIMENT CONFIG ROUND WARMUP
+    jq -cn --arg e "$1" --arg c "$2" --argjson r "$3" --argjson w "$4" \
+        '{experiment:$e, config:$c, round:$r, warmup:($w==1)}'
+}
+
+step "private valkey-server"
+start_valkey "$SCR" "$OUT/logs/valkey.log"
+CACHE=valkey://127.0.0.1:$VALKEY_PORT
+DB=$SCR/links.db KEYS=$SCR/keys.txt
+step "links database: $LINKS links"
+t=$(kv_now)
+kv_run shortener-init "$OUT/logs/shortener-init.txt" \
+    "$KVTEST" shortener init "$DB" --links "$LINKS" --seed 1
+kv_run shortener-init "$KEYS" "$KVTEST" shortener keys "$DB"
+timing shortener-init "$(kv_since "$t")"
+[ -s "$KEYS" ] || die "kvtest shortener keys printed no ids"
+
+# ------------------------------------------------------- 1. in-process
+step "in-process lookups: $LOOKUPS per configuration, $REPEAT rounds + 1 warm-up"
+t=$(kv_now)
+valkey-cli -p "$VALKEY_PORT" flushall >/dev/null
+kv_json shortener-bench "$(meta lookup all 1 0)" "$RAW" \
+    "$KVTEST" shortener bench "$DB" --cache "$CACHE" --configs all \
+    --lookups "$LOOKUPS" --repeat "$REPEAT" --warmup 1 --json
+timing shortener-bench "$(kv_since "$t")"
+
+step "valkey-benchmark -c 1 -t get: the raw loopback round trip"
+vb=$OUT/logs/shortener-valkey-benchmark.csv
+kv_run shortener-vbench "$vb" valkey-benchmark -h 127.0.0.1 -p "$VALKEY_PORT" \
+    -c 1 -n 20000 -t get --csv
+awk -F'","' '/^"GET/ { gsub(/"/, "", $2); print $2 }' "$vb" | head -n1 |
+    jq -Rc --argjson m "$(meta valkey-benchmark valkey-benchmark 1 0)" \
+        '{tool: "valkey-benchmark", requests_per_s: (tonumber), bench: $m}' >>"$RAW"
+
+# ------------------------------------------------------------- 2. HTTP
+# name|cache|sqlite-cache, the same configurations as the in-process bench.
+CONFIGS=("sqlite|none|on" "sqlite-nocache|none|off" "valkey|$CACHE|on" "valkey-nocache|$CACHE|off")
+SRV_PID=""
+serve_start() { # serve_start CACHE SQLITE_CACHE -> SRV_PORT, SRV_PID
+    local cache=$1 sc=$2 attempt
+    for attempt in 1 2 3; do
+        SRV_PORT=$(free_port)
+        printf 'shortener-serve\t%s\n' "$(kv_show_cmd "$KVTEST" shortener serve "$DB" \
+            --port "$SRV_PORT" --cache "$cache" --sqlite-cache "$sc")" >>"$OUT/commands.tsv"
+        "$KVTEST" shortener serve "$DB" --port "$SRV_PORT" --cache "$cache" \
+            --sqlite-cache "$sc" >>"$OUT/logs/shortener-serve.txt" 2>&1 &
+        SRV_PID=$!
+        kv_track_pid "$SRV_PID"
+        wait_http "http://127.0.0.1:$SRV_PORT/heart-beat" "$SRV_PID" && return 0
+        stop_pid "$SRV_PID"
+        say "service did not answer on port $SRV_PORT (attempt $attempt)"
+    done
+    die "could not start kvtest shortener serve; see $OUT/logs/shortener-serve.txt"
+}
+serve_stop() {
+    # Its counters (cache hits/misses/errors) are worth keeping.
+    if curl -fsS --max-time 2 "http://127.0.0.1:$SRV_PORT/stats" >>"$OUT/logs/shortener-stats.txt" 2>/dev/null; then
+        echo >>"$OUT/logs/shortener-stats.txt"
+    fi
+    stop_pid "$SRV_PID"
+    SRV_PID=""
+}
+
+t=$(kv_now)
+n=${#CONFIGS[@]}
+WARM=2
+[ "$DURATION" -gt 2 ] || WARM=1
+for ((r = 1; r <= ROUNDS; r++)); do
+    for ((i = 0; i < n; i++)); do
+        IFS='|' read -r name cache sc <<<"${CONFIGS[$(( (i + r - 1) % n ))]}"
+        step "HTTP round $r/$ROUNDS: $name (cache $cache, SQLite page cache $sc)"
+        [ "$cache" = none ] || valkey-cli -p "$VALKEY_PORT" flushall >/dev/null
+        serve_start "$cache" "$sc"
+        URL=http://127.0.0.1:$SRV_PORT
+        # Warm-up: fills the cache (cache-aside) and SQLite's page cache.
+        kv_json shortener-load "$(meta http "$name" "$r" 1)" "$RAW" \
+            "$KVTEST" shortener load "$URL" --duration "$WARM" --threads "$THREADS" \
+            --keys "$KEYS" --create-ratio 0 --seed "$r" --json
+        kv_json shortener-load "$(meta http "$name" "$r" 0)" "$RAW" \
+            "$KVTEST" shortener load "$URL" --duration "$DURATION" --threads "$THREADS" \
+            --keys "$KEYS" --create-ratio 0 --seed "$((r + 100))" --json
+        wtmp=$(mktemp "$OUT/logs/.wrk.XXXXXX")
+        kv_run shortener-wrk "$wtmp" wrk -t1 -c"$THREADS" -d"${DURATION}s" \
+            -s "$KV_SCRIPTS/wrk-links.lua" "$URL" -- "$KEYS"
+        grep '^{"tool":"wrk"' "$wtmp" |
+            jq -c --argjson m "$(meta wrk "$name" "$r" 0)" '. + {bench: $m}' >>"$RAW"
+        grep -v '^{"tool":"wrk"' "$wtmp" >>"$OUT/logs/shortener-wrk.txt" || true
+        rm -f "$wtmp"
+        if [ "$r" = 1 ]; then
+            kv_json shortener-classic "$(meta classic "$name" "$r" 0)" "$RAW" \
+                "$KVTEST" shortener load "$URL" --tasks 100 --threads "$THREADS" --gets 80 --json
+        fi
+        serve_stop
+    done
+done
+timing shortener-http "$(kv_since "$t")"
+stop_pid "$VALKEY_PID"
+timing shortener-total "$(kv_since "$T0")"
+
+if [ "$REPORT" = 1 ]; then
+    step "tables, charts, report"
+    bash "$KV_SCRIPTS/tables.sh" "$OUT"
+    bash "$KV_SCRIPTS/plot.sh" "$OUT"
+    bash "$KV_SCRIPTS/report.sh" "$OUT"
+    say "report: $OUT/REPORT.md"
+fi
+say "done in $(kv_since "$T0")s"
