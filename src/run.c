@@ -51,6 +51,8 @@ const char help_run[] =
     "  --mmap N            PRAGMA mmap_size in bytes (default 0)\n"
     "  --jmode MODE        PRAGMA journal_mode: delete truncate persist memory wal off\n"
     "  --nosync            PRAGMA synchronous=OFF\n"
+    "  --synchronous MODE  PRAGMA synchronous: off, normal, full or extra (default:\n"
+    "                      SQLite's, FULL; WAL with normal is the common setting)\n"
     "  --fsync             fsync each file written (directories)\n"
     "  --nocheckpoint      WAL: no checkpoint, and the timer stops before close\n"
     "  --multitrans        each access in its own transaction\n"
@@ -369,6 +371,17 @@ static int validate(const struct run_opts *o, const char *cmd)
                          "supported (use --threads 1)", (long long)o->threads);
     if (o->order == ORDER_ZIPF && !(o->zipf > 0))
         return cli_usage(cmd, "--zipf needs an exponent greater than 0");
+    if (o->synchronous) {
+        static const char *const modes[] = {"off", "normal", "full", "extra"};
+        size_t i = 0;
+        while (i < 4 && strcasecmp(o->synchronous, modes[i]) != 0)
+            i++;
+        if (i == 4)
+            return cli_usage(cmd, "--synchronous must be one of off, normal, full, extra; got '%s'",
+                             o->synchronous);
+        if (o->nosync && i != 0)
+            return cli_usage(cmd, "options --nosync and --synchronous %s conflict", o->synchronous);
+    }
     if (o->jmode && !jmode_ok(o->jmode))
         return cli_usage(cmd, "--jmode must be one of delete, truncate, persist, memory, wal, "
                          "off; got '%s'", o->jmode);
@@ -447,7 +460,8 @@ int run_measure(const struct run_opts *o, struct run_result *r, const char *cmd)
         char given[160] = "";
         const struct { int on; const char *name; } dbonly[] = {
             {o->blob_api, "--blob-api"}, {o->jmode != NULL, "--jmode"}, {o->mmap != 0, "--mmap"},
-            {o->nosync, "--nosync"}, {o->nocheckpoint, "--nocheckpoint"},
+            {o->nosync, "--nosync"}, {o->synchronous != NULL, "--synchronous"},
+            {o->nocheckpoint, "--nocheckpoint"},
             {o->multitrans, "--multitrans"}, {o->integrity_check, "--integrity-check"}};
         for (size_t i = 0; i < sizeof dbonly / sizeof dbonly[0]; i++)
             if (dbonly[i].on)
@@ -488,7 +502,7 @@ int run_measure(const struct run_opts *o, struct run_result *r, const char *cmd)
     c.threads = o->threads;
     c.so = (struct store_opts){
         .path = o->path, .kind = kind, .blob_api = o->blob_api, .cache_size = o->cache_size,
-        .mmap = o->mmap, .jmode = o->jmode, .nosync = o->nosync, .fsync = o->fsync,
+        .mmap = o->mmap, .jmode = o->jmode, .nosync = o->nosync, .synchronous = o->synchronous, .fsync = o->fsync,
         .nocheckpoint = o->nocheckpoint, .multitrans = o->multitrans, .update = o->update,
         .fadvise = o->fadvise};
 
@@ -708,6 +722,7 @@ int cmd_run(int argc, char **argv)
         {"mmap", CLI_INT, &o.mmap, 0, INT64_MAX / 2, 0, 0},
         {"jmode", CLI_STR, &o.jmode, 0, 0, 0, 0},
         {"nosync", CLI_FLAG, &o.nosync, 0, 0, 0, 0},
+        {"synchronous", CLI_STR, &o.synchronous, 0, 0, 0, 0},
         {"fsync", CLI_FLAG, &o.fsync, 0, 0, 0, 0},
         {"nocheckpoint", CLI_FLAG, &o.nocheckpoint, 0, 0, 0, 0},
         {"multitrans", CLI_FLAG, &o.multitrans, 0, 0, 0, 0},

@@ -22,6 +22,7 @@ struct run_opts {
     int64_t mmap;           /* default 0 */
     const char *jmode;      /* NULL = leave as is */
     int nosync, fsync, nocheckpoint, multitrans, update;
+    const char *synchronous; /* PRAGMA synchronous mode, NULL = SQLite's default */
     int integrity_check, stats;
     int64_t repeat;         /* measured runs, default 1 */
     int64_t warmup;         /* discarded runs, default 0 */

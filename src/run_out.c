@@ -37,6 +37,10 @@ static cJSON *options_json(const struct run_opts *o, int64_t max_id)
     else
         cJSON_AddNullToObject(j, "jmode");
     cJSON_AddBoolToObject(j, "nosync", o->nosync);
+    if (o->synchronous)
+        cJSON_AddStringToObject(j, "synchronous", o->synchronous);
+    else
+        cJSON_AddNullToObject(j, "synchronous");
     cJSON_AddBoolToObject(j, "fsync", o->fsync);
     cJSON_AddBoolToObject(j, "nocheckpoint", o->nocheckpoint);
     cJSON_AddBoolToObject(j, "multitrans", o->multitrans);
@@ -256,6 +260,8 @@ int run_emit(const struct run_summary *s, const char *cmd)
             printf("--mmap %lld%s\n", (long long)o->mmap, o->blob_api ? " --blob-api" : "");
             if (o->nosync)
                 printf("--nosync\n");
+            if (o->synchronous)
+                printf("--synchronous %s\n", o->synchronous);
         }
         if (page_size)
             printf("Database page size: %lld\n", (long long)page_size);

@@ -17,6 +17,7 @@ struct store_opts {
     int64_t mmap;            /* db: PRAGMA mmap_size */
     const char *jmode;       /* db: PRAGMA journal_mode, NULL = leave */
     int nosync;              /* db: PRAGMA synchronous=OFF */
+    const char *synchronous; /* db: PRAGMA synchronous=MODE, NULL = default */
     int fsync;               /* files: fsync after each write */
     int nocheckpoint;        /* db: PRAGMA wal_autocheckpoint=0 */
     int multitrans;          /* db: no enclosing transaction */
