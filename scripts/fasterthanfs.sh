@@ -256,9 +256,6 @@ timing blobs-total "$(kv_since "$T0")"
 
 if [ "$REPORT" = 1 ]; then
     step "tables, charts, report"
-    bash "$KV_SCRIPTS/tables.sh" "$OUT"
-    bash "$KV_SCRIPTS/plot.sh" "$OUT"
-    bash "$KV_SCRIPTS/report.sh" "$OUT"
-    say "report: $OUT/REPORT.md"
+    kv_report "$OUT"
 fi
 say "done in $(kv_since "$T0")s"

@@ -158,6 +158,14 @@ kv_json() {
 }
 
 # Elapsed wall time of a shell step, in seconds with milliseconds.
+# kv_report OUT: CSV tables, charts and REPORT.md from the raw results in OUT.
+kv_report() {
+    bash "$KV_SCRIPTS/tables.sh" "$1"
+    bash "$KV_SCRIPTS/plot.sh" "$1"
+    bash "$KV_SCRIPTS/report.sh" "$1"
+    say "report: $1/REPORT.md"
+}
+
 kv_now() { date +%s.%N; }
 kv_since() { awk -v a="$1" -v b="$(kv_now)" 'BEGIN { printf "%.3f", b - a }'; }
 

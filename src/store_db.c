@@ -148,20 +148,31 @@ static int blob_seek(struct store *s, int64_t key, char *err, int errlen)
     return missing ? 0 : -1;
 }
 
+/* Position the blob handle on key and make room for its bytes in s->buf.
+ * 1 = ready (*len bytes), 0 = missing or empty, -1 = error in err. */
+static int blob_at(struct store *s, int64_t key, int64_t *len, char *err, int errlen)
+{
+    int rc = blob_seek(s, key, err, errlen);
+    if (rc <= 0)
+        return rc;
+    *len = sqlite3_blob_bytes(s->blob);
+    if (*len <= 0)
+        return 0;
+    if (store_reserve(s, *len) != 0) {
+        snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte blob", *len);
+        return -1;
+    }
+    return 1;
+}
+
 int store_db_read(struct store *s, int64_t key, const void **data, int64_t *n, char *err, int errlen)
 {
     *n = 0;
     if (s->o.blob_api) {
-        int rc = blob_seek(s, key, err, errlen);
+        int64_t len;
+        int rc = blob_at(s, key, &len, err, errlen);
         if (rc <= 0)
             return rc;
-        int64_t len = sqlite3_blob_bytes(s->blob);
-        if (len <= 0)
-            return 0;
-        if (store_reserve(s, len) != 0) {
-            snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte blob", len);
-            return -1;
-        }
         if (sqlite3_blob_read(s->blob, s->buf, (int)len, 0) != SQLITE_OK) {
             snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->o.path, key,
                      sqlite3_errmsg(s->db));
@@ -194,16 +205,10 @@ int store_db_update(struct store *s, int64_t key, rng_t *r, int64_t *n, char *er
 {
     *n = 0;
     if (s->o.blob_api) {
-        int rc = blob_seek(s, key, err, errlen);
+        int64_t len;
+        int rc = blob_at(s, key, &len, err, errlen);
         if (rc <= 0)
             return rc;
-        int64_t len = sqlite3_blob_bytes(s->blob);
-        if (len <= 0)
-            return 0;
-        if (store_reserve(s, len) != 0) {
-            snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte blob", len);
-            return -1;
-        }
         rng_fill(r, s->buf, (size_t)len);
         blobsum_seal(s->buf, (size_t)len);
         if (sqlite3_blob_write(s->blob, s->buf, (int)len, 0) != SQLITE_OK) {
