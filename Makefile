@@ -5,7 +5,7 @@ SCALE   ?= full
 
 # Our code: strict C11. _GNU_SOURCE for clock_gettime, getrandom,
 # posix_fadvise, mincore and friends, which strict C11 hides.
-CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -MMD -MP
+CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -MMD -MP
 OPT         = -O2 -g
 LIBS        = -lhiredis -lmicrohttpd -lcurl -lcjson -lpthread -lm
 
@@ -24,7 +24,7 @@ SQLITE_FLAGS = -O2 -DSQLITE_THREADSAFE=1 -DSQLITE_DQS=0 \
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
            -fno-omit-frame-pointer
 
-SRCS  := $(wildcard src/*.c src/shortener/*.c)
+SRCS  := $(wildcard src/*/*.c)
 TESTS := $(patsubst tests/unit/%.c,build/asan/tests/%,$(wildcard tests/unit/test_*.c))
 REL_OBJS  := $(patsubst %.c,build/rel/%.o,$(SRCS))
 ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS))
@@ -86,10 +86,10 @@ clean:
 FUZZ_TIME ?= 30
 FUZZ_SRCS = tests/fuzz/fuzz_request.c src/shortener/request.c \
             src/shortener/links.c src/shortener/cache.c src/shortener/service.c \
-            src/rng.c src/cli.c src/units.c
+            src/measure/rng.c src/base/cli.c src/base/units.c
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)
-	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -g -O1 \
+	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -g -O1 \
 	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRCS) build/sqlite3.o $(LIBS)
 fuzz: build/fuzz/fuzz_request
 	@mkdir -p build/fuzz/corpus

@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "sqlite3.h"
-#include "src/cli.h"
-#include "src/commands.h"
+#include "base/cli.h"
+#include "commands/commands.h"
 
 #define KVTEST_VERSION "1.0.0"
 

@@ -33,16 +33,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "../cli.h"
-#include "../clock.h"
-#include "../coldcache.h"
-#include "../hist.h"
-#include "../report.h"
-#include "../rng.h"
-#include "cache.h"
-#include "links.h"
-#include "loadmix.h"
-#include "shortener_cmds.h"
+#include "base/cli.h"
+#include "measure/clock.h"
+#include "measure/coldcache.h"
+#include "measure/hist.h"
+#include "measure/report.h"
+#include "measure/rng.h"
+#include "shortener/cache.h"
+#include "shortener/links.h"
+#include "shortener/loadmix.h"
+#include "shortener/shortener_cmds.h"
 
 #define CMD "shortener bench"
 #define MAXCONF 4

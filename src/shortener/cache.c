@@ -1,5 +1,5 @@
 /* cache: Valkey cache-aside over the link store. See cache.h. */
-#include "cache.h"
+#include "shortener/cache.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,7 +11,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "../clock.h"
+#include "measure/clock.h"
 
 struct cache {
     struct cache_config cfg;

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "links.h"
+#include "shortener/links.h"
 
 #define CACHE_KEY_PREFIX "kvtest:link:"
 #define CACHE_TIMEOUT_MS 50        /* default connect and command timeout */

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cli.h"
-#include "links.h"
-#include "shortener_cmds.h"
+#include "base/cli.h"
+#include "shortener/links.h"
+#include "shortener/shortener_cmds.h"
 
 const char help_shortener_init[] =
     "Usage: kvtest shortener init DBFILE [--links N] [--seed S] [--force]\n"

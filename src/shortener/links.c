@@ -1,5 +1,5 @@
 /* links: SQLite link store. See links.h for the contract. */
-#include "links.h"
+#include "shortener/links.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "sqlite3.h"
-#include "../clock.h"
-#include "../rng.h"
+#include "measure/clock.h"
+#include "measure/rng.h"
 
 struct links {
     sqlite3 *db;

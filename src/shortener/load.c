@@ -44,13 +44,13 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
-#include "../cli.h"
-#include "../clock.h"
-#include "../hist.h"
-#include "../report.h"
-#include "../units.h"
-#include "loadmix.h"
-#include "shortener_cmds.h"
+#include "base/cli.h"
+#include "measure/clock.h"
+#include "measure/hist.h"
+#include "measure/report.h"
+#include "base/units.h"
+#include "shortener/loadmix.h"
+#include "shortener/shortener_cmds.h"
 
 #define CMD "shortener load"
 #define BODY_MAX (64 * 1024)   /* the service never answers more than this */

@@ -1,6 +1,6 @@
 /* loadmix: request mix, key selection and answer classification for
  * "kvtest shortener load" (see loadmix.h). */
-#include "loadmix.h"
+#include "shortener/loadmix.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../rng.h"
-#include "../zipf.h"
+#include "measure/rng.h"
+#include "measure/zipf.h"
 
 enum load_req { LOAD_POST, LOAD_GET, LOAD_NREQ };
 

@@ -1,5 +1,5 @@
 /* request: routing and validation of the shortener API. See request.h. */
-#include "request.h"
+#include "shortener/request.h"
 
 #include <string.h>
 #include <strings.h>

@@ -5,7 +5,7 @@
 #define KVTEST_SHORTENER_REQUEST_H
 #include <stddef.h>
 
-#include "links.h"
+#include "shortener/links.h"
 
 #define REQUEST_BODY_MAX 65536   /* bytes; larger bodies get 413 */
 

@@ -6,7 +6,7 @@
  * used by one thread. A pool beats thread-per-connection here: slow or idle
  * keep-alive clients cost no thread, and a worker count independent of the
  * client count keeps SQLite's writer contention bounded. */
-#include "service.h"
+#include "shortener/service.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,10 +24,10 @@
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
 
-#include "../clock.h"
-#include "../cli.h"
-#include "request.h"
-#include "shortener_cmds.h"
+#include "measure/clock.h"
+#include "base/cli.h"
+#include "shortener/request.h"
+#include "shortener/shortener_cmds.h"
 
 static const int statuses[] = {200, 201, 400, 404, 405, 413, 500};
 #define NSTATUS ((int)(sizeof statuses / sizeof statuses[0]) + 1)   /* + other */

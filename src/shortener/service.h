@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cache.h"
-#include "links.h"
+#include "shortener/cache.h"
+#include "shortener/links.h"
 
 struct service_opts {
     int workers;                       /* >= 1 */

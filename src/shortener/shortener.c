@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../commands.h"
-#include "shortener_cmds.h"
+#include "commands/commands.h"
+#include "shortener/shortener_cmds.h"
 
 const char help_shortener[] =
     "Usage: kvtest shortener SUBCOMMAND [ARGS...]\n"

@@ -16,9 +16,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "src/shortener/links.h"
-#include "src/shortener/request.h"
-#include "src/shortener/service.h"
+#include "shortener/links.h"
+#include "shortener/request.h"
+#include "shortener/service.h"
 
 static struct service *svc;
 static char dir[64] = "/tmp/kvtest-fuzz-XXXXXX";

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "src/cli.h"
-#include "src/hist.h"
-#include "src/order.h"
-#include "src/rng.h"
-#include "src/units.h"
+#include "base/cli.h"
+#include "measure/hist.h"
+#include "measure/order.h"
+#include "measure/rng.h"
+#include "base/units.h"
 
 static void test_units_parse_int(void **state)
 {

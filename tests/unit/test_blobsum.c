@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "src/blobsum.h"
-#include "src/clock.h"
-#include "src/rng.h"
+#include "stores/blobsum.h"
+#include "measure/clock.h"
+#include "measure/rng.h"
 
 static void fill(unsigned char *b, size_t n, uint64_t seed)
 {

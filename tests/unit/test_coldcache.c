@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "src/coldcache.h"
+#include "measure/coldcache.h"
 
 static char dir[256];
 

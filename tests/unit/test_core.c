@@ -14,12 +14,12 @@
 #include <cmocka.h>
 
 #include "sqlite3.h"
-#include "src/blobsum.h"
-#include "src/export.h"
-#include "src/init.h"
-#include "src/layout.h"
-#include "src/run.h"
-#include "src/store.h"
+#include "stores/blobsum.h"
+#include "commands/export.h"
+#include "commands/init.h"
+#include "stores/layout.h"
+#include "commands/run.h"
+#include "stores/store.h"
 
 static char dir[256];
 static char db[300];

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "src/layout.h"
+#include "stores/layout.h"
 
 static void test_relname(void **state)
 {

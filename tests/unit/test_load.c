@@ -12,7 +12,7 @@
 
 #include <curl/curl.h>
 
-#include "src/shortener/loadmix.h"
+#include "shortener/loadmix.h"
 
 /* ---- failure classification -------------------------------------------- */
 

@@ -13,10 +13,10 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "src/shortener/cache.h"
-#include "src/shortener/links.h"
-#include "src/shortener/request.h"
-#include "src/shortener/service.h"
+#include "shortener/cache.h"
+#include "shortener/links.h"
+#include "shortener/request.h"
+#include "shortener/service.h"
 
 static int in_alphabet(char c)
 {

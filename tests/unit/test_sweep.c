@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "src/sweep.h"
+#include "commands/sweep.h"
 
 static void test_cross_between_two_sizes(void **st)
 {

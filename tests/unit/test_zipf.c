@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "src/zipf.h"
+#include "measure/zipf.h"
 
 #define N 100
 #define DRAWS 1000000

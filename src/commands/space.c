@@ -1,0 +1,435 @@
+/* space: how much disk each layout really takes.
+ *
+ * Apparent size (st_size) is what the blobs hold; allocated size
+ * (st_blocks * 512) is what the filesystem spends on them, rounded up to
+ * whole blocks per file; the directories themselves (their entries, and for
+ * a tree the 00/00 levels) are extra blocks a database does not need. The
+ * article's "about 20% more space" for files is the sum of those two
+ * overheads, so both are shown separately. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sqlite3.h"
+#include "base/cli.h"
+#include "commands/commands.h"
+#include "measure/report.h"
+#include "commands/space.h"
+
+struct dir_space {
+    int tree;            /* has a "00" subdirectory */
+    int64_t files;       /* regular files */
+    int64_t dirs;        /* directories, the top one included */
+    int64_t others;      /* symlinks, sockets, ... (not followed) */
+    int64_t apparent;    /* sum of st_size of files */
+    int64_t allocated;   /* sum of st_blocks*512 of files */
+    int64_t dir_bytes;   /* sum of st_blocks*512 of directories */
+};
+
+struct db_space {
+    int64_t file_bytes, allocated;        /* the database file */
+    int64_t wal_bytes, wal_allocated;     /* its -wal, if present */
+    int64_t page_size, page_count, freelist;
+    int64_t entries, blob_bytes;          /* rows of kv and sum(length(v)); -1 if no kv */
+    int64_t payload;                      /* dbstat: payload bytes on all pages */
+    int64_t used;                         /* dbstat: bytes in use on all pages */
+};
+
+/* Directory trees are shallow (a tree export has three levels), but a user
+ * may point us anywhere: bound the depth instead of trusting it. */
+#define MAX_DEPTH 64
+
+static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
+                    char *err, size_t errlen)
+{
+    struct stat sb;
+    if (fstat(dfd, &sb) != 0) {
+        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+        close(dfd);
+        return -1;
+    }
+    d->dirs++;
+    d->dir_bytes += (int64_t)sb.st_blocks * 512;
+    DIR *dir = fdopendir(dfd);
+    if (!dir) {
+        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+        close(dfd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    errno = 0;
+    while ((e = readdir(dir)) != NULL) {
+        const char *n = e->d_name;
+        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+            continue;
+        struct stat es;
+        if (fstatat(dirfd(dir), n, &es, AT_SYMLINK_NOFOLLOW) != 0) {
+            snprintf(err, errlen, "%s/%s: %s", shown, n, strerror(errno));
+            rc = -1;
+            break;
+        }
+        if (S_ISREG(es.st_mode)) {
+            d->files++;
+            d->apparent += (int64_t)es.st_size;
+            d->allocated += (int64_t)es.st_blocks * 512;
+        } else if (S_ISDIR(es.st_mode)) {
+            if (depth == 0 && strcmp(n, "00") == 0)
+                d->tree = 1;
+            if (depth + 1 >= MAX_DEPTH) {
+                snprintf(err, errlen, "%s/%s: directories nested too deep", shown, n);
+                rc = -1;
+                break;
+            }
+            int sub = openat(dirfd(dir), n, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", shown, n);
+            if (sub < 0) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (scan_dir(sub, path, depth + 1, d, err, errlen) != 0) {
+                rc = -1;
+                break;
+            }
+        } else {
+            d->others++;
+        }
+        errno = 0;
+    }
+    if (rc == 0 && errno != 0) {
+        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+        rc = -1;
+    }
+    closedir(dir);
+    return rc;
+}
+
+/* 0 ok; 1 runtime failure; 2 not a directory. err gets one line. */
+static int dir_measure(const char *path, struct dir_space *d, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return 1;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory", path);
+        return 2;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return 1;
+    }
+    return scan_dir(fd, path, 0, d, err, errlen) == 0 ? 0 : 1;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql, int col, int *ok)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        *ok = 0;
+        return 0;
+    }
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        v = sqlite3_column_int64(st, col);
+    else if (rc != SQLITE_DONE)
+        *ok = 0;
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* 0 ok; 1 runtime failure (err set). */
+static int db_measure(const char *path, struct db_space *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->entries = s->blob_bytes = -1;
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return 1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a database file", path);
+        return 1;
+    }
+    s->file_bytes = (int64_t)sb.st_size;
+    s->allocated = (int64_t)sb.st_blocks * 512;
+    char wal[4096];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (stat(wal, &sb) == 0) {
+        s->wal_bytes = (int64_t)sb.st_size;
+        s->wal_allocated = (int64_t)sb.st_blocks * 512;
+    }
+
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return 1;
+    }
+    int ok = 1;
+    s->page_size = query_int(db, "PRAGMA page_size", 0, &ok);
+    s->page_count = query_int(db, "PRAGMA page_count", 0, &ok);
+    s->freelist = query_int(db, "PRAGMA freelist_count", 0, &ok);
+    if (!ok) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return 1;
+    }
+    /* length() of a blob reads only the record header, not the overflow
+     * chain, so this is cheap even for a large database. */
+    int kv_ok = 1;
+    int64_t n = query_int(db, "SELECT count(*) FROM kv", 0, &kv_ok);
+    int64_t b = query_int(db, "SELECT total(length(v)) FROM kv", 0, &kv_ok);
+    if (kv_ok) {
+        s->entries = n;
+        s->blob_bytes = b;
+    }
+    ok = 1;
+    s->payload = query_int(db, "SELECT total(payload) FROM dbstat", 0, &ok);
+    s->used = query_int(db, "SELECT total(pgsize - unused) FROM dbstat", 0, &ok);
+    if (!ok) {
+        /* A build without dbstat is not a failure: payload is unknown. */
+        s->payload = s->used = -1;
+    }
+    sqlite3_close(db);
+    return 0;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The column layout of SQLite's kvtest stat lines ("Page-size:  %8d"),
+ * so our lines read as one block with the upstream ones above them. */
+static void print_int(const char *label, int64_t v)
+{
+    printf("%-19s %8" PRId64 "\n", label, v);
+}
+
+static void print_line(const char *label, const char *v)
+{
+    printf("%-19s %8s\n", label, v);
+}
+
+static void print_pct(const char *label, double v, const char *note)
+{
+    if (note)
+        printf("%-19s %7.1f%% (%s)\n", label, v, note);
+    else
+        printf("%-19s %7.1f%%\n", label, v);
+}
+
+int space_stat_dir(const char *path, cJSON *json)
+{
+    struct dir_space d;
+    char err[4200];
+    int rc = dir_measure(path, &d, err, sizeof err);
+    if (rc != 0)
+        return rc == 2 ? cli_usage("stat", "%s", err) : cli_fail("stat", "%s", err);
+    int64_t total = d.allocated + d.dir_bytes;
+    if (json) {
+        if (!cJSON_GetObjectItemCaseSensitive(json, "layout"))
+            cJSON_AddStringToObject(json, "layout", d.tree ? "tree" : "flat");
+        cJSON_AddNumberToObject(json, "files", (double)d.files);
+        cJSON_AddNumberToObject(json, "directories", (double)d.dirs);
+        cJSON_AddNumberToObject(json, "other_entries", (double)d.others);
+        cJSON_AddNumberToObject(json, "apparent_bytes", (double)d.apparent);
+        cJSON_AddNumberToObject(json, "allocated_bytes", (double)d.allocated);
+        cJSON_AddNumberToObject(json, "directory_bytes", (double)d.dir_bytes);
+        cJSON_AddNumberToObject(json, "total_bytes", (double)total);
+        return 0;
+    }
+    print_line("Layout:", d.tree ? "tree" : "flat");
+    print_int("Number of files:", d.files);
+    print_int("Directories:", d.dirs);
+    if (d.others)
+        print_int("Other entries:", d.others);
+    print_int("Average file size:", d.files ? (d.apparent + d.files / 2) / d.files : 0);
+    print_int("Apparent bytes:", d.apparent);
+    print_int("Allocated bytes:", d.allocated);
+    print_int("Directory overhead:", d.dir_bytes);
+    print_int("Total on disk:", total);
+    print_pct("Space overhead:", pct(total - d.apparent, d.apparent), "on disk vs apparent");
+    return 0;
+}
+
+int space_stat_db(const char *path, cJSON *json)
+{
+    struct db_space s;
+    char err[4200];
+    if (db_measure(path, &s, err, sizeof err) != 0)
+        return cli_fail("stat", "%s", err);
+    int64_t pages_bytes = s.page_size * s.page_count;
+    int64_t total = s.allocated + s.wal_allocated;
+    if (json) {
+        cJSON_AddNumberToObject(json, "file_bytes", (double)s.file_bytes);
+        cJSON_AddNumberToObject(json, "allocated_bytes", (double)s.allocated);
+        cJSON_AddNumberToObject(json, "wal_bytes", (double)s.wal_bytes);
+        cJSON_AddNumberToObject(json, "total_bytes", (double)total);
+        if (s.blob_bytes >= 0)
+            cJSON_AddNumberToObject(json, "blob_bytes", (double)s.blob_bytes);
+        if (s.payload >= 0) {
+            cJSON_AddNumberToObject(json, "payload_bytes", (double)s.payload);
+            cJSON_AddNumberToObject(json, "page_utilisation",
+                                    pages_bytes ? (double)s.used / (double)pages_bytes : 0.0);
+        }
+        return 0;
+    }
+    print_int("File size:", s.file_bytes);
+    print_int("Allocated bytes:", s.allocated);
+    if (s.wal_bytes || s.wal_allocated) {
+        print_int("WAL file size:", s.wal_bytes);
+        print_int("WAL allocated:", s.wal_allocated);
+    }
+    if (s.blob_bytes >= 0)
+        print_int("Blob bytes:", s.blob_bytes);
+    if (s.payload >= 0) {
+        print_int("Payload bytes:", s.payload);
+        print_pct("Page utilisation:", pct(s.used, pages_bytes), NULL);
+    }
+    if (s.blob_bytes > 0)
+        print_pct("Space overhead:", pct(total - s.blob_bytes, s.blob_bytes),
+                  "on disk vs blob bytes");
+    return 0;
+}
+
+/* ---- kvtest space ---------------------------------------------------- */
+
+const char help_space[] =
+    "Usage: kvtest space DBFILE DIR [TREE] [--json]\n"
+    "\n"
+    "Disk space of the same blobs in each layout, side by side: the database,\n"
+    "its flat export DIR and optionally its tree export TREE (made with\n"
+    "\"kvtest export DBFILE DIR\" and \"kvtest export DBFILE TREE --tree\").\n"
+    "\n"
+    "Columns:\n"
+    "  files       regular files (1 for the database; its -wal counts too)\n"
+    "  content     bytes the blobs hold: sum(length(v)) for the database,\n"
+    "              total file size for an export\n"
+    "  allocated   bytes the filesystem spends on the files (st_blocks*512)\n"
+    "  dirs        bytes spent on the directories themselves\n"
+    "  on disk     allocated + dirs\n"
+    "  vs db       on disk relative to the database (+20% = 20% more)\n"
+    "\n"
+    "Options:\n"
+    "  --json      one JSON object with every figure\n"
+    "\n"
+    "\"kvtest stat PATH\" prints the same figures for one layout, with the\n"
+    "database's payload bytes and page utilisation from SQLite's dbstat.\n";
+
+struct row {
+    const char *layout, *path;
+    int64_t files, content, allocated, dir_bytes;
+};
+
+static cJSON *row_json(const struct row *r, int64_t db_total)
+{
+    cJSON *o = cJSON_CreateObject();
+    int64_t total = r->allocated + r->dir_bytes;
+    cJSON_AddStringToObject(o, "layout", r->layout);
+    cJSON_AddStringToObject(o, "path", r->path);
+    cJSON_AddNumberToObject(o, "files", (double)r->files);
+    cJSON_AddNumberToObject(o, "content_bytes", (double)r->content);
+    cJSON_AddNumberToObject(o, "allocated_bytes", (double)r->allocated);
+    cJSON_AddNumberToObject(o, "directory_bytes", (double)r->dir_bytes);
+    cJSON_AddNumberToObject(o, "total_bytes", (double)total);
+    cJSON_AddNumberToObject(o, "vs_db", db_total ? (double)total / (double)db_total : 0.0);
+    return o;
+}
+
+int cmd_space(int argc, char **argv)
+{
+    int json = 0;
+    const struct cli_opt opts[] = {
+        {"json", CLI_FLAG, &json, 0, 0, 0, 0},
+    };
+    const char *pos[3];
+    int npos = 0;
+    int rc = cli_parse("space", argc, argv, opts, 1, pos, 3, &npos);
+    if (rc)
+        return rc;
+    if (npos < 2)
+        return cli_usage("space", "expected DBFILE DIR [TREE] (try: kvtest help space)");
+
+    char err[4200];
+    struct db_space s;
+    if (db_measure(pos[0], &s, err, sizeof err) != 0)
+        return cli_fail("space", "%s", err);
+    if (s.entries < 0)
+        return cli_fail("space", "%s: no kv table (not a kvtest database)", pos[0]);
+
+    struct row rows[3];
+    int nrows = 0;
+    rows[nrows++] = (struct row){"database", pos[0], 1 + (s.wal_bytes > 0),
+                                 s.blob_bytes, s.allocated + s.wal_allocated, 0};
+    for (int i = 1; i < npos; i++) {
+        struct dir_space d;
+        rc = dir_measure(pos[i], &d, err, sizeof err);
+        if (rc == 2)
+            return cli_usage("space", "%s", err);
+        if (rc != 0)
+            return cli_fail("space", "%s", err);
+        if (d.files != s.entries)
+            cli_warn("space", "%s holds %" PRId64 " files but %s has %" PRId64
+                     " blobs: not the same data, the comparison is unfair",
+                     pos[i], d.files, pos[0], s.entries);
+        rows[nrows++] = (struct row){d.tree ? "tree" : "flat", pos[i], d.files,
+                                     d.apparent, d.allocated, d.dir_bytes};
+    }
+    int64_t db_total = rows[0].allocated;
+
+    if (json) {
+        cJSON *o = report_json_new("space", pos[0]);
+        if (!o)
+            return cli_fail("space", "out of memory");
+        cJSON *arr = cJSON_AddArrayToObject(o, "layouts");
+        for (int i = 0; i < nrows; i++)
+            cJSON_AddItemToArray(arr, row_json(&rows[i], db_total));
+        if (s.payload >= 0) {
+            cJSON *dbo = cJSON_AddObjectToObject(o, "database");
+            cJSON_AddNumberToObject(dbo, "page_size", (double)s.page_size);
+            cJSON_AddNumberToObject(dbo, "page_count", (double)s.page_count);
+            cJSON_AddNumberToObject(dbo, "freelist_count", (double)s.freelist);
+            cJSON_AddNumberToObject(dbo, "payload_bytes", (double)s.payload);
+            int64_t pb = s.page_size * s.page_count;
+            cJSON_AddNumberToObject(dbo, "page_utilisation",
+                                    pb ? (double)s.used / (double)pb : 0.0);
+        }
+        report_json_print(o);
+        return 0;
+    }
+
+    printf("%-9s %9s %14s %14s %12s %14s %8s  %s\n", "layout", "files", "content",
+           "allocated", "dirs", "on disk", "vs db", "path");
+    for (int i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i];
+        int64_t total = r->allocated + r->dir_bytes;
+        char vs[32];
+        if (i == 0)
+            snprintf(vs, sizeof vs, "%s", "-");
+        else
+            snprintf(vs, sizeof vs, "%+.1f%%", pct(total - db_total, db_total));
+        printf("%-9s %9" PRId64 " %14" PRId64 " %14" PRId64 " %12" PRId64 " %14" PRId64
+               " %8s  %s\n", r->layout, r->files, r->content, r->allocated, r->dir_bytes,
+               total, vs, r->path);
+    }
+    if (s.payload >= 0)
+        printf("Database: page size %" PRId64 ", %" PRId64 " pages (%" PRId64
+               " free), page utilisation %.1f%%\n", s.page_size, s.page_count,
+               s.freelist, pct(s.used, s.page_size * s.page_count));
+    return 0;
+}

@@ -1,0 +1,189 @@
+/* stat: describe a database (the labels of SQLite's kvtest), or a flat or
+ * tree export (space accounting, src/space.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/cli.h"
+#include "commands/commands.h"
+#include "stores/layout.h"
+#include "measure/report.h"
+#include "commands/space.h"
+#include "sqlite3.h"
+#include "stores/store.h"
+
+const char help_stat[] =
+    "Usage: kvtest stat PATH [options]\n"
+    "\n"
+    "Describe PATH. For a database, the lines of SQLite's kvtest:\n"
+    "  Number of entries, Average/Minimum/Maximum value size, Page-size,\n"
+    "  Page-count, Freelist-count, Integrity-check\n"
+    "followed by space accounting (file size, allocated bytes, payload\n"
+    "bytes, page utilisation). For a flat or tree export: number of files,\n"
+    "apparent bytes, allocated bytes and directory overhead.\n"
+    "\n"
+    "Options:\n"
+    "  --vacuum         run VACUUM on the database first\n"
+    "  --json           print one JSON object instead of text\n";
+
+static int fail_db(const char *cmd, const char *path, sqlite3 *db)
+{
+    return cli_fail(cmd, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+static int stat_db(const char *path, int vacuum, int json)
+{
+    const char *cmd = "stat";
+    char why[600];
+    if (store_db_check(path, why, sizeof why) != 0)
+        return cli_fail(cmd, "%s", why);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    cJSON *j = NULL, *r = NULL;
+    int rc = 0;
+    if (sqlite3_open_v2(path, &db, vacuum ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
+                        NULL) != SQLITE_OK)
+        return fail_db(cmd, path, db);
+    if (json) {
+        j = report_json_new("stat", path);
+        r = cJSON_AddObjectToObject(j, "result");
+        cJSON_AddStringToObject(r, "layout", "db");
+    }
+    if (vacuum) {
+        if (!json) {
+            printf("Vacuuming....");
+            fflush(stdout);
+        }
+        if (sqlite3_exec(db, "VACUUM", NULL, NULL, NULL) != SQLITE_OK) {
+            if (!json)
+                printf("\n");
+            rc = fail_db(cmd, path, db);
+            goto done;
+        }
+        if (!json)
+            printf("       done\n");
+    }
+    if (sqlite3_prepare_v2(db, "SELECT count(*), min(length(v)), max(length(v)), avg(length(v)) "
+                           "FROM kv", -1, &st, NULL) != SQLITE_OK) {
+        rc = fail_db(cmd, path, db);
+        goto done;
+    }
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        long long n = sqlite3_column_int64(st, 0);
+        long long avg = (long long)sqlite3_column_double(st, 3);
+        long long mn = sqlite3_column_int64(st, 1), mx = sqlite3_column_int64(st, 2);
+        if (json) {
+            cJSON_AddNumberToObject(r, "entries", (double)n);
+            cJSON_AddNumberToObject(r, "avg_size", sqlite3_column_double(st, 3));
+            cJSON_AddNumberToObject(r, "min_size", (double)mn);
+            cJSON_AddNumberToObject(r, "max_size", (double)mx);
+        } else {
+            printf("Number of entries:  %8lld\n", n);
+            printf("Average value size: %8lld\n", avg);
+            printf("Minimum value size: %8lld\n", mn);
+            printf("Maximum value size: %8lld\n", mx);
+        }
+    } else {
+        rc = fail_db(cmd, path, db);
+        goto done;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    static const struct {
+        const char *sql, *label, *key;
+    } pr[] = {
+        {"PRAGMA page_size", "Page-size:          %8lld\n", "page_size"},
+        {"PRAGMA page_count", "Page-count:         %8lld\n", "page_count"},
+        {"PRAGMA freelist_count", "Freelist-count:     %8lld\n", "freelist_count"},
+    };
+    for (size_t i = 0; i < sizeof pr / sizeof pr[0]; i++) {
+        if (sqlite3_prepare_v2(db, pr[i].sql, -1, &st, NULL) != SQLITE_OK ||
+            sqlite3_step(st) != SQLITE_ROW) {
+            rc = fail_db(cmd, path, db);
+            goto done;
+        }
+        long long v = sqlite3_column_int64(st, 0);
+        if (json)
+            cJSON_AddNumberToObject(r, pr[i].key, (double)v);
+        else
+            printf(pr[i].label, v);
+        sqlite3_finalize(st);
+        st = NULL;
+    }
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(10)", -1, &st, NULL) != SQLITE_OK) {
+        rc = fail_db(cmd, path, db);
+        goto done;
+    }
+    cJSON *ic = json ? cJSON_AddArrayToObject(r, "integrity_check") : NULL;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        if (json)
+            cJSON_AddItemToArray(ic, cJSON_CreateString(t ? t : ""));
+        else
+            printf("Integrity-check:    %s\n", t ? t : "");
+    }
+    if (s != SQLITE_DONE) {
+        rc = fail_db(cmd, path, db);
+        goto done;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    sqlite3_close(db);
+    db = NULL;
+    fflush(stdout);
+    rc = space_stat_db(path, r);
+done:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (j) {
+        if (rc == 0)
+            report_json_print(j);
+        else
+            cJSON_Delete(j);
+    }
+    return rc;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+    int vacuum = 0, json = 0;
+    const struct cli_opt opts[] = {
+        {"vacuum", CLI_FLAG, &vacuum, 0, 0, 0, 0},
+        {"json", CLI_FLAG, &json, 0, 0, 0, 0},
+    };
+    const char *pos[1];
+    int npos;
+    int rc = cli_parse("stat", argc, argv, opts, 2, pos, 1, &npos);
+    if (rc)
+        return rc;
+    if (npos < 1)
+        return cli_usage("stat", "missing PATH (usage: kvtest stat PATH [--vacuum])");
+    char why[600];
+    enum layout_kind k = layout_detect(pos[0], why, sizeof why);
+    switch (k) {
+    case LAYOUT_DB:
+        return stat_db(pos[0], vacuum, json);
+    case LAYOUT_FLAT:
+    case LAYOUT_TREE: {
+        if (vacuum)
+            return cli_usage("stat", "--vacuum applies to a database, and %s is a directory",
+                             pos[0]);
+        cJSON *j = NULL, *r = NULL;
+        if (json) {
+            j = report_json_new("stat", pos[0]);
+            r = cJSON_AddObjectToObject(j, "result");
+            cJSON_AddStringToObject(r, "layout", layout_kind_name(k));
+        }
+        rc = space_stat_dir(pos[0], r);
+        if (j) {
+            if (rc == 0)
+                report_json_print(j);
+            else
+                cJSON_Delete(j);
+        }
+        return rc;
+    }
+    default:
+        return cli_fail("stat", "%s", why);
+    }
+}

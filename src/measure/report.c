@@ -1,0 +1,89 @@
+/* report: result lines and JSON objects (see report.h for the schema). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/report.h"
+#include "base/cli.h"
+#include "measure/env.h"
+
+static double us(uint64_t ns) { return (double)ns / 1000.0; }
+
+cJSON *report_hist_json(const struct hist *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "count", (double)h->count);
+    cJSON_AddNumberToObject(o, "min", us(hist_percentile(h, 0)));
+    cJSON_AddNumberToObject(o, "p50", us(hist_percentile(h, 50)));
+    cJSON_AddNumberToObject(o, "p90", us(hist_percentile(h, 90)));
+    cJSON_AddNumberToObject(o, "p99", us(hist_percentile(h, 99)));
+    cJSON_AddNumberToObject(o, "p999", us(hist_percentile(h, 99.9)));
+    cJSON_AddNumberToObject(o, "max", us(hist_percentile(h, 100)));
+    cJSON_AddNumberToObject(o, "mean", hist_mean(h) / 1000.0);
+    return o;
+}
+
+void report_print_latency(FILE *f, const char *label, const struct hist *h)
+{
+    if (!h || h->count == 0)
+        return;
+    fprintf(f, "%s (us): min %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f mean %.1f\n",
+            label, us(hist_percentile(h, 0)), us(hist_percentile(h, 50)),
+            us(hist_percentile(h, 90)), us(hist_percentile(h, 99)),
+            us(hist_percentile(h, 99.9)), us(hist_percentile(h, 100)),
+            hist_mean(h) / 1000.0);
+}
+
+void report_json_print(cJSON *obj)
+{
+    if (!obj)
+        return;
+    char *s = cJSON_PrintUnformatted(obj);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        fflush(stdout);
+        free(s);
+    }
+    cJSON_Delete(obj);
+}
+
+cJSON *report_json_new(const char *command, const char *path)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "command", command);
+    cJSON_AddStringToObject(o, "cmdline", cli_cmdline());
+    if (path)
+        cJSON_AddStringToObject(o, "path", path);
+    cJSON *env = env_json(path);
+    if (env)
+        cJSON_AddItemToObject(o, "env", env);
+    return o;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double report_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return (n % 2) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+cJSON *report_spread_json(double *v, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    double med = report_median(v, n);
+    cJSON_AddNumberToObject(o, "min", v[0]);
+    cJSON_AddNumberToObject(o, "median", med);
+    cJSON_AddNumberToObject(o, "max", v[n - 1]);
+    return o;
+}

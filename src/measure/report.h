@@ -1,0 +1,97 @@
+/* report: the text lines and JSON objects kvtest prints for results.
+ *
+ * Text output keeps the labels of SQLite's kvtest ("Total elapsed time:",
+ * "Microseconds per BLOB read:", ...) so scripts that grep them keep
+ * working; our additions come after those lines.
+ *
+ * JSON (--json): one object per result, printed on one line by
+ * report_json_print(). Schema of "kvtest run PATH --json" (the scripts and
+ * the CI job parse it with jq; add fields, never rename them):
+ *
+ * {
+ *   "command": "run",
+ *   "cmdline": "kvtest run x1.db --count 1000 --json",
+ *   "path": "x1.db",
+ *   "options": {                     every option, after defaults applied
+ *     "count": 1000, "max_id": 100000, "start": 0,
+ *     "order": "asc"|"desc"|"random"|"zipf", "zipf": 0.0, "seed": 0,
+ *     "blob_api": false, "cache_size": 1000, "mmap": 0, "jmode": null|"wal",
+ *     "nosync": false, "fsync": false, "nocheckpoint": false,
+ *     "multitrans": false, "update": false, "integrity_check": false,
+ *     "stats": false, "repeat": 1, "warmup": 0, "cold": false,
+ *     "fadvise": null|"random"|"normal", "threads": 1, "verify": false,
+ *     "latency": true                 false with --no-latency
+ *   },
+ *   "env": { see env_json() in env.h },
+ *   "result": {
+ *     "op": "read"|"write",
+ *     "store": "db"|"flat"|"tree",
+ *     "api": "sql"|"blob"|"stdio",
+ *     "page_size": 4096,              databases only
+ *     "cache_size": 1000,             databases only (as PRAGMA reports it)
+ *     "jmode": "delete",              databases only (journal mode in effect)
+ *     "count": 1000,                  blobs accessed per run (misses excluded)
+ *     "misses": 0,                    keys not found (per run, summed over runs)
+ *     "bytes": 10000000,              content bytes per run (median run)
+ *     "seconds": 0.123,               median run
+ *     "us_per_blob": 12.3,            median run
+ *     "mb_per_s": 81.3,               median run (MB = 10^6 bytes)
+ *     "latency": { report_hist_json(): all measured runs merged; absent
+ *                  with --no-latency },
+ *     "timer_ns": 25.1,               cost of the per-access timer (one clock
+ *                                     read + one histogram record), measured
+ *                                     in-process; absent with --no-latency
+ *     "timer_share": 0.004,           timer_ns / (us_per_blob * 1000)
+ *     "runs": [ { "seconds", "us_per_blob", "mb_per_s", "bytes", "count",
+ *                 "misses", "storage_read_bytes", "storage_write_bytes",
+ *                 "cold": {...} when --cold }, ... ],   one per measured run
+ *     "repeat": { "us_per_blob": {"min","median","max"},
+ *                 "mb_per_s":    {"min","median","max"} },
+ *     "cold": { "method": "posix_fadvise(POSIX_FADV_DONTNEED) after write-back",
+ *               "resident_fraction": 0.0 (max over runs),
+ *               "effective": true|false,
+ *               "storage_bytes_per_blob": 12345.6 },     only with --cold
+ *     "threads": 2,                   only with --threads > 1
+ *     "verify": { "status": "ok"|"unverifiable", "checked": 1000,
+ *                 "unverifiable": 0 },  only with --verify ("unverifiable":
+ *                                     blobs too small to carry a checksum)
+ *     "integrity_check": ["ok"],      only with --integrity-check (rows of
+ *                                     PRAGMA integrity_check)
+ *     "io": {"rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes",
+ *            "cancelled_write_bytes"}  only with --stats: /proc/self/io deltas
+ *                                     summed over the measured runs
+ *   }
+ * }
+ *
+ * report_hist_json() gives, in microseconds (floating point):
+ *   {"count": N, "min": .., "p50": .., "p90": .., "p99": .., "p999": ..,
+ *    "max": .., "mean": ..}
+ */
+#ifndef KVTEST_REPORT_H
+#define KVTEST_REPORT_H
+#include <stdio.h>
+#include <cjson/cJSON.h>
+#include "measure/hist.h"
+
+/* Percentiles of h in microseconds, as documented above. NULL on OOM. */
+cJSON *report_hist_json(const struct hist *h);
+
+/* One text line:
+ *   "LABEL (us): min 3.1 p50 4.0 p90 5.2 p99 9.8 p99.9 20.4 max 131.0 mean 4.3"
+ * Nothing for an empty histogram. */
+void report_print_latency(FILE *f, const char *label, const struct hist *h);
+
+/* Print obj on one line to stdout (unformatted), then free it. */
+void report_json_print(cJSON *obj);
+
+/* A new result object {"command": command, "cmdline": cli_cmdline(),
+ * "env": env_json(path)} to which callers add "options" and "result". */
+cJSON *report_json_new(const char *command, const char *path);
+
+/* {"min","median","max"} of v[0..n) (n >= 1); v is sorted in place. */
+cJSON *report_spread_json(double *v, int n);
+
+/* Median of v[0..n) (n >= 1); v is sorted in place. */
+double report_median(double *v, int n);
+
+#endif
