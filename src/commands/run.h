@@ -1,5 +1,5 @@
 /* run: the measured loop. Opens a store, visits --count keys in the order
- * of src/order.h, times the whole run (open to close, so a WAL checkpoint
+ * of measure/order.h, times the whole run (open to close, so a WAL checkpoint
  * counts unless --nocheckpoint) and each blob access (histogram). */
 #ifndef KVTEST_RUN_H
 #define KVTEST_RUN_H
@@ -51,6 +51,8 @@ struct run_result {
     double mb_min, mb_max;
     double resident_max;    /* --cold: largest resident fraction before a run */
     int cold_effective;     /* --cold: eviction took hold in every run */
+    int64_t missing_keys;   /* export: keys absent below its largest key
+                               (1..max_id); -1 for a database (not counted) */
     struct hist *latency;   /* merged over measured runs; NULL if off.
                                Owned by the result: run_result_free(). */
 };

@@ -9,6 +9,20 @@
 #define KVTEST_COLDCACHE_H
 #include <stdint.h>
 
+/* A run is called cold only if at most this fraction of its files' pages
+ * was still resident after eviction. Where the filesystem honours
+ * FADV_DONTNEED the residue is near 0 (a page or two held by a mapping or
+ * a concurrent reader); where it ignores the hint it is near 1. Anything
+ * in the gap is a bound on how warm the run could be: at 10% at least 90%
+ * of the bytes come from storage, which keeps the figure a cold one, and
+ * on small data sets (a few files of a few pages) one stray page does not
+ * already fail the run the way 5% would. Used by run and the shortener's
+ * bench alike. */
+#define COLDCACHE_COLD_MAX_RESIDENT 0.10
+
+/* How the eviction is done, as run reports it. */
+#define COLDCACHE_METHOD "posix_fadvise(POSIX_FADV_DONTNEED) after write-back"
+
 /* The files behind a store: for a database the db file and any -wal file;
  * for a flat/tree export the files of keys 1..max_id. */
 struct coldcache_set {

@@ -59,7 +59,10 @@
  *                                     PRAGMA integrity_check)
  *     "io": {"rchar", "wchar", "syscr", "syscw", "read_bytes", "write_bytes",
  *            "cancelled_write_bytes"}  only with --stats: /proc/self/io deltas
- *                                     summed over the measured runs
+ *                                     summed over the measured runs,
+ *     "missing_keys": 0               flat/tree only: keys absent from the
+ *                                     export within 1..min(max_id, largest
+ *                                     key present); > 0 also warns on stderr
  *   }
  * }
  *

@@ -204,6 +204,75 @@ int64_t layout_max_key(const char *dir, int tree)
     return best;
 }
 
+struct key_count {
+    int64_t max_id, present, largest;
+};
+
+static void count_key(struct key_count *c, int64_t k)
+{
+    if (k < 0)
+        return;
+    if (k >= 1 && k <= c->max_id)
+        c->present++;
+    if (k > c->largest)
+        c->largest = k;
+}
+
+/* Count the names in dir that parse as keys (flat: the whole name; tree:
+ * prefix + "/" + name). Subdirectories are not descended. 0 or -1. */
+static int count_dir(const char *dir, const char *prefix, int tree, struct key_count *c)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    char rel[64];
+    while ((e = readdir(d)) != NULL) {
+        if (!tree) {
+            count_key(c, layout_parse(e->d_name, 0));
+        } else if (strlen(e->d_name) == 2 &&
+                   snprintf(rel, sizeof rel, "%s/%s", prefix, e->d_name) < (int)sizeof rel) {
+            count_key(c, layout_parse(rel, 1));
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+int layout_count_keys(const char *dir, int tree, int64_t max_id, int64_t *present,
+                      int64_t *largest)
+{
+    struct key_count c = {max_id, 0, 0};
+    if (!tree) {
+        if (count_dir(dir, NULL, 0, &c) != 0)
+            return -1;
+    } else {
+        int64_t *top = NULL;
+        int64_t ntop = numeric_entries(dir, 2, &top);
+        if (ntop < 0)
+            return -1;
+        char path[4096], prefix[48];
+        for (int64_t i = 0; i < ntop; i++) {
+            if (i > 0 && top[i] == top[i - 1])
+                continue;   /* "000" beside "00": not a second copy */
+            for (int64_t mid = 0; mid < 100; mid++) {
+                snprintf(prefix, sizeof prefix, "%02" PRId64 "/%02" PRId64, top[i], mid);
+                snprintf(path, sizeof path, "%s/%s", dir, prefix);
+                /* Most of the 100 middle names exist in a full export;
+                 * a missing one is simply a hole of 100 keys. */
+                if (count_dir(path, prefix, 1, &c) != 0 && errno != ENOENT && errno != ENOTDIR) {
+                    free(top);
+                    return -1;
+                }
+            }
+        }
+        free(top);
+    }
+    *present = c.present;
+    *largest = c.largest;
+    return 0;
+}
+
 int layout_is_export(const char *dir, int64_t *nentries)
 {
     DIR *d = opendir(dir);

@@ -38,6 +38,13 @@ int64_t layout_parse(const char *relname, int tree);
  * (errno set). */
 int64_t layout_max_key(const char *dir, int tree);
 
+/* One walk over an export: *present = files whose names are keys in
+ * 1..max_id (names as layout_relname() makes them), *largest = the largest
+ * key of any file. Reads directory entries only (no stat, no file data),
+ * so it costs a readdir pass. 0, or -1 on an I/O error (errno set). */
+int layout_count_keys(const char *dir, int tree, int64_t max_id, int64_t *present,
+                      int64_t *largest);
+
 /* Does dir look like an export: every entry a name of digits (files for
  * flat, directories for tree)? 1 yes (also for an empty directory), 0 no,
  * -1 when dir cannot be read. *nentries gets the entry count. */

@@ -5,18 +5,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sqlite3.h"
 #include "stores/store_int.h"
 #include "stores/blobsum.h"
 #include "measure/coldcache.h"
 
-static int fail(struct store *s, char *err, int errlen, const char *what)
+/* The database store's private state. */
+struct db_store {
+    struct store base;         /* first: struct store * <-> struct db_store * */
+    const char *path;
+    int update;
+    struct store_db_opts o;
+    sqlite3 *db;
+    sqlite3_stmt *stmt;        /* SELECT v / UPDATE kv SET v=kvtest_fresh(...) */
+    sqlite3_blob *blob;        /* incremental blob handle, reopened per key */
+    int in_txn;
+    int64_t page_size, cache_size;
+    char jmode[32];
+    rng_t *fresh_rng;          /* content source of kvtest_fresh() for this call */
+    int64_t fresh_n;           /* size of the last blob kvtest_fresh() made */
+    struct store_buf buf;
+};
+
+static struct db_store *db_of(struct store *s)
 {
-    snprintf(err, (size_t)errlen, "%s: %s: %s", s->o.path, what,
+    return (struct db_store *)s;
+}
+
+static int fail(struct db_store *s, char *err, int errlen, const char *what)
+{
+    snprintf(err, (size_t)errlen, "%s: %s: %s", s->path, what,
              s->db ? sqlite3_errmsg(s->db) : "out of memory");
     return -1;
 }
 
-static int exec(struct store *s, const char *sql, char *err, int errlen)
+static int exec(struct db_store *s, const char *sql, char *err, int errlen)
 {
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return fail(s, err, errlen, sql);
@@ -24,7 +47,7 @@ static int exec(struct store *s, const char *sql, char *err, int errlen)
 }
 
 /* One-row, one-column pragma read. */
-static int pragma_text(struct store *s, const char *sql, char *out, size_t cap)
+static int pragma_text(struct db_store *s, const char *sql, char *out, size_t cap)
 {
     sqlite3_stmt *st = NULL;
     int ok = -1;
@@ -45,32 +68,28 @@ static int pragma_text(struct store *s, const char *sql, char *out, size_t cap)
 static void fresh_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
-    struct store *s = sqlite3_user_data(ctx);
+    struct db_store *s = sqlite3_user_data(ctx);
     int64_t n = sqlite3_value_int64(argv[0]);
     if (n <= 0 || !s->fresh_rng) {
         s->fresh_n = 0;
         sqlite3_result_zeroblob(ctx, 0);
         return;
     }
-    if (store_reserve(s, n) != 0) {
+    if (store_buf_reserve(&s->buf, n) != 0) {
         sqlite3_result_error_nomem(ctx);
         return;
     }
-    rng_fill(s->fresh_rng, s->buf, (size_t)n);
-    blobsum_seal(s->buf, (size_t)n);
+    rng_fill(s->fresh_rng, s->buf.p, (size_t)n);
+    blobsum_seal(s->buf.p, (size_t)n);
     s->fresh_n = n;
-    sqlite3_result_blob64(ctx, s->buf, (sqlite3_uint64)n, SQLITE_STATIC);
+    sqlite3_result_blob64(ctx, s->buf.p, (sqlite3_uint64)n, SQLITE_STATIC);
 }
 
-int store_db_open(struct store *s, char *err, int errlen)
+/* The PRAGMAs of the options, in the order SQLite's kvtest issues them,
+ * then the facts describe() reports. */
+static int db_configure(struct db_store *s, const struct store_db_opts *o, char *err, int errlen)
 {
-    const struct store_opts *o = &s->o;
     char sql[128];
-    if (sqlite3_open_v2(o->path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
-        return fail(s, err, errlen, "cannot open");
-    sqlite3_busy_timeout(s->db, 5000);
-    if (o->fadvise >= 0)
-        coldcache_advise_path(o->path, o->fadvise);
     snprintf(sql, sizeof sql, "PRAGMA mmap_size=%" PRId64, o->mmap);
     if (exec(s, sql, err, errlen))
         return -1;
@@ -101,24 +120,57 @@ int store_db_open(struct store *s, char *err, int errlen)
         return -1;
     if (pragma_text(s, "PRAGMA journal_mode", s->jmode, sizeof s->jmode) != 0)
         snprintf(s->jmode, sizeof s->jmode, "???");
+    return 0;
+}
 
+static int db_close(struct store *base, char *err, int errlen);
+
+static int db_open(struct store **out, const struct store_opts *so, char *err, int errlen)
+{
+    struct db_store *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    s->base.ops = &store_db_ops;
+    s->path = so->path;
+    s->update = so->update;
+    s->o = so->db;
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        fail(s, err, errlen, "cannot open");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    if (so->fadvise >= 0)
+        coldcache_advise_path(s->path, so->fadvise);
+    if (db_configure(s, &s->o, err, errlen) != 0)
+        goto fail;
     const char *q = "SELECT v FROM kv WHERE k=?1";
-    if (o->update && !o->blob_api) {
+    if (s->update && !s->o.blob_api) {
         if (sqlite3_create_function(s->db, "kvtest_fresh", 1, SQLITE_UTF8, s, fresh_func,
-                                    NULL, NULL) != SQLITE_OK)
-            return fail(s, err, errlen, "cannot register kvtest_fresh");
+                                    NULL, NULL) != SQLITE_OK) {
+            fail(s, err, errlen, "cannot register kvtest_fresh");
+            goto fail;
+        }
         q = "UPDATE kv SET v=kvtest_fresh(length(v)) WHERE k=?1";
     }
     /* Prepared here, not lazily inside the loop: a missing kv table is
      * reported before any timing starts to mean something. */
-    if (sqlite3_prepare_v2(s->db, q, -1, &s->stmt, NULL) != SQLITE_OK)
-        return fail(s, err, errlen, "cannot prepare");
-    if (!o->multitrans) {
+    if (sqlite3_prepare_v2(s->db, q, -1, &s->stmt, NULL) != SQLITE_OK) {
+        fail(s, err, errlen, "cannot prepare");
+        goto fail;
+    }
+    if (!s->o.multitrans) {
         if (exec(s, "BEGIN", err, errlen))
-            return -1;
+            goto fail;
         s->in_txn = 1;
     }
+    *out = &s->base;
     return 0;
+fail:;
+    char dummy[8];
+    db_close(&s->base, dummy, sizeof dummy);
+    return -1;
 }
 
 /* The row is absent, or its value is not a blob we can read. */
@@ -127,11 +179,11 @@ static int is_missing_msg(const char *m)
     return strncmp(m, "no such rowid", 13) == 0 || strncmp(m, "cannot open value of type", 25) == 0;
 }
 
-static int blob_seek(struct store *s, int64_t key, char *err, int errlen)
+static int blob_seek(struct db_store *s, int64_t key, char *err, int errlen)
 {
     int rc;
     if (!s->blob)
-        rc = sqlite3_blob_open(s->db, "main", "kv", "v", key, s->o.update, &s->blob);
+        rc = sqlite3_blob_open(s->db, "main", "kv", "v", key, s->update, &s->blob);
     else
         rc = sqlite3_blob_reopen(s->blob, key);
     if (rc == SQLITE_OK)
@@ -139,7 +191,7 @@ static int blob_seek(struct store *s, int64_t key, char *err, int errlen)
     const char *m = sqlite3_errmsg(s->db);
     int missing = is_missing_msg(m);
     if (!missing)
-        snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->o.path, key, m);
+        snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->path, key, m);
     /* A failed reopen leaves the handle aborted: start afresh next time. */
     if (s->blob) {
         sqlite3_blob_close(s->blob);
@@ -150,7 +202,7 @@ static int blob_seek(struct store *s, int64_t key, char *err, int errlen)
 
 /* Position the blob handle on key and make room for its bytes in s->buf.
  * 1 = ready (*len bytes), 0 = missing or empty, -1 = error in err. */
-static int blob_at(struct store *s, int64_t key, int64_t *len, char *err, int errlen)
+static int blob_at(struct db_store *s, int64_t key, int64_t *len, char *err, int errlen)
 {
     int rc = blob_seek(s, key, err, errlen);
     if (rc <= 0)
@@ -158,27 +210,32 @@ static int blob_at(struct store *s, int64_t key, int64_t *len, char *err, int er
     *len = sqlite3_blob_bytes(s->blob);
     if (*len <= 0)
         return 0;
-    if (store_reserve(s, *len) != 0) {
+    if (store_buf_reserve(&s->buf, *len) != 0) {
         snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte blob", *len);
         return -1;
     }
     return 1;
 }
 
-int store_db_read(struct store *s, int64_t key, const void **data, int64_t *n, char *err, int errlen)
+static int key_error(struct db_store *s, int64_t key, char *err, int errlen)
 {
+    snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->path, key, sqlite3_errmsg(s->db));
+    return -1;
+}
+
+static int db_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
+                   int errlen)
+{
+    struct db_store *s = db_of(base);
     *n = 0;
     if (s->o.blob_api) {
         int64_t len;
         int rc = blob_at(s, key, &len, err, errlen);
         if (rc <= 0)
             return rc;
-        if (sqlite3_blob_read(s->blob, s->buf, (int)len, 0) != SQLITE_OK) {
-            snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->o.path, key,
-                     sqlite3_errmsg(s->db));
-            return -1;
-        }
-        *data = s->buf;
+        if (sqlite3_blob_read(s->blob, s->buf.p, (int)len, 0) != SQLITE_OK)
+            return key_error(s, key, err, errlen);
+        *data = s->buf.p;
         *n = len;
         return 1;
     }
@@ -197,25 +254,22 @@ int store_db_read(struct store *s, int64_t key, const void **data, int64_t *n, c
     }
     if (rc == SQLITE_DONE)
         return 0;
-    snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->o.path, key, sqlite3_errmsg(s->db));
-    return -1;
+    return key_error(s, key, err, errlen);
 }
 
-int store_db_update(struct store *s, int64_t key, rng_t *r, int64_t *n, char *err, int errlen)
+static int db_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err, int errlen)
 {
+    struct db_store *s = db_of(base);
     *n = 0;
     if (s->o.blob_api) {
         int64_t len;
         int rc = blob_at(s, key, &len, err, errlen);
         if (rc <= 0)
             return rc;
-        rng_fill(r, s->buf, (size_t)len);
-        blobsum_seal(s->buf, (size_t)len);
-        if (sqlite3_blob_write(s->blob, s->buf, (int)len, 0) != SQLITE_OK) {
-            snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->o.path, key,
-                     sqlite3_errmsg(s->db));
-            return -1;
-        }
+        rng_fill(r, s->buf.p, (size_t)len);
+        blobsum_seal(s->buf.p, (size_t)len);
+        if (sqlite3_blob_write(s->blob, s->buf.p, (int)len, 0) != SQLITE_OK)
+            return key_error(s, key, err, errlen);
         *n = len;
         return 1;
     }
@@ -225,19 +279,17 @@ int store_db_update(struct store *s, int64_t key, rng_t *r, int64_t *n, char *er
     int rc = sqlite3_step(s->stmt);
     sqlite3_reset(s->stmt);
     s->fresh_rng = NULL;
-    if (rc != SQLITE_DONE) {
-        snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->o.path, key,
-                 sqlite3_errmsg(s->db));
-        return -1;
-    }
+    if (rc != SQLITE_DONE)
+        return key_error(s, key, err, errlen);
     if (sqlite3_changes64(s->db) == 0 || s->fresh_n == 0)
         return 0;
     *n = s->fresh_n;
     return 1;
 }
 
-int store_db_commit(struct store *s, char *err, int errlen)
+static int db_commit(struct store *base, char *err, int errlen)
 {
+    struct db_store *s = db_of(base);
     if (s->stmt)
         sqlite3_reset(s->stmt);
     if (s->blob) {
@@ -250,22 +302,39 @@ int store_db_commit(struct store *s, char *err, int errlen)
     return exec(s, "COMMIT", err, errlen);
 }
 
-int store_db_close(struct store *s, char *err, int errlen)
+static int db_close(struct store *base, char *err, int errlen)
 {
+    struct db_store *s = db_of(base);
+    int ret = 0;
     if (s->blob)
         sqlite3_blob_close(s->blob);
-    s->blob = NULL;
     sqlite3_finalize(s->stmt);
-    s->stmt = NULL;
-    if (!s->db)
-        return 0;
-    int rc = sqlite3_close(s->db);
-    if (rc != SQLITE_OK) {
-        snprintf(err, (size_t)errlen, "%s: close: %s", s->o.path, sqlite3_errmsg(s->db));
+    if (s->db && sqlite3_close(s->db) != SQLITE_OK) {
+        snprintf(err, (size_t)errlen, "%s: close: %s", s->path, sqlite3_errmsg(s->db));
         sqlite3_close_v2(s->db);
-        s->db = NULL;
-        return -1;
+        ret = -1;
     }
-    s->db = NULL;
-    return 0;
+    store_buf_free(&s->buf);
+    free(s);
+    return ret;
 }
+
+static void db_describe(struct store *base, struct store_desc *d, int with_stats)
+{
+    struct db_store *s = db_of(base);
+    d->page_size = s->page_size;
+    d->cache_size = s->cache_size;
+    snprintf(d->jmode, sizeof d->jmode, "%s", s->jmode);
+    if (with_stats)
+        runstats_sql_take(&d->stats, s->db);
+}
+
+const struct store_ops store_db_ops = {
+    .name = "db",
+    .open = db_open,
+    .read = db_read,
+    .update = db_update,
+    .commit = db_commit,
+    .close = db_close,
+    .describe = db_describe,
+};

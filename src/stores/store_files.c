@@ -13,30 +13,72 @@
 #include "stores/blobsum.h"
 #include "measure/coldcache.h"
 
-int store_files_open(struct store *s, char *err, int errlen)
+/* The files store's private state. */
+struct files_store {
+    struct store base;         /* first: struct store * <-> struct files_store * */
+    int tree;                  /* layout: 00/00/01 rather than 000001 */
+    int fadvise;               /* -1 leave, 0 normal, 1 random */
+    struct store_files_opts o;
+    char *pathbuf;             /* dir + "/" + name of the current key */
+    size_t pathcap, dirlen;
+    struct store_buf buf;
+};
+
+static struct files_store *files_of(struct store *s)
 {
-    s->dirlen = strlen(s->o.path);
-    s->pathcap = s->dirlen + 64;
-    s->pathbuf = malloc(s->pathcap);
-    if (!s->pathbuf) {
+    return (struct files_store *)s;
+}
+
+static int files_open(struct store **out, const struct store_opts *so, char *err, int errlen)
+{
+    struct files_store *s = calloc(1, sizeof *s);
+    size_t dirlen = strlen(so->path);
+    char *pathbuf = s ? malloc(dirlen + 64) : NULL;
+    if (!pathbuf) {
+        free(s);
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    memcpy(s->pathbuf, s->o.path, s->dirlen);
-    s->pathbuf[s->dirlen] = '/';
+    s->base.ops = &store_files_ops;
+    s->tree = so->kind == LAYOUT_TREE;
+    s->fadvise = so->fadvise;
+    s->o = so->files;
+    s->dirlen = dirlen;
+    s->pathcap = dirlen + 64;
+    s->pathbuf = pathbuf;
+    memcpy(s->pathbuf, so->path, dirlen);
+    s->pathbuf[dirlen] = '/';
+    *out = &s->base;
     return 0;
 }
 
-static const char *name_of(struct store *s, int64_t key)
+static const char *name_of(struct files_store *s, int64_t key)
 {
-    if (layout_relname(s->pathbuf + s->dirlen + 1, s->pathcap - s->dirlen - 1,
-                       s->o.kind == LAYOUT_TREE, key) < 0)
+    if (layout_relname(s->pathbuf + s->dirlen + 1, s->pathcap - s->dirlen - 1, s->tree, key) < 0)
         return NULL;
     return s->pathbuf;
 }
 
-int store_files_read(struct store *s, int64_t key, const void **data, int64_t *n, char *err, int errlen)
+/* The size of the regular file open as f. 0, or -1 with the reason. */
+static int regular_size(FILE *f, const char *p, int64_t *len, char *err, int errlen)
 {
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(err, (size_t)errlen, "%s: %s", p, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, (size_t)errlen, "%s: not a regular file", p);
+        return -1;
+    }
+    *len = st.st_size;
+    return 0;
+}
+
+static int files_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
+                      int errlen)
+{
+    struct files_store *s = files_of(base);
     *n = 0;
     const char *p = name_of(s, key);
     if (!p)
@@ -48,26 +90,23 @@ int store_files_read(struct store *s, int64_t key, const void **data, int64_t *n
         snprintf(err, (size_t)errlen, "%s: %s", p, strerror(errno));
         return -1;
     }
-    if (s->o.fadvise >= 0)
-        coldcache_advise_fd(fileno(f), s->o.fadvise);
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, (size_t)errlen, "%s: %s", p, S_ISREG(st.st_mode) ? strerror(errno)
-                                                                       : "not a regular file");
+    if (s->fadvise >= 0)
+        coldcache_advise_fd(fileno(f), s->fadvise);
+    int64_t len;
+    if (regular_size(f, p, &len, err, errlen) != 0) {
         fclose(f);
         return -1;
     }
-    int64_t len = st.st_size;
     if (len == 0) {
         fclose(f);
         return 0;
     }
-    if (store_reserve(s, len) != 0) {
+    if (store_buf_reserve(&s->buf, len) != 0) {
         fclose(f);
         snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte file", len);
         return -1;
     }
-    size_t got = fread(s->buf, 1, (size_t)len, f);
+    size_t got = fread(s->buf.p, 1, (size_t)len, f);
     int rerr = ferror(f) ? errno : 0;
     fclose(f);
     if (got != (size_t)len) {
@@ -75,13 +114,37 @@ int store_files_read(struct store *s, int64_t key, const void **data, int64_t *n
                  rerr ? ": " : "", rerr ? strerror(rerr) : "");
         return -1;
     }
-    *data = s->buf;
+    *data = s->buf.p;
     *n = len;
     return 1;
 }
 
-int store_files_update(struct store *s, int64_t key, rng_t *r, int64_t *n, char *err, int errlen)
+/* Write s->buf[0..len) over p. 0, or an errno value; *stage says whether
+ * the open ("") or the write ("write: ") failed. */
+static int write_whole(struct files_store *s, const char *p, int64_t len, const char **stage)
 {
+    *stage = "";
+    FILE *f = fopen(p, "wb");
+    if (!f)
+        return errno;
+    *stage = "write: ";
+    if (s->fadvise >= 0)
+        coldcache_advise_fd(fileno(f), s->fadvise);
+    size_t put = fwrite(s->buf.p, 1, (size_t)len, f);
+    int werr = put != (size_t)len ? errno : 0;
+    if (!werr && fflush(f) != 0)
+        werr = errno;
+    if (!werr && s->o.fsync && fsync(fileno(f)) != 0)
+        werr = errno;
+    if (fclose(f) != 0 && !werr)
+        werr = errno;
+    return werr;
+}
+
+static int files_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err,
+                        int errlen)
+{
+    struct files_store *s = files_of(base);
     *n = 0;
     const char *p = name_of(s, key);
     if (!p)
@@ -96,39 +159,54 @@ int store_files_update(struct store *s, int64_t key, rng_t *r, int64_t *n, char 
     int64_t len = st.st_size;
     if (len == 0)
         return 0;
-    if (store_reserve(s, len) != 0) {
+    if (store_buf_reserve(&s->buf, len) != 0) {
         snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte file", len);
         return -1;
     }
-    rng_fill(r, s->buf, (size_t)len);
-    blobsum_seal(s->buf, (size_t)len);
-    FILE *f = fopen(p, "wb");
-    if (!f) {
-        snprintf(err, (size_t)errlen, "%s: %s", p, strerror(errno));
-        return -1;
-    }
-    if (s->o.fadvise >= 0)
-        coldcache_advise_fd(fileno(f), s->o.fadvise);
-    size_t put = fwrite(s->buf, 1, (size_t)len, f);
-    int werr = put != (size_t)len ? errno : 0;
-    if (!werr && fflush(f) != 0)
-        werr = errno;
-    if (!werr && s->o.fsync && fsync(fileno(f)) != 0)
-        werr = errno;
-    if (fclose(f) != 0 && !werr)
-        werr = errno;
+    rng_fill(r, s->buf.p, (size_t)len);
+    blobsum_seal(s->buf.p, (size_t)len);
+    const char *stage;
+    int werr = write_whole(s, p, len, &stage);
     if (werr) {
-        snprintf(err, (size_t)errlen, "%s: write: %s", p, strerror(werr));
+        snprintf(err, (size_t)errlen, "%s: %s%s", p, stage, strerror(werr));
         return -1;
     }
     *n = len;
     return 1;
 }
 
-int store_files_close(struct store *s, char *err, int errlen)
+static int files_commit(struct store *base, char *err, int errlen)
 {
-    (void)s;
+    (void)base;
     (void)err;
     (void)errlen;
+    return 0;   /* every write is complete when update returns */
+}
+
+static int files_close(struct store *base, char *err, int errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct files_store *s = files_of(base);
+    store_buf_free(&s->buf);
+    free(s->pathbuf);
+    free(s);
     return 0;
 }
+
+static void files_describe(struct store *base, struct store_desc *d, int with_stats)
+{
+    (void)base;
+    (void)d;
+    (void)with_stats;   /* no page size, cache or journal: all left zero */
+}
+
+const struct store_ops store_files_ops = {
+    .name = "files",
+    .open = files_open,
+    .read = files_read,
+    .update = files_update,
+    .commit = files_commit,
+    .close = files_close,
+    .describe = files_describe,
+};

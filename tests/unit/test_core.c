@@ -174,8 +174,8 @@ static void test_store_kinds(void **state)
     char err[512];
     for (int i = 0; i < 3; i++) {
         for (int api = 0; api < 2; api++) {
-            struct store_opts so = {.path = paths[i], .kind = kinds[i], .blob_api = api,
-                                    .cache_size = 100, .fadvise = -1};
+            struct store_opts so = {.path = paths[i], .kind = kinds[i], .fadvise = -1,
+                                    .db = {.blob_api = api, .cache_size = 100}};
             struct store *s;
             assert_int_equal(store_open(&s, &so, err, sizeof err), 0);
             const void *d;
