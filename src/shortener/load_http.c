@@ -73,7 +73,7 @@ int load_url_parse(const char *url, struct load_url *u, char *err, size_t errcap
         say(err, errcap, "invalid port");
         return -1;
     }
-    if (*rest == '?' || *rest == '#') {
+    if (strpbrk(rest, "?#")) {
         say(err, errcap, "a query or fragment in the base URL is not supported");
         return -1;
     }
