@@ -7,7 +7,7 @@ SCALE   ?= full
 # posix_fadvise, mincore and friends, which strict C11 hides.
 CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -MMD -MP
 OPT         = -O2 -g
-LIBS        = -lhiredis -lmicrohttpd -lcurl -lcjson -lpthread -lm
+LIBS        = -lhiredis -lmicrohttpd -lhttp_parser -lcjson -lpthread -lm
 
 # SQLite compile-time options (see README "SQLite build"):
 #  THREADSAFE=1         concurrent readers and the service use one

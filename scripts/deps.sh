@@ -7,7 +7,7 @@
 set -euo pipefail
 
 PKGS=(build-essential clang libclang-rt-14-dev pkg-config
-      libhiredis-dev libmicrohttpd-dev libcurl4-openssl-dev libcjson-dev
+      libhiredis-dev libmicrohttpd-dev libhttp-parser-dev libcjson-dev
       libcmocka-dev bats shellcheck gnuplot-nox wrk curl jq)
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 

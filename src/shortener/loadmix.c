@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 
 #define LOADKEYS_MAX_FILE (1024LL * 1024 * 1024)
 
@@ -25,22 +24,6 @@ const char *loadmix_fail_name(enum load_fail f)
         "ok", "connect", "timeout", "io", "http_status", "bad_body",
     };
     return (unsigned)f < LOAD_NFAIL ? names[f] : "?";
-}
-
-enum load_fail loadmix_transport(int curlcode)
-{
-    switch (curlcode) {
-    case CURLE_OK:
-        return LOAD_OK;
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_CONNECT:
-        return LOAD_FAIL_CONNECT;
-    case CURLE_OPERATION_TIMEDOUT:
-        return LOAD_FAIL_TIMEOUT;
-    default:
-        return LOAD_FAIL_IO;
-    }
 }
 
 static void say(char *why, size_t cap, const char *fmt, ...)

@@ -26,10 +26,6 @@ enum load_fail {
 const char *loadmix_req_name(enum load_req r);    /* "POST", "GET" */
 const char *loadmix_fail_name(enum load_fail f);  /* "connect", "timeout", ... */
 
-/* Classify a libcurl result code (CURLcode passed as int so this header
- * does not drag curl.h into tests that do not need it). CURLE_OK -> LOAD_OK. */
-enum load_fail loadmix_transport(int curlcode);
-
 /* A POST /link answer: 201 with {"short_link": "<1-64 of [A-Za-z0-9]>"}.
  * On success copies the id into id[idcap]. On failure writes a short reason
  * into why[whycap] (may be NULL). body need not be NUL-terminated. */

@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# kvtest shortener load's engine: constant-rate mode (--rate), coordinated
+# omission against a server that stalls, body checks, keep-alive
+# connections the server closes, and the --connections/--threads names.
+# Real sockets on free loopback ports: the real service, and
+# tests/lib/stall_server.py, a minimal stand-in that stalls or answers
+# wrongly on purpose. Every run lasts a few seconds at most. The only time
+# figure asserted is the one the stalls force (>= 100 ms at p99, from
+# 200 ms stalls), which a slow machine can only make larger.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load '../lib/servers'
+
+setup() {
+    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
+    SERVERS_DIR=$BATS_TEST_TMPDIR
+    DB=$BATS_TEST_TMPDIR/links.db
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    STALL_PID=
+}
+
+teardown() {
+    if [ -n "$STALL_PID" ]; then
+        kill -TERM "$STALL_PID" 2>/dev/null || true
+        wait "$STALL_PID" 2>/dev/null || true
+    fi
+    stop_all_servers
+}
+
+# start_stall_server [ARGS]: sets STALL_PORT, STALL_PID, STALL_URL.
+start_stall_server() {
+    STALL_PORT=$(free_port)
+    python3 "$BATS_TEST_DIRNAME/../lib/stall_server.py" "$STALL_PORT" --seconds 60 "$@" \
+        >"$BATS_TEST_TMPDIR/stall.log" 2>&1 3>&- &
+    STALL_PID=$!
+    STALL_URL="http://127.0.0.1:$STALL_PORT"
+    wait_for_port "$STALL_PORT" 10
+}
+
+jqo() { jq -r "$1" <<<"$output"; }
+
+# ---- coordinated omission ------------------------------------------------------
+
+@test "load --rate against a server that stalls 200 ms a second: p99 shows the stalls" {
+    start_stall_server --stall-ms 200 --every-ms 1000
+    run "$KVTEST" shortener load "$STALL_URL" --duration 2.5 --create-ratio 0.2 \
+        --connections 2 --rate 400 --json
+    assert_success
+    [ "$(jqo .result.requests_failed)" -eq 0 ]
+    [ "$(jqo .result.requests)" -gt 100 ]
+    [ "$(jqo .options.rate)" = 400 ]
+    [ "$(jqo .result.rate.target_per_s)" = 400 ]
+    [ "$(jqo .result.latency_from)" = schedule ]
+    # A fifth of the requests are due during a stall and wait up to 200 ms:
+    # measured from their scheduled time, p99 is well over 100 ms (in us).
+    # Timed from their send, only the one request per connection caught in
+    # each stall would be slow: 2 of ~400 a second, under 1%.
+    p99=$(jqo .result.by_type.all.latency.p99)
+    awk -v p="$p99" 'BEGIN { exit !(p >= 100000) }'
+}
+
+@test "closed loop against the stalling server: correct counts, stalls in the max" {
+    start_stall_server --stall-ms 200 --every-ms 1000
+    run "$KVTEST" shortener load "$STALL_URL" --duration 2.5 --create-ratio 0.2 \
+        --connections 4 --json
+    assert_success
+    req=$(jqo .result.requests)
+    [ "$req" -gt 10 ]
+    [ "$(jqo .result.requests_failed)" -eq 0 ]
+    [ "$(jqo '.result.by_type.post.requests + .result.by_type.get.requests')" -eq "$req" ]
+    [ "$(jqo .result.by_type.all.latency.count)" -eq "$req" ]
+    [ "$(jqo .result.tasks)" -eq "$req" ]
+    [ "$(jqo .result.rate)" = null ]
+    [ "$(jqo .options.rate)" = null ]
+    [ "$(jqo .result.latency_from)" = send ]
+    # the requests caught in a stall waited for it
+    awk -v m="$(jqo .result.by_type.all.latency.max)" 'BEGIN { exit !(m >= 50000) }'
+    # and the text report of the same run shape is the classic one
+    run "$KVTEST" shortener load "$STALL_URL" --tasks 8 --gets 5 --connections 4
+    assert_success
+    assert_output --partial "Total tasks: 8"
+    assert_output --partial "Successful: 8"
+    assert_output --partial "Requests: 48 (8 POST, 40 GET), 0 failed"
+    refute_output --partial "Target rate"
+}
+
+# ---- --rate: achieved vs target ---------------------------------------------------
+
+@test "load --rate against the real service: never more than scheduled, rate reported" {
+    "$KVTEST" shortener init "$DB" --links 100 --seed 3 >/dev/null
+    "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/keys"
+    start_service "$DB" --threads 2 --cache none
+    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1.5 --keys "$BATS_TEST_TMPDIR/keys" \
+        --connections 6 --rate 400
+    assert_success
+    assert_output --partial "Target rate: 400.0 requests/s, achieved "
+    assert_output --partial "from each request's scheduled send time"
+    n=$(awk '/^Requests: / {print $2}' <<<"$output")
+    # 400/s over 1.5 s is 600 slots; a sixth connection's slot at most more
+    [ "$n" -gt 0 ]
+    [ "$n" -le 606 ]
+    # paced: the last slots are due near the end of the 1.5 s, not at once
+    secs=$(awk '/^Total time: / {print $3}' <<<"$output")
+    awk -v s="$secs" 'BEGIN { exit !(s >= 1.4) }'
+    run "$KVTEST" shortener load "$SERVICE_URL" --tasks 5 --gets 3 --connections 2 --rate 50 --json
+    assert_success
+    [ "$(jqo .result.requests)" -eq 20 ]
+    [ "$(jqo .result.requests_failed)" -eq 0 ]
+    [ "$(jqo .options.rate)" = 50 ]
+    # 20 requests at 50/s cannot take less than 19 intervals of 20 ms
+    awk -v s="$(jqo .result.seconds)" 'BEGIN { exit !(s >= 0.38) }'
+}
+
+@test "load --rate says so when the target is out of reach" {
+    start_stall_server --stall-ms 0
+    run "$KVTEST" shortener load "$STALL_URL" --duration 1 --create-ratio 0.5 \
+        --connections 2 --rate 1000000 --json
+    assert_success
+    [ "$(jqo .result.rate.reached)" = false ]
+    awk -v s="$(jqo .result.rate.achieved_share)" 'BEGIN { exit !(s < 0.98) }'
+    run "$KVTEST" shortener load "$STALL_URL" --duration 0.5 --create-ratio 0.5 \
+        --connections 2 --rate 1000000
+    assert_success
+    assert_output --partial "Target rate NOT reached"
+}
+
+# ---- every answer is checked ------------------------------------------------------
+
+@test "load counts wrong bodies as bad_body failures (GET and POST)" {
+    start_stall_server --stall-ms 0 --wrong get
+    run "$KVTEST" shortener load "$STALL_URL" --tasks 6 --gets 2 --connections 3 --json
+    [ "$status" -eq 1 ]
+    [ "$(jqo .result.failures.bad_body)" -eq 6 ]
+    [ "$(jqo .result.failures.http_status)" -eq 0 ]
+    [ "$(jqo .result.by_type.post.successful)" -eq 6 ]
+    [ "$(jqo .result.failed)" -eq 6 ]
+    [[ "$(jqo '.result.errors[0]')" == "GET $STALL_URL/link/s"*": bad_body: 200 with a link other than the one created" ]]
+    kill -TERM "$STALL_PID"
+    wait "$STALL_PID" || true
+    start_stall_server --stall-ms 0 --wrong post
+    run "$KVTEST" shortener load "$STALL_URL" --duration 0.5 --create-ratio 1 --connections 2 \
+        --rate 100 --json
+    [ "$status" -eq 1 ]
+    [ "$(jqo .result.failures.bad_body)" -eq "$(jqo .result.requests)" ]
+    [ "$(jqo .result.by_type.post.successful)" -eq 0 ]
+    [[ "$(jqo '.result.errors[0]')" == *"201 with an invalid short_link"* ]]
+}
+
+@test "load reconnects when the server closes keep-alive connections" {
+    start_stall_server --stall-ms 0 --close-every 3
+    run "$KVTEST" shortener load "$STALL_URL" --tasks 10 --gets 9 --connections 3 --json
+    assert_success
+    [ "$(jqo .result.requests)" -eq 100 ]
+    [ "$(jqo .result.requests_failed)" -eq 0 ]
+}
+
+# ---- names ---------------------------------------------------------------------
+
+@test "load: --connections names the virtual users, --threads is its alias" {
+    start_stall_server --stall-ms 0
+    run "$KVTEST" shortener load "$STALL_URL" --tasks 4 --gets 1 --connections 3 --json
+    assert_success
+    [ "$(jqo .options.connections)" -eq 3 ]
+    [ "$(jqo .options.threads)" -eq 3 ]
+    run "$KVTEST" shortener load "$STALL_URL" --tasks 4 --gets 1 --threads 3 --json
+    assert_success
+    [ "$(jqo .options.connections)" -eq 3 ]
+    [ "$(jqo .options.threads)" -eq 3 ]
+    run "$KVTEST" shortener load "$STALL_URL" --tasks 4 --threads 2 --connections 3
+    [ "$status" -eq 2 ]
+    assert_output --partial "another name for --connections"
+    run "$KVTEST" shortener load "$STALL_URL" --rate 0
+    [ "$status" -eq 2 ]
+    run "$KVTEST" shortener load "https://127.0.0.1:$STALL_PORT"
+    [ "$status" -eq 2 ]
+    assert_output --partial "https is not supported"
+    run "$KVTEST" shortener load "http://127.0.0.1:99999"
+    [ "$status" -eq 2 ]
+    run "$KVTEST" shortener load --help
+    assert_success
+    for o in --connections --threads --workers --rate; do
+        assert_output --partial -- "$o"
+    done
+}
