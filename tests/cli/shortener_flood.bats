@@ -112,6 +112,36 @@ fd_count() { ls "/proc/$1/fd" | wc -l; }
     [ "$output" -le "$before" ] || fail "server holds $output descriptors, $before before the flood"
 }
 
+@test "serve --header-timeout does not cut a keep-alive connection that already sent a request" {
+    run "$KVTEST" shortener init "$DB" --links 3
+    assert_success
+    start_service "$DB" --threads 1 --header-timeout 1 --idle-timeout 30
+    # Two requests on one connection, 3 s apart: longer than the header
+    # timeout, well within the idle timeout.
+    run python3 - "$SERVICE_PORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+def ask():
+    s.sendall(b"GET /heart-beat HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while b'{"OK":true}' not in got:
+        chunk = s.recv(4096)
+        if not chunk:
+            return "closed"
+        got += chunk
+    return got.split(b"\r\n", 1)[0].decode()
+print("first", ask())
+time.sleep(3)
+try:
+    print("second", ask())
+except OSError as e:
+    print("second", e)
+PY
+    assert_success
+    assert_line "first HTTP/1.1 200 OK"
+    assert_line "second HTTP/1.1 200 OK"
+}
+
 @test "serve --header-timeout: misuse is exit 2, --help documents the limits" {
     run "$KVTEST" shortener serve "$DB" --header-timeout 0
     [ "$status" -eq 2 ]
