@@ -84,13 +84,17 @@ clean:
 # tests/fuzz/corpus, new inputs kept in build/fuzz/corpus):
 #   make fuzz [FUZZ_TIME=seconds]
 FUZZ_TIME ?= 30
+# The request handler and the store below it, no HTTP server library:
+# service.c is the handler; the libmicrohttpd glue is service_http.c.
 FUZZ_SRCS = tests/fuzz/fuzz_request.c src/shortener/request.c \
-            src/shortener/links.c src/shortener/cache.c src/shortener/service.c \
-            src/measure/rng.c src/base/cli.c src/base/units.c
+            src/shortener/linkid.c src/shortener/links.c src/shortener/urlgen.c \
+            src/shortener/cache.c src/shortener/service.c \
+            src/measure/rng.c
+FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRCS) build/sqlite3.o $(LIBS)
+	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRCS) build/sqlite3.o $(FUZZ_LIBS)
 fuzz: build/fuzz/fuzz_request
 	@mkdir -p build/fuzz/corpus
 	build/fuzz/fuzz_request -max_total_time=$(FUZZ_TIME) -max_len=70000 \

@@ -12,6 +12,7 @@
 #include <hiredis/hiredis.h>
 
 #include "measure/clock.h"
+#include "shortener/counter.h"
 
 struct cache {
     struct cache_config cfg;
@@ -21,14 +22,6 @@ struct cache {
     /* Single writer, read by cache_stats() from any thread. */
     _Atomic uint64_t hits, misses, errors, skipped, sets, connects;
 };
-
-/* Single-writer counter: a relaxed load and store, no locked instruction
- * on the hot path, still a data-race-free read for other threads. */
-static void bump(_Atomic uint64_t *v)
-{
-    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
 
 static int parse_num(const char *s, size_t n, long lo, long hi, long *out)
 {
@@ -112,7 +105,7 @@ static struct timeval ms_tv(int ms)
 
 static void drop(struct cache *c)
 {
-    bump(&c->errors);
+    counter_bump(&c->errors);
     if (c->ctx) {
         redisFree(c->ctx);
         c->ctx = NULL;
@@ -157,7 +150,7 @@ static int connect_now(struct cache *c, char *err, size_t errcap)
     /* The backoff is reset by the first answered command, not here: a hung
      * server still completes TCP handshakes from its listen backlog. */
     c->ctx = ctx;
-    bump(&c->connects);
+    counter_bump(&c->connects);
     return 0;
 }
 
@@ -167,7 +160,7 @@ static int ensure(struct cache *c)
     if (c->ctx)
         return 0;
     if (clock_now_ns() < c->next_try_ns) {
-        bump(&c->skipped);
+        counter_bump(&c->skipped);
         return -1;
     }
     if (connect_now(c, NULL, 0) != 0) {
@@ -247,16 +240,16 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
                 if (urllen)
                     *urllen = (size_t)r->len;
                 freeReplyObject(r);
-                bump(&c->hits);
+                counter_bump(&c->hits);
                 return LINKS_OK;
             }
             if (r->type == REDIS_REPLY_NIL) {
-                bump(&c->misses);
+                counter_bump(&c->misses);
                 missed = 1;
             } else {
                 /* An error reply (e.g. LOADING after a restart) or a value
                  * that cannot be ours: the connection itself is fine. */
-                bump(&c->errors);
+                counter_bump(&c->errors);
             }
             freeReplyObject(r);
         }
@@ -275,9 +268,9 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
             drop(c);
         } else {
             if (r->type == REDIS_REPLY_STATUS)
-                bump(&c->sets);
+                counter_bump(&c->sets);
             else
-                bump(&c->errors);
+                counter_bump(&c->errors);
             freeReplyObject(r);
         }
     }
@@ -287,13 +280,18 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
 void cache_stats(const struct cache *c, struct cache_stats *out)
 {
     memset(out, 0, sizeof *out);
+    cache_stats_add(c, out);
+}
+
+void cache_stats_add(const struct cache *c, struct cache_stats *sum)
+{
     if (!c)
         return;
     struct cache *m = (struct cache *)c;   /* atomic loads want non-const */
-    out->hits = atomic_load_explicit(&m->hits, memory_order_relaxed);
-    out->misses = atomic_load_explicit(&m->misses, memory_order_relaxed);
-    out->errors = atomic_load_explicit(&m->errors, memory_order_relaxed);
-    out->skipped = atomic_load_explicit(&m->skipped, memory_order_relaxed);
-    out->sets = atomic_load_explicit(&m->sets, memory_order_relaxed);
-    out->connects = atomic_load_explicit(&m->connects, memory_order_relaxed);
+    sum->hits += counter_get(&m->hits);
+    sum->misses += counter_get(&m->misses);
+    sum->errors += counter_get(&m->errors);
+    sum->skipped += counter_get(&m->skipped);
+    sum->sets += counter_get(&m->sets);
+    sum->connects += counter_get(&m->connects);
 }

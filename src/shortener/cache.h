@@ -84,5 +84,8 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
 
 /* Snapshot of the counters (zeros for NULL). */
 void cache_stats(const struct cache *c, struct cache_stats *out);
+/* Add the counters of c (NULL adds nothing) to *sum: the one place that
+ * totals several connections (the service's workers, bench's threads). */
+void cache_stats_add(const struct cache *c, struct cache_stats *sum);
 
 #endif

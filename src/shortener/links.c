@@ -12,13 +12,13 @@
 #include "sqlite3.h"
 #include "measure/clock.h"
 #include "measure/rng.h"
+#include "shortener/urlgen.h"
 
 struct links {
     sqlite3 *db;
     uint64_t busy_since_ns;   /* start of the current wait for a lock */
     sqlite3_stmt *get;
     sqlite3_stmt *put;
-    struct links_stats st;
     char err[256];
 };
 
@@ -49,15 +49,6 @@ static int fill_id(char *id, size_t n, unsigned char *pool, size_t pooln,
     }
     id[n] = '\0';
     return 0;
-}
-
-int links_new_id(char id[LINKS_ID_LEN + 1])
-{
-    unsigned char pool[32];
-    size_t pos = sizeof pool;   /* empty: first use refills */
-    int rc = fill_id(id, LINKS_ID_LEN, pool, sizeof pool, &pos);
-    memset(pool, 0, sizeof pool);
-    return rc;
 }
 
 static int exec(struct links *l, const char *sql)
@@ -208,11 +199,8 @@ void links_close(struct links *l)
 enum links_rc links_lookup(struct links *l, const char *id, size_t idlen,
                            char *url, size_t cap, size_t *urllen)
 {
-    l->st.lookups++;
-    if (idlen > LINKS_ID_MAX) {   /* cannot exist; spares SQLite the work */
-        l->st.notfound++;
+    if (idlen > LINKS_ID_MAX)   /* cannot exist; spares SQLite the work */
         return LINKS_NOTFOUND;
-    }
     sqlite3_bind_text(l->get, 1, id, (int)idlen, SQLITE_STATIC);
     int rc = sqlite3_step(l->get);
     enum links_rc out;
@@ -221,22 +209,18 @@ enum links_rc links_lookup(struct links *l, const char *id, size_t idlen,
         size_t n = (size_t)sqlite3_column_bytes(l->get, 0);
         if (!t || n >= cap) {
             snprintf(l->err, sizeof l->err, "stored URL of %zu bytes does not fit", n);
-            l->st.errors++;
             out = LINKS_ERROR;
         } else {
             memcpy(url, t, n);
             url[n] = '\0';
             if (urllen)
                 *urllen = n;
-            l->st.found++;
             out = LINKS_OK;
         }
     } else if (rc == SQLITE_DONE) {
-        l->st.notfound++;
         out = LINKS_NOTFOUND;
     } else {
         set_err(l, "lookup");
-        l->st.errors++;
         out = LINKS_ERROR;
     }
     sqlite3_reset(l->get);
@@ -255,7 +239,6 @@ static enum links_rc insert_link(struct links *l, const char *url, size_t urllen
         if (fill_id(id, LINKS_ID_LEN, pool, pooln, pos) != 0) {
             snprintf(l->err, sizeof l->err, "OS random generator failed: %s",
                      strerror(errno));
-            l->st.errors++;
             return LINKS_ERROR;
         }
         sqlite3_bind_text(l->put, 1, id, LINKS_ID_LEN, SQLITE_STATIC);
@@ -265,19 +248,15 @@ static enum links_rc insert_link(struct links *l, const char *url, size_t urllen
         sqlite3_reset(l->put);
         sqlite3_clear_bindings(l->put);
         if (rc == SQLITE_DONE) {
-            l->st.creates++;
             return LINKS_OK;
         }
         if (rc == SQLITE_CONSTRAINT_UNIQUE) {
-            l->st.collisions++;
             continue;
         }
         set_err(l, "insert");
-        l->st.errors++;
         return LINKS_ERROR;
     }
     snprintf(l->err, sizeof l->err, "no unused id after 10 tries");
-    l->st.errors++;
     return LINKS_ERROR;
 }
 
@@ -286,7 +265,6 @@ enum links_rc links_create(struct links *l, const char *url, size_t urllen,
 {
     if (urllen > LINKS_URL_MAX) {
         snprintf(l->err, sizeof l->err, "URL longer than %d bytes", LINKS_URL_MAX);
-        l->st.errors++;
         return LINKS_ERROR;
     }
     unsigned char pool[64];
@@ -304,7 +282,6 @@ int64_t links_foreach_id(struct links *l, int64_t limit,
     if (sqlite3_prepare_v2(l->db, "SELECT link_hash FROM links ORDER BY id LIMIT ?1",
                            -1, &q, NULL) != SQLITE_OK) {
         set_err(l, "list ids");
-        l->st.errors++;
         return -1;
     }
     sqlite3_bind_int64(q, 1, limit > 0 ? limit : -1);
@@ -321,7 +298,6 @@ int64_t links_foreach_id(struct links *l, int64_t limit,
     }
     if (rc != SQLITE_DONE) {
         set_err(l, "list ids");
-        l->st.errors++;
         n = -1;
     }
     sqlite3_finalize(q);
@@ -376,96 +352,9 @@ int links_ids(struct links *l, int64_t limit, char **ids, int64_t *n)
     return 0;
 }
 
-int64_t links_count(struct links *l)
-{
-    sqlite3_stmt *q = NULL;
-    int64_t n = -1;
-    if (sqlite3_prepare_v2(l->db, "SELECT count(*) FROM links", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
-        n = sqlite3_column_int64(q, 0);
-    else
-        set_err(l, "count");
-    sqlite3_finalize(q);
-    return n;
-}
-
 const char *links_errmsg(const struct links *l)
 {
     return l->err;
-}
-
-const struct links_stats *links_stats(const struct links *l)
-{
-    return &l->st;
-}
-
-/* ---- sample URLs ---------------------------------------------------- */
-
-static const char *const hosts[] = {
-    "example.com", "www.example.org", "news.example.net", "blog.example.io",
-    "shop.example.co.uk", "docs.example.dev", "api.example.com",
-    "media.example-cdn.net", "www.example-university.edu",
-    "forum.example.community", "maps.example.com", "en.example.wiki",
-    "static.assets.example.com", "tickets.example-events.org",
-    "careers.example-corp.com", "git.example.dev",
-};
-static const char *const words[] = {
-    "article", "2026", "news", "products", "category", "shoes", "running",
-    "blog", "post", "how-to-bake-sourdough-bread", "release-notes", "v2",
-    "docs", "getting-started", "users", "profile", "settings", "search",
-    "images", "gallery", "summer-sale", "index.html", "page", "story",
-    "world", "technology", "the-quick-brown-fox-jumps-over-the-lazy-dog",
-    "download", "report", "annual-report-2025.pdf", "events", "tickets",
-    "faq", "support", "kb", "a1b2c3d4", "item", "12345678", "details",
-};
-static const char *const params[] = {
-    "utm_source", "utm_medium", "utm_campaign", "ref", "id", "page", "q",
-    "lang", "session", "sort", "filter", "v",
-};
-
-static size_t append(char *buf, size_t cap, size_t n, const char *s)
-{
-    size_t k = strlen(s);
-    if (n + k >= cap)
-        k = cap - 1 - n;
-    memcpy(buf + n, s, k);
-    buf[n + k] = '\0';
-    return n + k;
-}
-
-size_t links_sample_url(uint64_t seed, uint64_t k, char *buf, size_t cap)
-{
-    rng_t r;
-    rng_seed(&r, rng_mix(seed, k));
-    /* Cap well below LINKS_URL_MAX and cap: realistic links are short,
-     * with a long tail from tracking parameters. */
-    size_t lim = cap < 600 ? cap : 600;
-    size_t n = 0;
-    buf[0] = '\0';
-    n = append(buf, lim, n, rng_below(&r, 10) < 9 ? "https://" : "http://");
-    n = append(buf, lim, n, hosts[rng_below(&r, sizeof hosts / sizeof hosts[0])]);
-    /* Path depth 0..6, skewed to 2-3 segments. */
-    uint64_t depth = rng_below(&r, 4) + rng_below(&r, 4);
-    for (uint64_t i = 0; i < depth; i++) {
-        n = append(buf, lim, n, "/");
-        n = append(buf, lim, n, words[rng_below(&r, sizeof words / sizeof words[0])]);
-    }
-    if (depth == 0)
-        n = append(buf, lim, n, "/");
-    /* A third of links carry a query string, some of them long. */
-    if (rng_below(&r, 3) == 0) {
-        uint64_t np = 1 + rng_below(&r, 3) + (rng_below(&r, 8) == 0 ? 6 : 0);
-        for (uint64_t i = 0; i < np; i++) {
-            char kv[64];
-            snprintf(kv, sizeof kv, "%s%s=%llx", i ? "&" : "?",
-                     params[rng_below(&r, sizeof params / sizeof params[0])],
-                     (unsigned long long)(rng_next(&r) >> rng_below(&r, 60)));
-            n = append(buf, lim, n, kv);
-        }
-    }
-    if (rng_below(&r, 10) == 0)
-        n = append(buf, lim, n, "#section-2");
-    return n;
 }
 
 /* ---- database creation ---------------------------------------------- */
@@ -548,7 +437,7 @@ int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
     int64_t now = (int64_t)time(NULL);
     char id[LINKS_ID_LEN + 1];
     for (int64_t k = 0; !bad && k < n; k++) {
-        size_t len = links_sample_url(seed, (uint64_t)k, url, LINKS_URL_MAX + 1);
+        size_t len = urlgen_sample(seed, (uint64_t)k, url, LINKS_URL_MAX + 1);
         if (insert_link(l, url, len, now, id, pool, sizeof pool, &pos) != LINKS_OK)
             bad = 1;
     }

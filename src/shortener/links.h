@@ -27,15 +27,6 @@ enum links_rc {
     LINKS_ERROR = -1,   /* SQLite failed; links_errmsg() says why */
 };
 
-/* Per-connection counters; plain fields, written only by the owning thread.
- * Read them from another thread only after that thread is done (the
- * service keeps its own atomic counters for /stats). */
-struct links_stats {
-    uint64_t lookups, found, notfound;
-    uint64_t creates, collisions;   /* collisions = UNIQUE retries */
-    uint64_t errors;                /* SQLite errors of any call */
-};
-
 struct links;
 
 /* Open an existing links database read-write. sqlite_cache = 1 keeps
@@ -73,28 +64,16 @@ int64_t links_foreach_id(struct links *l, int64_t limit,
  * Returns 0 or -1 (error in links_errmsg); free(*ids) when done. */
 int links_ids(struct links *l, int64_t limit, char **ids, int64_t *n);
 
-/* Number of links stored, -1 on error. */
-int64_t links_count(struct links *l);
-
 const char *links_errmsg(const struct links *l);
-const struct links_stats *links_stats(const struct links *l);
 
 /* Create a new links database at path (schema, WAL) and insert n links
- * with realistic URLs of varied length generated from seed (the URLs, not
- * the ids, are reproducible: ids always come from the CSPRNG). Refuses an
+ * with realistic URLs of varied length generated from seed by urlgen (the
+ * URLs, not the ids, are reproducible: ids always come from the CSPRNG). Refuses an
  * existing non-empty file unless force (then it, and its -wal/-shm, are
  * replaced). The database is built under a temporary name and renamed into
  * place, so a failure never leaves a half-made file at path.
  * Returns 0, or 1 (runtime) / 2 (misuse) with the reason in err. */
 int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
                     char *err, size_t errcap);
-
-/* Fill id (LINKS_ID_LEN chars + NUL) from the OS CSPRNG, unbiased over
- * [A-Za-z0-9]. 0 or -1 if the CSPRNG failed. */
-int links_new_id(char id[LINKS_ID_LEN + 1]);
-
-/* Deterministic realistic URL number k of a seed, 20..~300 bytes, written
- * NUL-terminated into buf (cap >= LINKS_URL_MAX + 1). Returns its length. */
-size_t links_sample_url(uint64_t seed, uint64_t k, char *buf, size_t cap);
 
 #endif

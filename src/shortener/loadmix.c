@@ -11,6 +11,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "shortener/linkid.h"
+
 #define LOADKEYS_MAX_FILE (1024LL * 1024 * 1024)
 
 const char *loadmix_req_name(enum load_req r)
@@ -36,17 +38,6 @@ static void say(char *why, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, cap, fmt, ap);
     va_end(ap);
-}
-
-static int id_valid(const char *s)
-{
-    size_t n = strlen(s);
-    if (n < 1 || n > 64)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isalnum((unsigned char)s[i]) || (unsigned char)s[i] > 127)
-            return 0;
-    return 1;
 }
 
 /* The string member `field` of a JSON object body, or NULL (result freed
@@ -77,7 +68,7 @@ enum load_fail loadmix_check_post(long status, const char *body, size_t len,
     } else if (!s) {
         say(why, whycap, "201 without a string \"short_link\"");
         f = LOAD_FAIL_BODY;
-    } else if (!id_valid(s)) {
+    } else if (!linkid_valid(s, strlen(s))) {
         say(why, whycap, "201 with an invalid short_link");
         f = LOAD_FAIL_BODY;
     } else if (strlen(s) >= idcap) {
@@ -182,7 +173,7 @@ int loadkeys_parse(struct loadkeys *k, char *buf, size_t len, char *err, size_t 
         if (s == t)
             continue;
         *t = '\0';   /* t <= e: the '\n', or buf[len], which the caller provides */
-        if (!id_valid(s)) {
+        if (!linkid_valid(s, strlen(s))) {
             say(err, errcap, "line %zu: not a link id (1-64 of [A-Za-z0-9])", line);
             free(k->id);
             memset(k, 0, sizeof(*k));

@@ -37,18 +37,6 @@ void request_match(const char *method, const char *path, struct request_match *m
     }
 }
 
-int request_valid_id(const char *id, size_t len)
-{
-    if (len < 1 || len > LINKS_ID_MAX)
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = id[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
-            return 0;
-    }
-    return 1;
-}
-
 /* Length of the UTF-8 sequence at s (n bytes left), 0 if malformed:
  * overlong forms, surrogates and code points above U+10FFFF are refused,
  * so what we store is exactly what cJSON will print back. */

@@ -1,6 +1,6 @@
-/* request: the pure part of the shortener's HTTP API — routing, id and URL
- * validation, parsing the create body. No I/O, no globals, so unit tests
- * and the fuzz target can call it directly. */
+/* request: the pure part of the shortener's HTTP API — routing, URL
+ * validation, parsing the create body (id validation is linkid.h). No I/O,
+ * no globals, so unit tests and the fuzz target can call it directly. */
 #ifndef KVTEST_SHORTENER_REQUEST_H
 #define KVTEST_SHORTENER_REQUEST_H
 #include <stddef.h>
@@ -29,9 +29,6 @@ struct request_match {
 /* Route method + path (path without the query string). HEAD is accepted
  * wherever GET is. */
 void request_match(const char *method, const char *path, struct request_match *m);
-
-/* 1 if id is 1..LINKS_ID_MAX characters of [A-Za-z0-9], else 0. */
-int request_valid_id(const char *id, size_t len);
 
 /* 0 if url (len bytes) is acceptable for storage: 1..LINKS_URL_MAX bytes,
  * scheme http:// or https:// (any case) followed by a non-empty host, no

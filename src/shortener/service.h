@@ -1,5 +1,6 @@
 /* service: the shortener's request handler, independent of the HTTP
- * library, plus the libmicrohttpd server around it (shortener_serve).
+ * library (service_http.h puts libmicrohttpd around it; serve.c is the
+ * "shortener serve" subcommand).
  *
  * A service owns one worker per server thread; a worker is one links
  * connection, one optional cache connection and its own counters (single
@@ -35,8 +36,10 @@ struct service *service_new(const char *dbpath, const struct service_opts *o,
                             char *err, size_t errcap);
 void service_free(struct service *s);   /* after all workers stopped */
 
-int service_workers(const struct service *s);
 struct service_worker *service_worker_at(struct service *s, int i);
+/* Hand out the next worker nobody claimed yet, NULL when all are taken:
+ * each server thread claims one and keeps it. Thread-safe. */
+struct service_worker *service_claim_worker(struct service *s);
 /* Cache of worker i (NULL without one). */
 struct cache *service_worker_cache(struct service_worker *w);
 

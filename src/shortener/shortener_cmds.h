@@ -5,7 +5,7 @@
 
 int shortener_init(int argc, char **argv);   /* init.c  */
 int shortener_keys(int argc, char **argv);   /* init.c  */
-int shortener_serve(int argc, char **argv);  /* service.c */
+int shortener_serve(int argc, char **argv);  /* serve.c */
 int shortener_bench(int argc, char **argv);  /* bench.c */
 int shortener_load(int argc, char **argv);   /* load.c  */
 

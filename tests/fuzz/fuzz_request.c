@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "shortener/linkid.h"
 #include "shortener/links.h"
 #include "shortener/request.h"
 #include "shortener/service.h"
@@ -87,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *why;
     char url[LINKS_URL_MAX + 1];
     size_t ulen;
-    (void)request_valid_id((const char *)data, size);
+    (void)linkid_valid((const char *)data, size);
     (void)request_check_url((const char *)data, size, &why);
     (void)request_parse_create((const char *)body, bodylen, url, sizeof url, &ulen, &why);
 

@@ -1,0 +1,164 @@
+/* bench_out: the text table and the JSON object of "shortener bench"
+ * (field list in bench.c's header comment). */
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/cli.h"
+#include "measure/report.h"
+#include "shortener/bench_int.h"
+
+static double median_of(const double *v, int n)
+{
+    double tmp[BENCH_MAXREPEAT];
+    memcpy(tmp, v, (size_t)n * sizeof(*v));
+    return report_median(tmp, n);
+}
+
+static double hit_ratio(const struct conf_result *r, int *valid)
+{
+    double hits = (double)(r->after.hits - r->before.hits);
+    double all = hits + (double)(r->after.misses - r->before.misses) +
+                 (double)(r->after.errors - r->before.errors) +
+                 (double)(r->after.skipped - r->before.skipped);
+    *valid = all > 0;
+    return all > 0 ? hits / all : 0.0;
+}
+
+/* Median lookups/s of the sqlite row, 0 without one. */
+static double base_rate(const struct bench *b, const int *conf, int nconf,
+                        const struct conf_result *res)
+{
+    for (int i = 0; i < nconf; i++)
+        if (conf[i] == CONF_SQLITE)
+            return median_of(res[i].rate, (int)b->o->repeat);
+    return 0;
+}
+
+static void json_options(cJSON *root, const struct bench_opts *o, const int *conf, int nconf)
+{
+    cJSON *op = cJSON_AddObjectToObject(root, "options");
+    cJSON *cl = cJSON_AddArrayToObject(op, "configs");
+    for (int i = 0; i < nconf; i++)
+        cJSON_AddItemToArray(cl, cJSON_CreateString(bench_conf_names[conf[i]]));
+    if (o->cache_url)
+        cJSON_AddStringToObject(op, "cache", o->cache_url);
+    else
+        cJSON_AddNullToObject(op, "cache");
+    cJSON_AddNumberToObject(op, "lookups", (double)o->lookups);
+    cJSON_AddNumberToObject(op, "threads", (double)o->threads);
+    cJSON_AddNumberToObject(op, "zipf", o->zipf);
+    cJSON_AddNumberToObject(op, "miss", o->miss);
+    cJSON_AddNumberToObject(op, "repeat", (double)o->repeat);
+    cJSON_AddNumberToObject(op, "warmup", (double)o->warmup);
+    cJSON_AddBoolToObject(op, "cold", o->cold);
+    cJSON_AddNumberToObject(op, "seed", (double)o->seed);
+}
+
+static void json_row(cJSON *row, const struct bench_opts *o, int conf,
+                     const struct conf_result *r, double base)
+{
+    cJSON_AddStringToObject(row, "config", bench_conf_names[conf]);
+    cJSON_AddBoolToObject(row, "sqlite_cache", bench_conf_sqlite_cache(conf));
+    cJSON_AddBoolToObject(row, "valkey", bench_conf_valkey(conf));
+    double rate = median_of(r->rate, (int)o->repeat);
+    cJSON_AddNumberToObject(row, "lookups_per_s", rate);
+    if (base > 0)
+        cJSON_AddNumberToObject(row, "ratio_to_sqlite", rate / base);
+    else
+        cJSON_AddNullToObject(row, "ratio_to_sqlite");
+    double tmp[BENCH_MAXREPEAT];
+    memcpy(tmp, r->rate, (size_t)o->repeat * sizeof(double));
+    cJSON_AddItemToObject(row, "lookups_per_s_spread", report_spread_json(tmp, (int)o->repeat));
+    cJSON *rr = cJSON_AddArrayToObject(row, "runs");
+    for (int64_t m = 0; m < o->repeat; m++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddNumberToObject(x, "seconds", r->secs[m]);
+        cJSON_AddNumberToObject(x, "lookups_per_s", r->rate[m]);
+        cJSON_AddItemToArray(rr, x);
+    }
+    cJSON_AddItemToObject(row, "latency", report_hist_json(r->h));
+    int valid;
+    double hr = hit_ratio(r, &valid);
+    if (valid)
+        cJSON_AddNumberToObject(row, "hit_ratio", hr);
+    else
+        cJSON_AddNullToObject(row, "hit_ratio");
+    if (bench_conf_valkey(conf)) {
+        cJSON *cs = cJSON_AddObjectToObject(row, "cache");
+        cJSON_AddNumberToObject(cs, "hits", (double)(r->after.hits - r->before.hits));
+        cJSON_AddNumberToObject(cs, "misses", (double)(r->after.misses - r->before.misses));
+        cJSON_AddNumberToObject(cs, "errors", (double)(r->after.errors - r->before.errors));
+        cJSON_AddNumberToObject(cs, "skipped", (double)(r->after.skipped - r->before.skipped));
+    }
+    if (o->cold) {
+        cJSON *cj = cJSON_AddObjectToObject(row, "cold");
+        cJSON_AddStringToObject(cj, "method", "posix_fadvise(POSIX_FADV_DONTNEED)");
+        double frac = r->pages > 0 ? (double)r->resident_max / (double)r->pages : 0;
+        cJSON_AddNumberToObject(cj, "resident_fraction", frac);
+        cJSON_AddBoolToObject(cj, "effective", r->cold_effective);
+    }
+    cJSON_AddNumberToObject(row, "wrong_answers", (double)r->wrong);
+    cJSON_AddNumberToObject(row, "sqlite_errors", (double)r->errors);
+}
+
+int bench_print_json(const struct bench *b, const int *conf, int nconf,
+                     const struct conf_result *res)
+{
+    cJSON *root = report_json_new(BENCH_CMD, b->o->path);
+    if (!root)
+        return -1;
+    json_options(root, b->o, conf, nconf);
+    cJSON *result = cJSON_AddObjectToObject(root, "result");
+    cJSON_AddNumberToObject(result, "links", (double)b->nids);
+    cJSON *rows = cJSON_AddArrayToObject(result, "configs");
+    double base = base_rate(b, conf, nconf, res);
+    for (int i = 0; i < nconf; i++) {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddItemToArray(rows, row);
+        json_row(row, b->o, conf[i], &res[i], base);
+    }
+    report_json_print(root);
+    return 0;
+}
+
+void bench_print_text(const struct bench *b, const int *conf, int nconf,
+                      const struct conf_result *res)
+{
+    const struct bench_opts *o = b->o;
+    int64_t T = o->threads;
+    double base = base_rate(b, conf, nconf, res);
+    printf("# %s\n", cli_cmdline());
+    printf("%s: %lld links; %lld lookups x %lld runs per configuration (+%lld warm-up), "
+           "%lld thread%s, %s ids, %.0f%% misses%s\n",
+           o->path, (long long)b->nids, (long long)o->lookups, (long long)o->repeat,
+           (long long)o->warmup, (long long)T, T == 1 ? "" : "s",
+           o->zipf > 0 ? "zipf" : "uniform", o->miss * 100, o->cold ? ", cold" : "");
+    printf("%-15s %11s %8s %8s %8s %8s %9s %9s %9s\n", "config", "lookups/s", "p50 us",
+           "p90 us", "p99 us", "p99.9 us", "max us", "hit ratio", "vs sqlite");
+    for (int i = 0; i < nconf; i++) {
+        const struct hist *h = res[i].h;
+        double rate = median_of(res[i].rate, (int)o->repeat);
+        printf("%-15s %11.0f %8.1f %8.1f %8.1f %8.1f %9.1f", bench_conf_names[conf[i]], rate,
+               hist_percentile(h, 50) / 1e3, hist_percentile(h, 90) / 1e3,
+               hist_percentile(h, 99) / 1e3, hist_percentile(h, 99.9) / 1e3,
+               hist_percentile(h, 100) / 1e3);
+        int valid;
+        double hr = hit_ratio(&res[i], &valid);
+        if (valid)
+            printf(" %9.3f", hr);
+        else
+            printf(" %9s", "-");
+        if (base > 0)
+            printf(" %9.2f\n", rate / base);
+        else
+            printf(" %9s\n", "-");
+    }
+    if (o->cold)
+        for (int i = 0; i < nconf; i++)
+            if (res[i].pages > 0 && !res[i].cold_effective)
+                cli_warn(BENCH_CMD, "%s: %lld of %lld pages stayed resident after eviction; "
+                         "these runs were not cold", bench_conf_names[conf[i]],
+                         (long long)res[i].resident_max, (long long)res[i].pages);
+}

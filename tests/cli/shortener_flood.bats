@@ -1,0 +1,153 @@
+#!/usr/bin/env bats
+# kvtest shortener serve under a connection flood: thousands of clients that
+# open a connection, send half a request line and stall must neither lock
+# out a new client (open-file limit, connection cap) nor keep their
+# descriptors (header timeout). Real service on a free loopback port, real
+# sockets from a small Python helper; bounded in count and time.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load '../lib/servers'
+
+FLOOD=2000
+
+setup() {
+    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
+    SERVERS_DIR=$BATS_TEST_TMPDIR
+    DB=$BATS_TEST_TMPDIR/links.db
+    FLOOD_PID=
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    command -v python3 >/dev/null || skip "python3 is not installed"
+}
+
+teardown() {
+    if [ -n "$FLOOD_PID" ]; then
+        kill "$FLOOD_PID" 2>/dev/null || true
+        wait "$FLOOD_PID" 2>/dev/null || true
+    fi
+    local had=${SERVICE_PID:-}
+    stop_all_servers
+    if [ -n "$had" ] && [ "${SERVICE_STATUS:-0}" -ne 0 ]; then
+        echo "service exited with status $SERVICE_STATUS:" >&2
+        cat "$SERVICE_ERR" >&2
+        return 1
+    fi
+}
+
+# flood PORT N HOLD_S: open N connections to 127.0.0.1:PORT, send half a
+# request line on each, print "opened K", then hold them HOLD_S seconds
+# (or until killed). Raises its own soft open-file limit first.
+flood() {
+    python3 - "$@" <<'PY'
+import resource, socket, sys, time
+port, n, hold = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+want = n + 64 if hard == resource.RLIM_INFINITY else min(hard, n + 64)
+if soft < want:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+socks = []
+deadline = time.monotonic() + 30
+while len(socks) < n and time.monotonic() < deadline:
+    s = socket.socket()
+    s.settimeout(2)
+    try:
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /heart-be")
+    except OSError:
+        s.close()
+        continue
+    socks.append(s)
+print("opened", len(socks), flush=True)
+time.sleep(hold)
+PY
+}
+
+fd_count() { ls "/proc/$1/fd" | wc -l; }
+
+@test "serve stays reachable under $FLOOD half-open connections and drops them after --header-timeout" {
+    local hard
+    hard=$(ulimit -H -n)
+    if [ "$hard" != unlimited ] && [ "$hard" -lt $((FLOOD + 100)) ]; then
+        skip "hard open-file limit $hard is below $((FLOOD + 100)): the flood cannot be opened"
+    fi
+    run "$KVTEST" shortener init "$DB" --links 10
+    assert_success
+    # The server starts with a small soft limit, as a login shell gives it:
+    # it must raise it itself.
+    ulimit -S -n 1024
+    start_service "$DB" --threads 2 --header-timeout 2
+    run grep -E 'limits: open files [0-9]+ \(soft limit was 1024\), connections [0-9]+, header timeout 2 s' "$SERVICE_ERR"
+    assert_success
+    run curl -s --max-time 10 "$SERVICE_URL/heart-beat"
+    assert_success
+    # Baseline once the heartbeat's connection is gone again.
+    local before i n
+    sleep 0.5
+    before=$(fd_count "$SERVICE_PID")
+
+    flood "$SERVICE_PORT" "$FLOOD" 60 >"$BATS_TEST_TMPDIR/flood.out" 3>&- &
+    FLOOD_PID=$!
+    for i in $(seq 1 600); do
+        grep -q opened "$BATS_TEST_TMPDIR/flood.out" && break
+        kill -0 "$FLOOD_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    run cat "$BATS_TEST_TMPDIR/flood.out"
+    assert_output "opened $FLOOD"
+
+    # A new client is answered at once (a correctness bound: before the fix
+    # it waited for the 30 s idle timeout).
+    run curl -s --max-time 1 -o /dev/null -w '%{http_code}' "$SERVICE_URL/heart-beat"
+    assert_success
+    assert_output 200
+
+    # The stalled connections are closed by the header timeout while the
+    # helper still holds them: the server is back to its baseline.
+    for i in $(seq 1 150); do
+        n=$(fd_count "$SERVICE_PID")
+        [ "$n" -le "$before" ] && break
+        sleep 0.1
+    done
+    run fd_count "$SERVICE_PID"
+    [ "$output" -le "$before" ] || fail "server holds $output descriptors, $before before the flood"
+}
+
+@test "serve --header-timeout does not cut a keep-alive connection that already sent a request" {
+    run "$KVTEST" shortener init "$DB" --links 3
+    assert_success
+    start_service "$DB" --threads 1 --header-timeout 1 --idle-timeout 30
+    # Two requests on one connection, 3 s apart: longer than the header
+    # timeout, well within the idle timeout.
+    run python3 - "$SERVICE_PORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+def ask():
+    s.sendall(b"GET /heart-beat HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while b'{"OK":true}' not in got:
+        chunk = s.recv(4096)
+        if not chunk:
+            return "closed"
+        got += chunk
+    return got.split(b"\r\n", 1)[0].decode()
+print("first", ask())
+time.sleep(3)
+try:
+    print("second", ask())
+except OSError as e:
+    print("second", e)
+PY
+    assert_success
+    assert_line "first HTTP/1.1 200 OK"
+    assert_line "second HTTP/1.1 200 OK"
+}
+
+@test "serve --header-timeout: misuse is exit 2, --help documents the limits" {
+    run "$KVTEST" shortener serve "$DB" --header-timeout 0
+    [ "$status" -eq 2 ]
+    assert_output --partial "header-timeout"
+    run "$KVTEST" shortener serve --help
+    assert_success
+    assert_output --partial "--header-timeout S"
+    assert_output --partial "open-file limit"
+}
