@@ -35,12 +35,6 @@
 #include "shortener/bench_int.h"
 #include "shortener/shortener_cmds.h"
 
-/* A --cold run counts as cold while at most this share of the database's
- * pages stayed resident; the same rule as kvtest run's. */
-#ifndef COLDCACHE_COLD_MAX_RESIDENT
-#define COLDCACHE_COLD_MAX_RESIDENT 0.10
-#endif
-
 #define CMD BENCH_CMD
 
 const char help_shortener_bench[] =
@@ -312,7 +306,7 @@ static void bench_collect(struct bench_state *st)
                 memcpy(r->first_problem, s->first_problem, sizeof(s->first_problem));
         }
         double frac = r->pages > 0 ? (double)r->resident_max / (double)r->pages : 0;
-        r->cold_effective = frac < COLDCACHE_COLD_MAX_RESIDENT;
+        r->cold_effective = frac <= COLDCACHE_COLD_MAX_RESIDENT;   /* run's rule */
     }
 }
 
