@@ -2,6 +2,9 @@
 # kvtest space, stat on export directories, and sweep (issue 3).
 # Small sizes only: the whole suite runs in seconds.
 
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
 setup() {
     : "${KVTEST:?KVTEST must name the binary under test}"
     D="$BATS_TEST_TMPDIR"
@@ -205,7 +208,7 @@ field() {
     pid=$!
     # Wait until the first size has started to write, then interrupt.
     for _ in $(seq 100); do
-        [ -n "$(ls "$D/mine" | grep sweep-)" ] && break
+        if [ -n "$(ls "$D/mine" | grep sweep-)" ]; then break; fi
         sleep 0.05
     done
     kill -INT "$pid"
@@ -238,11 +241,16 @@ field() {
 @test "sweep: missing parent and read-only DIR are runtime errors naming the path" {
     run "$KVTEST" sweep "$D/no/such/dir" --sizes 1k --total 10k
     [ "$status" -eq 1 ]; [[ "$output" == *"no/such/dir"* ]]
-    if [ "$(id -u)" -ne 0 ]; then
-        mkdir "$D/ro"; chmod 555 "$D/ro"
-        run "$KVTEST" sweep "$D/ro" --sizes 1k --total 10k
-        [ "$status" -eq 1 ]; [[ "$output" == *"ro"* ]]
+    mkdir "$D/ro"
+    chmod 555 "$D/ro"
+    # Root ignores permission bits; without CAP_DAC_OVERRIDE it does not.
+    local drop=()
+    if [ "$(id -u)" -eq 0 ]; then
+        drop=(setpriv --bounding-set -dac_override,-dac_read_search,-fowner)
     fi
+    run "${drop[@]}" "$KVTEST" sweep "$D/ro" --sizes 1k --total 10k
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$D/ro"* ]]
 }
 
 @test "sweep: not enough disk space is reported with the path before writing" {
