@@ -102,6 +102,9 @@ copy_layouts() {
     [ "$(head -40 "$D/r1" | awk '{print int(($1-1)/40)}' | sort -u | wc -l)" -ge 6 ]
     run "$KVTEST" run "$S/flat" --count 10 --random
     [ "${lines[0]}" = "--count 10 --max-id 400 --random" ]
+    # --start S begins the walk at the S-th key of the same permutation
+    "$KVTEST" run "$S/flat" --count 5 --random --start 3 --keys-out "$D/r4" >/dev/null
+    [ "$(cat "$D/r4")" = "$(sed -n 3,7p "$D/r1")" ]
 }
 
 @test "--zipf: skewed, hot keys spread over the range, reproducible with --seed" {
@@ -162,6 +165,32 @@ copy_layouts() {
     [ "$status" -eq 0 ]
     run "$KVTEST" run "$D/x.db" --integrity-check --count 10
     [[ "$output" == *"integrity-check: ok"* ]]
+}
+
+@test "--update rewrites the bytes: db through SQL, db through the blob API, flat, tree" {
+    copy_layouts
+    "$KVTEST" export "$D/x.db" "$D/e0" >/dev/null
+    run "$KVTEST" run "$D/x.db" --count 5 --update
+    assert_success
+    "$KVTEST" export "$D/x.db" "$D/e1" >/dev/null
+    run "$KVTEST" run "$D/x.db" --count 5 --update --blob-api
+    assert_success
+    "$KVTEST" export "$D/x.db" "$D/e2" >/dev/null
+    cp "$D/tree/00/00/05" "$D/tree5"
+    run "$KVTEST" run "$D/tree" --count 5 --update
+    assert_success
+    for k in 000001 000005; do
+        run cmp -s "$D/e0/$k" "$D/e1/$k"          # SQL update changed it
+        assert_failure 1
+        run cmp -s "$D/e1/$k" "$D/e2/$k"          # blob-API update changed it
+        assert_failure 1
+        [ "$(stat -c %s "$D/e0/$k")" -eq "$(stat -c %s "$D/e2/$k")" ]
+    done
+    cmp "$D/e0/000006" "$D/e2/000006"             # beyond --count: untouched
+    run cmp -s "$D/tree5" "$D/tree/00/00/05"
+    assert_failure 1
+    run "$KVTEST" run "$D/x.db" --count 400 --verify
+    assert_success
 }
 
 @test "--fsync, --multitrans, --nocheckpoint with WAL" {
