@@ -34,6 +34,7 @@ trap 'echo "mutants.sh: terminated" >&2; exit 143' TERM
 (cd "$ROOT" && { git ls-files -co --exclude-standard; echo build; [ -e kvtest ] && echo kvtest; } |
     tar -cf - --exclude=build/fuzz -T -) | tar -C "$SCR" -xf - || { echo "mutants.sh: copy failed" >&2; exit 1; }
 cd "$SCR" || exit 1
+cp "$LIST" "$SCR/mutants.list"   # read from a copy: the list may be edited meanwhile
 UNITS=$(for t in tests/unit/test_*.c; do t=${t##*/}; printf 'build/asan/tests/%s ' "${t%.c}"; done)
 build() {
     # shellcheck disable=SC2086  # UNITS is a list of targets
@@ -125,7 +126,7 @@ while IFS= read -r line || [ -n "$line" ]; do
         SURVIVED) survivors+=("$label"); echo "[$n] SURVIVED $label (suites: $suites)" ;;
         BROKEN) broken+=("$label"); echo "[$n] BROKEN   $label $by" ;;
     esac
-done <"$LIST"
+done <"$SCR/mutants.list"
 
 echo "killed $killed of $n"
 for s in "${survivors[@]}"; do echo "survived: $s"; done
