@@ -29,7 +29,7 @@ TESTS := $(patsubst tests/unit/%.c,build/asan/tests/%,$(wildcard tests/unit/test
 REL_OBJS  := $(patsubst %.c,build/rel/%.o,$(SRCS))
 ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS))
 
-.PHONY: all test bench install clean deps asan unit fuzz
+.PHONY: all test bench install clean deps asan unit fuzz mutants
 all: kvtest
 
 # The amalgamation takes about a minute: compiled once, shared by every build.
@@ -66,6 +66,12 @@ deps:
 test: deps
 	$(MAKE) kvtest build/asan/kvtest $(TESTS)
 	KVTEST=build/asan/kvtest KVTEST_REL=./kvtest bash tests/run.sh $(TESTS)
+
+# Deliberate faults (scripts/mutants.txt), each applied to a scratch copy
+# of the tree: every one must make a suite fail. Slow; not part of test.
+mutants: deps
+	$(MAKE) kvtest build/asan/kvtest $(TESTS)
+	bash scripts/mutants.sh scripts/mutants.txt
 
 bench: deps
 	$(MAKE) kvtest

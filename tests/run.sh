@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run every test suite and end with one line "N passed, N failed".
+# Run every test suite and end with one line "N passed, N failed, N skipped".
 #   tests/run.sh [UNIT_TEST_BINARY ...]
 # Environment: KVTEST = binary under test for command-line suites
 # (make test passes the AddressSanitizer + UBSan build).
@@ -16,37 +16,56 @@ skipped=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-# cmocka unit tests: "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)".
+# count NAME RC PLAN P F S: add one suite's figures to the totals. A suite
+# that exits non-zero, prints no plan, or reports fewer tests than it
+# planned fails, whatever its own pass/fail lines say: the tests it never
+# ran count as failed (at least one).
+count() {
+    local name=$1 rc=$2 plan=$3 p=$4 f=$5 s=$6 why=""
+    if [ -z "$plan" ]; then
+        why="no plan (the suite died before it started)"
+        [ "$f" -gt 0 ] || f=1
+    elif [ $((p + f + s)) -lt "$plan" ]; then
+        why="ran $((p + f + s)) of $plan planned tests"
+        f=$((plan - p - s))
+    fi
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        why="exited with status $rc"   # e.g. a sanitizer report at exit
+        f=1
+    fi
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    echo "$name: $p passed, $f failed, $s skipped${why:+ ($why)}"
+    [ "$f" -eq 0 ]
+}
+
+# cmocka unit tests: "[==========] Running N test(s)." is the plan, then
+# "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)..." / "[  SKIPPED ] N test(s)...".
 for t in "$@"; do
     name=$(basename "$t")
-    "$t" >"$log/$name.out" 2>&1
+    out="$log/$name.out"
+    "$t" >"$out" 2>&1
     rc=$?
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log/$name.out" | tail -n1)
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log/$name.out" | tail -n1)
-    p=${p:-0}; f=${f:-0}
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-        f=1   # crashed or sanitizer abort: count the binary as one failure
-    fi
-    passed=$((passed + p)); failed=$((failed + f))
-    echo "unit $name: $p passed, $f failed"
-    [ "$f" -eq 0 ] || cat "$log/$name.out"
+    plan=$(sed -n 's/^\[==========\] Running \([0-9][0-9]*\) test.*/\1/p' "$out" | head -n1)
+    p=$(sed -n 's/.*\[  PASSED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
+    f=$(sed -n 's/.*\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
+    s=$(sed -n 's/.*\[  SKIPPED \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
+    count "unit $name" "$rc" "$plan" "${p:-0}" "${f:-0}" "${s:-0}" || cat "$out"
+    # a skipped unit test prints its reason as "skip: ..." before skip()
+    sed -n "s/^skip: /  $name skipped: /p" "$out"
 done
 
-# Command-line and integration suites (bats, TAP output).
+# Command-line and integration suites (bats, TAP output: "1..N" is the plan).
 for b in tests/cli/*.bats; do
     [ -e "$b" ] || continue
     name=$(basename "$b" .bats)
-    bats --tap "$b" >"$log/$name.tap" 2>&1
-    p=$(grep '^ok ' "$log/$name.tap" | grep -vc '# skip')
-    s=$(grep '^ok ' "$log/$name.tap" | grep -c '# skip')
-    f=$(grep -c '^not ok ' "$log/$name.tap")
-    plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log/$name.tap" | head -n1)
-    if [ -n "$plan" ] && [ $((p + s + f)) -lt "$plan" ]; then
-        f=$((plan - p - s))   # suite aborted part-way: the rest count as failed
-    fi
-    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-    echo "cli $name: $p passed, $f failed, $s skipped"
-    [ "$f" -eq 0 ] || grep -v '^ok ' "$log/$name.tap"
+    tap="$log/$name.tap"
+    bats --tap "$b" >"$tap" 2>&1
+    rc=$?
+    plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$tap" | head -n1)
+    p=$(grep '^ok ' "$tap" | grep -vc '# skip')
+    s=$(grep '^ok ' "$tap" | grep -c '# skip')
+    f=$(grep -c '^not ok ' "$tap")
+    count "cli $name" "$rc" "$plan" "$p" "$f" "$s" || grep -v '^ok ' "$tap"
 done
 
 # Every shell script passes shellcheck.

@@ -2,6 +2,9 @@
 # kvtest space, stat on export directories, and sweep (issue 3).
 # Small sizes only: the whole suite runs in seconds.
 
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
 setup() {
     : "${KVTEST:?KVTEST must name the binary under test}"
     D="$BATS_TEST_TMPDIR"
@@ -205,7 +208,7 @@ field() {
     pid=$!
     # Wait until the first size has started to write, then interrupt.
     for _ in $(seq 100); do
-        [ -n "$(ls "$D/mine" | grep sweep-)" ] && break
+        if [ -n "$(ls "$D/mine" | grep sweep-)" ]; then break; fi
         sleep 0.05
     done
     kill -INT "$pid"
@@ -238,11 +241,16 @@ field() {
 @test "sweep: missing parent and read-only DIR are runtime errors naming the path" {
     run "$KVTEST" sweep "$D/no/such/dir" --sizes 1k --total 10k
     [ "$status" -eq 1 ]; [[ "$output" == *"no/such/dir"* ]]
-    if [ "$(id -u)" -ne 0 ]; then
-        mkdir "$D/ro"; chmod 555 "$D/ro"
-        run "$KVTEST" sweep "$D/ro" --sizes 1k --total 10k
-        [ "$status" -eq 1 ]; [[ "$output" == *"ro"* ]]
+    mkdir "$D/ro"
+    chmod 555 "$D/ro"
+    # Root ignores permission bits; without CAP_DAC_OVERRIDE it does not.
+    local drop=()
+    if [ "$(id -u)" -eq 0 ]; then
+        drop=(setpriv --bounding-set -dac_override,-dac_read_search,-fowner)
     fi
+    run "${drop[@]}" "$KVTEST" sweep "$D/ro" --sizes 1k --total 10k
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$D/ro"* ]]
 }
 
 @test "sweep: not enough disk space is reported with the path before writing" {
@@ -258,4 +266,25 @@ field() {
     run "$KVTEST" help sweep
     [ "$status" -eq 0 ]; [[ "$output" == "Usage: kvtest sweep DIR"* ]]
     [[ "$output" == *"--keep"* && "$output" == *"--force"* && "$output" == *"Crossover"* ]]
+}
+
+# ---- the CI performance check's comparison ----------------------------------
+
+@test "ci-perf: a ratio outside the baseline's tolerance fails, either way; inside passes" {
+    kv=${KVTEST_REL:-$KVTEST}
+    ci=$BATS_TEST_DIRNAME/../../scripts/ci-perf.sh
+    # read_sql_over_blob is about 1 here: 1000 and 0.001 are far outside
+    # x0.71..x1.4 of it, and 1 with tolerance 100 cannot fail on noise.
+    for v in 1000 0.001; do
+        printf '{"metrics":{"read_sql_over_blob":{"value":%s,"tolerance":1.4}}}\n' "$v" >"$D/b.json"
+        run env TMPDIR="$D" bash "$ci" --rounds 1 --no-shortener --kvtest "$kv" --baseline "$D/b.json"
+        [ "$status" -eq 1 ]
+        assert_output --regexp 'read_sql_over_blob +[0-9.e-]+ +[0-9.]+ .* FAIL'
+        assert_output --partial 'PERFORMANCE REGRESSION'
+    done
+    printf '{"metrics":{"read_sql_over_blob":{"value":1,"tolerance":100}}}\n' >"$D/b.json"
+    run env TMPDIR="$D" bash "$ci" --rounds 1 --no-shortener --kvtest "$kv" --baseline "$D/b.json"
+    assert_success
+    assert_output --regexp 'read_sql_over_blob +1 +[0-9.]+ .* ok'
+    assert_output --partial 'all ratios within tolerance'
 }

@@ -4,6 +4,8 @@
 # features beyond upstream (repeat, cold, threads, zipf, verify, JSON).
 
 bats_require_minimum_version 1.5.0
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
 
 setup_file() {
     : "${KVTEST:?KVTEST must name the binary under test}"
@@ -92,12 +94,17 @@ copy_layouts() {
     [ "$(sort -n "$D/r1" | head -1)" -eq 1 ]
     [ "$(sort -n "$D/r1" | tail -1)" -eq 400 ]
     cmp "$D/r1" "$D/r2"
-    ! cmp -s "$D/r1" "$D/r3"
-    ! seq 1 400 | cmp -s - "$D/r1"                        # not ascending
+    run cmp -s "$D/r1" "$D/r3"                            # another seed, other keys
+    assert_failure 1
+    run cmp -s <(seq 1 400) "$D/r1"                       # not ascending
+    assert_failure 1
     # keys spread: the first 40 draws are not bunched in one tenth of the range
     [ "$(head -40 "$D/r1" | awk '{print int(($1-1)/40)}' | sort -u | wc -l)" -ge 6 ]
     run "$KVTEST" run "$S/flat" --count 10 --random
     [ "${lines[0]}" = "--count 10 --max-id 400 --random" ]
+    # --start S begins the walk at the S-th key of the same permutation
+    "$KVTEST" run "$S/flat" --count 5 --random --start 3 --keys-out "$D/r4" >/dev/null
+    [ "$(cat "$D/r4")" = "$(sed -n 3,7p "$D/r1")" ]
 }
 
 @test "--zipf: skewed, hot keys spread over the range, reproducible with --seed" {
@@ -105,7 +112,8 @@ copy_layouts() {
     "$KVTEST" run "$S/x.db" --count 2000 --zipf 1.2 --keys-out "$D/z2" >/dev/null
     "$KVTEST" run "$S/x.db" --count 2000 --zipf 1.2 --seed 5 --keys-out "$D/z3" >/dev/null
     cmp "$D/z1" "$D/z2"
-    ! cmp -s "$D/z1" "$D/z3"
+    run cmp -s "$D/z1" "$D/z3"                            # another seed, other keys
+    assert_failure 1
     top=$(sort -n "$D/z1" | uniq -c | sort -rn | head -1 | awk '{print $1}')
     [ "$top" -gt 200 ]                                     # the hottest key: >10%
     hot=$(sort -n "$D/z1" | uniq -c | sort -rn | head -5 | awk '{print $2}')
@@ -148,7 +156,8 @@ copy_layouts() {
             [[ "$output" == *"Verify: ok, 30 blobs checked (read back after the update)"* ]]
         done
     done
-    ! cmp -s "$D/before" "$D/flat/000003"
+    run cmp -s "$D/before" "$D/flat/000003"               # the update changed the bytes
+    assert_failure 1
     [ "$(stat -c %s "$D/before")" = "$(stat -c %s "$D/flat/000003")" ]
     run "$KVTEST" run "$D/x.db" --count 400 --verify
     [ "$status" -eq 0 ]
@@ -156,6 +165,32 @@ copy_layouts() {
     [ "$status" -eq 0 ]
     run "$KVTEST" run "$D/x.db" --integrity-check --count 10
     [[ "$output" == *"integrity-check: ok"* ]]
+}
+
+@test "--update rewrites the bytes: db through SQL, db through the blob API, flat, tree" {
+    copy_layouts
+    "$KVTEST" export "$D/x.db" "$D/e0" >/dev/null
+    run "$KVTEST" run "$D/x.db" --count 5 --update
+    assert_success
+    "$KVTEST" export "$D/x.db" "$D/e1" >/dev/null
+    run "$KVTEST" run "$D/x.db" --count 5 --update --blob-api
+    assert_success
+    "$KVTEST" export "$D/x.db" "$D/e2" >/dev/null
+    cp "$D/tree/00/00/05" "$D/tree5"
+    run "$KVTEST" run "$D/tree" --count 5 --update
+    assert_success
+    for k in 000001 000005; do
+        run cmp -s "$D/e0/$k" "$D/e1/$k"          # SQL update changed it
+        assert_failure 1
+        run cmp -s "$D/e1/$k" "$D/e2/$k"          # blob-API update changed it
+        assert_failure 1
+        [ "$(stat -c %s "$D/e0/$k")" -eq "$(stat -c %s "$D/e2/$k")" ]
+    done
+    cmp "$D/e0/000006" "$D/e2/000006"             # beyond --count: untouched
+    run cmp -s "$D/tree5" "$D/tree/00/00/05"
+    assert_failure 1
+    run "$KVTEST" run "$D/x.db" --count 400 --verify
+    assert_success
 }
 
 @test "--fsync, --multitrans, --nocheckpoint with WAL" {

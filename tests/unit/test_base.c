@@ -240,10 +240,10 @@ static void test_order_random_is_permutation(void **state)
     }
     /* Same seed, same sequence; another seed or stream, another one. */
     struct order a, b, c, d;
-    order_init(&a, ORDER_RANDOM, 100000, 0, 1, 0, 0);
-    order_init(&b, ORDER_RANDOM, 100000, 0, 1, 0, 0);
-    order_init(&c, ORDER_RANDOM, 100000, 0, 2, 0, 0);
-    order_init(&d, ORDER_RANDOM, 100000, 0, 1, 1, 0);
+    assert_int_equal(order_init(&a, ORDER_RANDOM, 100000, 0, 1, 0, 0), 0);
+    assert_int_equal(order_init(&b, ORDER_RANDOM, 100000, 0, 1, 0, 0), 0);
+    assert_int_equal(order_init(&c, ORDER_RANDOM, 100000, 0, 2, 0, 0), 0);
+    assert_int_equal(order_init(&d, ORDER_RANDOM, 100000, 0, 1, 1, 0), 0);
     int diff_c = 0, diff_d = 0;
     for (int i = 0; i < 1000; i++) {
         int64_t x = order_next(&a);
@@ -254,7 +254,7 @@ static void test_order_random_is_permutation(void **state)
     assert_true(diff_c > 990 && diff_d > 990);
     /* Spread: the first 10% of draws hit every tenth of the key range. */
     struct order e;
-    order_init(&e, ORDER_RANDOM, 100000, 0, 3, 0, 0);
+    assert_int_equal(order_init(&e, ORDER_RANDOM, 100000, 0, 3, 0, 0), 0);
     int deciles[10] = {0};
     for (int i = 0; i < 10000; i++)
         deciles[(order_next(&e) - 1) / 10000]++;
