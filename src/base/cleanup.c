@@ -27,7 +27,7 @@
 struct entry {
     int used;
     char *path;               /* a file or a directory, or NULL for fn */
-    void (*fn)(void *arg);
+    void (*fn)(void *arg, char *msg, size_t cap);
     void *arg;
 };
 
@@ -120,7 +120,7 @@ static void remove_all(char *msg, size_t cap)
     }
     for (int i = 0; i < CLEANUP_MAX; i++)
         if (g.e[i].used && g.e[i].fn)
-            g.e[i].fn(g.e[i].arg);
+            g.e[i].fn(g.e[i].arg, msg, cap);
 }
 
 static void *watch_main(void *arg)
@@ -203,7 +203,7 @@ void cleanup_end(void)
     }
 }
 
-static int add(const char *path, void (*fn)(void *), void *arg)
+static int add(const char *path, void (*fn)(void *, char *, size_t), void *arg)
 {
     pthread_mutex_lock(&g.reg);
     int h = -1;
@@ -225,7 +225,7 @@ int cleanup_add_path(const char *path)
     return add(path, NULL, NULL);
 }
 
-int cleanup_add_fn(void (*fn)(void *arg), void *arg)
+int cleanup_add_fn(void (*fn)(void *arg, char *msg, size_t cap), void *arg)
 {
     return add(NULL, fn, arg);
 }

@@ -13,6 +13,7 @@
  * it runs. */
 #ifndef KVTEST_CLEANUP_H
 #define KVTEST_CLEANUP_H
+#include <stddef.h>
 
 /* Start watching (or nest). cmd names the command in the interrupt line.
  * Call before creating any thread. Returns 0, or -1 if no watcher could be
@@ -26,8 +27,11 @@ void cleanup_end(void);
  * process created. Returns a handle >= 0, or -1 if the table is full. */
 int cleanup_add_path(const char *path);
 /* Register a function run by the watcher (after the paths are removed) for
- * what only the caller knows how to remove. Returns a handle or -1. */
-int cleanup_add_fn(void (*fn)(void *arg), void *arg);
+ * what only the caller knows how to remove; it may replace msg (the end of
+ * the interrupt line) with what it could not remove. It runs inside the
+ * critical section, so state the caller changes under cleanup_lock() is
+ * consistent. Returns a handle or -1. */
+int cleanup_add_fn(void (*fn)(void *arg, char *msg, size_t cap), void *arg);
 /* The path now holds a finished result (or the function is no longer
  * needed): forget it without removing anything. h < 0 is ignored. */
 void cleanup_drop(int h);
