@@ -9,9 +9,9 @@
  *     remove the old one -- DIR ends with the new export only;
  *   - DIR with other content (--force): move each new file into DIR,
  *     replacing files with blob names, leaving everything else.
- * When a sibling cannot be used (DIR is a symlink or a mount point, or its
- * parent is not writable) the build goes inside DIR, .kvtest-tmp-XXXXXX,
- * and is moved in as in the last case. The build directory is registered
+ * When a sibling cannot be used (DIR is a symlink, a mount point, "." or
+ * "..", or its parent is not writable) the build goes inside DIR,
+ * .kvtest-tmp-XXXXXX, and is moved in as in the last case. The build directory is registered
  * with cleanup, and both renames and the move run in a cleanup critical
  * section, so a signal removes what is temporary and never splits them. */
 #include <dirent.h>
@@ -62,6 +62,9 @@ static int check_existing(struct export_stage *s, const struct export_opts *o,
  * read-only for us. */
 static int sibling_ok(const char *dir)
 {
+    const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return 0;   /* "/", "." and ".." cannot be renamed */
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", dir);
     char *sl = strrchr(parent, '/');
@@ -115,6 +118,9 @@ int export_stage_open(struct export_stage *s, const struct export_opts *o, const
             return bad;
     } else if (errno != ENOENT) {
         return cli_fail(cmd, "%s: %s", o->dir, strerror(errno));
+    } else if (lstat(s->dir, &st) == 0) {
+        /* A dangling symlink: renaming onto it would replace the link. */
+        return cli_fail(cmd, "cannot create %s: %s", o->dir, strerror(EEXIST));
     }
     const char *fmt = "%s.kvtest-tmp-XXXXXX";
     if (s->how != EXPORT_RENAME && !sibling_ok(s->dir)) {
