@@ -70,7 +70,6 @@ static const struct command commands[] = {
 
 static const struct command *find_command(const char *name)
 {
-    /* Accept -name too: SQLite's kvtest users sometimes type options style. */
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(commands[i].name, name) == 0)
             return &commands[i];

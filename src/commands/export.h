@@ -15,8 +15,10 @@ struct export_opts {
 
 void export_defaults(struct export_opts *o);
 
-/* Returns 0, 1 (runtime failure, one line printed) or 2 (misuse). A file
- * that could not be written completely is removed before returning 1. */
+/* Returns 0, 1 (runtime failure, one line printed) or 2 (misuse). The
+ * export is built aside and put in DIR's place only when complete: on a
+ * failure, Ctrl-C or SIGTERM, DIR is left as it was and nothing temporary
+ * remains. */
 int export_write(const struct export_opts *o, const char *cmd);
 
 #endif

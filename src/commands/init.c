@@ -8,11 +8,12 @@
  * SQLite's ChaCha20 randomness), is generated in a second thread while the
  * first one inserts, and the database is built in a temporary file with no
  * journal and no syncs until the end -- safe because the file only gets
- * its real name (rename) once it is complete and fsynced. */
+ * its real name (rename) once it is complete and fsynced. The temporary
+ * file is registered with cleanup, so a failure, Ctrl-C or SIGTERM removes
+ * it (base/cleanup.h). The inserting loop is in init_fill.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,13 @@
 #include "measure/clock.h"
 #include "commands/commands.h"
 #include "stores/layout.h"
-#include "measure/progress.h"
 #include "measure/report.h"
 #include "measure/rng.h"
 #include "sqlite3.h"
 #include "stores/store.h"
 #include "base/units.h"
+#include "base/cleanup.h"
+#include "commands/init_int.h"
 #include "stores/wbuf.h"
 
 /* SQLite's default SQLITE_MAX_LENGTH: no blob may be longer. */
@@ -92,85 +94,14 @@ void init_blob_fill(const struct init_opts *o, int64_t k, unsigned char *buf, in
     blobsum_seal(buf, (size_t)n);
 }
 
-/* --- producer: blobs generated ahead of the inserting thread ----------- */
-
-#define RING 32   /* slots; 32 x (size+variance) bytes of memory */
-
-struct ring {
-    const struct init_opts *o;
-    unsigned char *slot[RING];
-    int64_t len[RING];
-    int64_t produced, consumed;   /* keys 1..produced are ready */
-    int64_t consumer_need;        /* consumer sleeps until produced >= this */
-    int producer_waits, consumer_waits;
-    int stop;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-};
-
-/* Each side sleeps until the other is half a ring ahead and is woken only
- * then, so a balanced pair does not pay a futex call per blob. */
-static void *producer(void *arg)
-{
-    struct ring *g = arg;
-    for (int64_t k = 1; k <= g->o->count; k++) {
-        pthread_mutex_lock(&g->mu);
-        if (!g->stop && g->produced - g->consumed >= RING) {
-            g->producer_waits = 1;
-            while (!g->stop && g->produced - g->consumed > RING / 2)
-                pthread_cond_wait(&g->cv, &g->mu);
-            g->producer_waits = 0;
-        }
-        int stop = g->stop;
-        pthread_mutex_unlock(&g->mu);
-        if (stop)
-            break;
-        int i = (int)(k % RING);
-        int64_t n = init_blob_size(g->o, k);
-        init_blob_fill(g->o, k, g->slot[i], n);
-        g->len[i] = n;
-        pthread_mutex_lock(&g->mu);
-        g->produced = k;
-        if (g->consumer_waits && k >= g->consumer_need)
-            pthread_cond_broadcast(&g->cv);
-        pthread_mutex_unlock(&g->mu);
-    }
-    return NULL;
-}
-
-/* Consumer side: wait for key k to be ready. */
-static void ring_wait(struct ring *g, int64_t k)
-{
-    pthread_mutex_lock(&g->mu);
-    if (g->produced < k) {
-        g->consumer_need = k + RING / 2 < g->o->count ? k + RING / 2 : g->o->count;
-        g->consumer_waits = 1;
-        while (g->produced < g->consumer_need)
-            pthread_cond_wait(&g->cv, &g->mu);
-        g->consumer_waits = 0;
-    }
-    pthread_mutex_unlock(&g->mu);
-}
-
-/* Consumer side: key k's slot may be reused. */
-static void ring_release(struct ring *g, int64_t k)
-{
-    pthread_mutex_lock(&g->mu);
-    g->consumed = k;
-    if (g->producer_waits && g->produced - k <= RING / 2)
-        pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->mu);
-}
-
 /* --- file handling ------------------------------------------------------ */
 
-static void remove_tmp(const char *tmp)
-{
-    char j[4300];
-    unlink(tmp);
-    snprintf(j, sizeof j, "%s-journal", tmp);
-    unlink(j);
-}
+/* The database being built: DBFILE.kvtest-tmp-XXXXXX until it is complete. */
+struct tmpdb {
+    char dir[4096];        /* DBFILE's directory, for messages and fsync */
+    char path[4200];
+    int h, hj;             /* cleanup handles of the file and its -journal */
+};
 
 static int fsync_path(const char *path, int dir)
 {
@@ -220,111 +151,139 @@ static void dir_of(const char *path, char *dir, size_t cap)
         *s = '\0';
 }
 
-/* The original program's method, kept (hidden option --method randomblob)
- * so the speed of ours can be compared against it in one binary. */
-static int fill_randomblob(sqlite3 *db, const struct init_opts *o)
+static void tmp_discard(struct tmpdb *t)
 {
-    char *sql = sqlite3_mprintf(
-        "PRAGMA page_size=%lld;"
-        "VACUUM;"
-        "BEGIN;"
-        "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);"
-        "WITH RECURSIVE c(x) AS (VALUES(1) UNION ALL SELECT x+1 FROM c WHERE x<%lld)"
-        " INSERT INTO kv(k,v) SELECT x, randomblob(%lld+(random()%%(%lld))) FROM c;"
-        "COMMIT;",
-        (long long)o->pagesize, (long long)o->count, (long long)o->size,
-        (long long)o->variance + 1);
-    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    sqlite3_free(sql);
-    return rc;
+    cleanup_remove(t->h);
+    cleanup_remove(t->hj);
+    t->h = t->hj = -1;
 }
 
-static int fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int64_t *bytes)
+/* Create the temporary file, registered for removal from the moment it
+ * exists, with the permissions a plain creat() would give it. */
+static int tmp_create(const struct init_opts *o, const char *cmd, struct tmpdb *t)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "PRAGMA page_size=%lld; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-             "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
-             "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB); BEGIN;",
-             (long long)o->pagesize);
-    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        return rc;
-    sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(db, "INSERT INTO kv(k,v) VALUES(?1,?2)", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return rc;
-
-    struct ring g;
-    memset(&g, 0, sizeof g);
-    g.o = o;
-    pthread_mutex_init(&g.mu, NULL);
-    pthread_cond_init(&g.cv, NULL);
-    int64_t maxlen = o->size + o->variance;
-    for (int i = 0; i < RING; i++)
-        if (!(g.slot[i] = malloc((size_t)maxlen))) {
-            for (int j = 0; j < i; j++)
-                free(g.slot[j]);
-            sqlite3_finalize(st);
-            return SQLITE_NOMEM;
-        }
-    pthread_t th;
-    int threaded = pthread_create(&th, NULL, producer, &g) == 0;
-
-    struct progress pr;
-    progress_start(&pr, cmd, o->count);
-    unsigned char *own = threaded ? NULL : g.slot[0];
-    int64_t committed = 0;
-    for (int64_t k = 1; k <= o->count && rc == SQLITE_OK; k++) {
-        const unsigned char *blob;
-        int64_t n;
-        int i = (int)(k % RING);
-        if (threaded) {
-            ring_wait(&g, k);
-            blob = g.slot[i];
-            n = g.len[i];
-        } else {
-            n = init_blob_size(o, k);
-            init_blob_fill(o, k, own, n);
-            blob = own;
-        }
-        sqlite3_bind_int64(st, 1, k);
-        sqlite3_bind_blob64(st, 2, blob, (sqlite3_uint64)n, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
-        *bytes += n;
-        /* Commit every 32 MB: a commit writes the dirty pages sorted by
-         * page number, i.e. in long contiguous runs that the wbuf shim turns
-         * into 1 MiB writes; letting the page cache spill instead writes
-         * single pages in LRU order. No journal, so a commit costs nothing
-         * else. */
-        if (rc == SQLITE_OK && *bytes - committed >= 32000000) {
-            rc = sqlite3_exec(db, "COMMIT; BEGIN", NULL, NULL, NULL);
-            committed = *bytes;
-        }
-        if (threaded)
-            ring_release(&g, k);
-        if ((k & 63) == 0)
-            progress_update(&pr, k, *bytes);
+    t->h = t->hj = -1;
+    dir_of(o->path, t->dir, sizeof t->dir);
+    int n = snprintf(t->path, sizeof t->path, "%s.kvtest-tmp-XXXXXX", o->path);
+    if (n < 0 || (size_t)n + 8 >= sizeof t->path)
+        return cli_usage(cmd, "path too long: %s", o->path);
+    cleanup_lock();
+    int fd = mkstemp(t->path);
+    if (fd >= 0) {
+        char j[4300];
+        snprintf(j, sizeof j, "%s-journal", t->path);
+        t->h = cleanup_add_path(t->path);
+        t->hj = cleanup_add_path(j);
     }
-    progress_end(&pr);
-    if (threaded) {
-        pthread_mutex_lock(&g.mu);
-        g.stop = 1;
-        pthread_cond_broadcast(&g.cv);
-        pthread_mutex_unlock(&g.mu);
-        pthread_join(th, NULL);
+    cleanup_unlock();
+    if (fd < 0)
+        return cli_fail(cmd, "cannot create a file in %s: %s", t->dir, strerror(errno));
+    struct statvfs vf;
+    /* Blobs plus B-tree overhead (about 1% at 4 KiB pages, more for small
+     * blobs): refuse up front rather than die half-way. */
+    double need = (double)o->count * ((double)o->size + 64.0) * 1.02;
+    if (fstatvfs(fd, &vf) == 0 && (double)vf.f_bavail * (double)vf.f_frsize < need) {
+        char a[32], b[32];
+        units_format_bytes(a, sizeof a, (int64_t)need);
+        units_format_bytes(b, sizeof b, (int64_t)((double)vf.f_bavail * (double)vf.f_frsize));
+        close(fd);
+        tmp_discard(t);
+        return cli_fail(cmd, "%s: not enough space: about %s needed, %s available", t->dir,
+                        a, b);
     }
-    for (int i = 0; i < RING; i++)
-        free(g.slot[i]);
-    pthread_mutex_destroy(&g.mu);
-    pthread_cond_destroy(&g.cv);
-    sqlite3_finalize(st);
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    close(fd);
+    return 0;
+}
+
+/* Fill the temporary database; on failure it is removed and one line
+ * printed. */
+static int tmp_fill(const struct init_opts *o, const char *cmd, struct tmpdb *t,
+                    int randomblob, int64_t *bytes)
+{
+    sqlite3 *db = NULL;
+    char msg[1200] = "";
+    /* Our method writes through the coalescing shim; the randomblob
+     * baseline runs exactly as SQLite's kvtest does, on the default VFS. */
+    int rc = sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READWRITE,
+                             randomblob ? NULL : wbuf_vfs_name());
     if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-    return rc;
+        rc = randomblob ? init_fill_randomblob(db, o) : init_fill_fast(db, o, cmd, bytes);
+    if (rc != SQLITE_OK) {
+        int e = wbuf_last_errno() ? wbuf_last_errno() : db ? sqlite3_system_errno(db) : 0;
+        snprintf(msg, sizeof msg, "%s%s%s", db ? sqlite3_errmsg(db) : "out of memory",
+                 e ? ": " : "", e ? strerror(e) : "");
+    } else if (sqlite3_close(db) != SQLITE_OK) {
+        snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(db));
+    } else {
+        return 0;
+    }
+    sqlite3_close_v2(db);
+    tmp_discard(t);
+    return cli_fail(cmd, "%s: %s", o->path, msg);
+}
+
+/* Give the complete file its real name. */
+static int tmp_commit(const struct init_opts *o, const char *cmd, struct tmpdb *t)
+{
+    if (fsync_path(t->path, 0) != 0) {
+        int e = errno;
+        tmp_discard(t);
+        return cli_fail(cmd, "%s: %s", o->path, strerror(e));
+    }
+    cleanup_lock();
+    /* A -wal/-journal left by the database being replaced would be
+     * replayed into the new one: they belong to the old file, drop them. */
+    static const char *const sidecars[] = {"-wal", "-shm", "-journal"};
+    for (int i = 0; i < 3; i++) {
+        char side[4200];
+        snprintf(side, sizeof side, "%s%s", o->path, sidecars[i]);
+        unlink(side);
+    }
+    int rc = rename(t->path, o->path);
+    int e = errno;
+    if (rc == 0) {
+        cleanup_drop(t->h);
+        t->h = -1;
+    }
+    cleanup_unlock();
+    if (rc != 0) {
+        tmp_discard(t);
+        return cli_fail(cmd, "%s: %s", o->path, strerror(e));
+    }
+    cleanup_remove(t->hj);   /* journal_mode=OFF: normally never made */
+    fsync_path(t->dir, 1);
+    return 0;
+}
+
+static void init_report(const struct init_opts *o, int randomblob, int64_t bytes, double secs)
+{
+    if (o->quiet)
+        return;
+    if (o->json) {
+        cJSON *j = report_json_new("init", o->path);
+        cJSON *op = cJSON_AddObjectToObject(j, "options");
+        cJSON_AddNumberToObject(op, "count", (double)o->count);
+        cJSON_AddNumberToObject(op, "size", (double)o->size);
+        cJSON_AddNumberToObject(op, "variance", (double)o->variance);
+        cJSON_AddNumberToObject(op, "pagesize", (double)o->pagesize);
+        cJSON_AddNumberToObject(op, "seed", (double)o->seed);
+        cJSON_AddStringToObject(op, "method", randomblob ? "randomblob" : "kvtest");
+        cJSON *r = cJSON_AddObjectToObject(j, "result");
+        cJSON_AddNumberToObject(r, "count", (double)o->count);
+        if (bytes >= 0)
+            cJSON_AddNumberToObject(r, "bytes", (double)bytes);
+        cJSON_AddNumberToObject(r, "seconds", secs);
+        report_json_print(j);
+    } else if (bytes >= 0) {
+        printf("Created %s: %lld blobs, %lld bytes in %.3f s\n", o->path, (long long)o->count,
+               (long long)bytes, secs);
+    } else {
+        printf("Created %s: %lld blobs (randomblob) in %.3f s\n", o->path,
+               (long long)o->count, secs);
+    }
 }
 
 static int init_validate(const struct init_opts *o, const char *cmd)
@@ -356,98 +315,20 @@ static int init_run(const struct init_opts *o, const char *cmd, int randomblob)
         return rc;
     if ((rc = check_target(o, cmd)) != 0)
         return rc;
-
-    char dir[4096];
-    dir_of(o->path, dir, sizeof dir);
-    char tmp[4200];
-    int n = snprintf(tmp, sizeof tmp, "%s.kvtest-tmp-XXXXXX", o->path);
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return cli_usage(cmd, "path too long: %s", o->path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return cli_fail(cmd, "cannot create a file in %s: %s", dir, strerror(errno));
-    struct statvfs vf;
-    /* Blobs plus B-tree overhead (about 1% at 4 KiB pages, more for small
-     * blobs): refuse up front rather than die half-way. */
-    double need = (double)o->count * ((double)o->size + 64.0) * 1.02;
-    if (fstatvfs(fd, &vf) == 0 && (double)vf.f_bavail * (double)vf.f_frsize < need) {
-        char a[32], b[32];
-        units_format_bytes(a, sizeof a, (int64_t)need);
-        units_format_bytes(b, sizeof b, (int64_t)((double)vf.f_bavail * (double)vf.f_frsize));
-        close(fd);
-        remove_tmp(tmp);
-        return cli_fail(cmd, "%s: not enough space: about %s needed, %s available", dir, a, b);
-    }
-
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    close(fd);
-
+    cleanup_begin(cmd);
+    struct tmpdb t;
     uint64_t t0 = clock_now_ns();
-    sqlite3 *db = NULL;
     int64_t bytes = 0;
-    /* Our method writes through the coalescing shim; the randomblob
-     * baseline runs exactly as SQLite's kvtest does, on the default VFS. */
-    rc = sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, randomblob ? NULL : wbuf_vfs_name());
-    if (rc == SQLITE_OK)
-        rc = randomblob ? fill_randomblob(db, o) : fill_fast(db, o, cmd, &bytes);
-    if (rc != SQLITE_OK) {
-        int e = wbuf_last_errno() ? wbuf_last_errno() : db ? sqlite3_system_errno(db) : 0;
-        int ret = cli_fail(cmd, "%s: %s%s%s", o->path, db ? sqlite3_errmsg(db) : "out of memory",
-                           e ? ": " : "", e ? strerror(e) : "");
-        sqlite3_close_v2(db);
-        remove_tmp(tmp);
-        return ret;
-    }
-    if (sqlite3_close(db) != SQLITE_OK) {
-        int ret = cli_fail(cmd, "%s: %s", o->path, sqlite3_errmsg(db));
-        sqlite3_close_v2(db);
-        remove_tmp(tmp);
-        return ret;
-    }
-    /* A -wal/-journal left by the database being replaced would be
-     * replayed into the new one: they belong to the old file, drop them. */
-    static const char *const sidecars[] = {"-wal", "-shm", "-journal"};
-    for (int i = 0; i < 3; i++) {
-        char side[4200];
-        snprintf(side, sizeof side, "%s%s", o->path, sidecars[i]);
-        unlink(side);
-    }
-    if (fsync_path(tmp, 0) != 0 || rename(tmp, o->path) != 0) {
-        int ret = cli_fail(cmd, "%s: %s", o->path, strerror(errno));
-        remove_tmp(tmp);
-        return ret;
-    }
-    fsync_path(dir, 1);
-    double secs = (double)(clock_now_ns() - t0) / 1e9;
-    if (randomblob)
-        bytes = -1;   /* not tracked; "stat" tells */
-
-    if (o->quiet)
-        return 0;
-    if (o->json) {
-        cJSON *j = report_json_new("init", o->path);
-        cJSON *op = cJSON_AddObjectToObject(j, "options");
-        cJSON_AddNumberToObject(op, "count", (double)o->count);
-        cJSON_AddNumberToObject(op, "size", (double)o->size);
-        cJSON_AddNumberToObject(op, "variance", (double)o->variance);
-        cJSON_AddNumberToObject(op, "pagesize", (double)o->pagesize);
-        cJSON_AddNumberToObject(op, "seed", (double)o->seed);
-        cJSON_AddStringToObject(op, "method", randomblob ? "randomblob" : "kvtest");
-        cJSON *r = cJSON_AddObjectToObject(j, "result");
-        cJSON_AddNumberToObject(r, "count", (double)o->count);
-        if (bytes >= 0)
-            cJSON_AddNumberToObject(r, "bytes", (double)bytes);
-        cJSON_AddNumberToObject(r, "seconds", secs);
-        report_json_print(j);
-    } else if (bytes >= 0) {
-        printf("Created %s: %lld blobs, %lld bytes in %.3f s\n", o->path, (long long)o->count,
-               (long long)bytes, secs);
-    } else {
-        printf("Created %s: %lld blobs (randomblob) in %.3f s\n", o->path,
-               (long long)o->count, secs);
-    }
+    rc = tmp_create(o, cmd, &t);
+    if (rc == 0)
+        rc = tmp_fill(o, cmd, &t, randomblob, &bytes);
+    if (rc == 0)
+        rc = tmp_commit(o, cmd, &t);
+    cleanup_end();
+    if (rc)
+        return rc;
+    /* randomblob: bytes not tracked; "stat" tells. */
+    init_report(o, randomblob, randomblob ? -1 : bytes, (double)(clock_now_ns() - t0) / 1e9);
     return 0;
 }
 

@@ -30,65 +30,64 @@ static int fail_db(const char *cmd, const char *path, sqlite3 *db)
     return cli_fail(cmd, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
-static int stat_db(const char *path, int vacuum, int json)
+/* Print the JSON object built so far if all went well; free it either way. */
+static int json_finish(cJSON *j, int rc)
 {
-    const char *cmd = "stat";
-    char why[600];
-    if (store_db_check(path, why, sizeof why) != 0)
-        return cli_fail(cmd, "%s", why);
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    cJSON *j = NULL, *r = NULL;
-    int rc = 0;
-    if (sqlite3_open_v2(path, &db, vacuum ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
-                        NULL) != SQLITE_OK)
-        return fail_db(cmd, path, db);
-    if (json) {
-        j = report_json_new("stat", path);
-        r = cJSON_AddObjectToObject(j, "result");
-        cJSON_AddStringToObject(r, "layout", "db");
+    if (j) {
+        if (rc == 0)
+            report_json_print(j);
+        else
+            cJSON_Delete(j);
     }
-    if (vacuum) {
-        if (!json) {
-            printf("Vacuuming....");
-            fflush(stdout);
-        }
-        if (sqlite3_exec(db, "VACUUM", NULL, NULL, NULL) != SQLITE_OK) {
-            if (!json)
-                printf("\n");
-            rc = fail_db(cmd, path, db);
-            goto done;
-        }
+    return rc;
+}
+
+static int stat_vacuum(sqlite3 *db, const char *path, int json)
+{
+    if (!json) {
+        printf("Vacuuming....");
+        fflush(stdout);
+    }
+    if (sqlite3_exec(db, "VACUUM", NULL, NULL, NULL) != SQLITE_OK) {
         if (!json)
-            printf("       done\n");
+            printf("\n");
+        return fail_db("stat", path, db);
     }
+    if (!json)
+        printf("       done\n");
+    return 0;
+}
+
+/* Number of entries, average/min/max value size: SQLite kvtest's lines. */
+static int stat_sizes(sqlite3 *db, const char *path, cJSON *r)
+{
+    sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "SELECT count(*), min(length(v)), max(length(v)), avg(length(v)) "
-                           "FROM kv", -1, &st, NULL) != SQLITE_OK) {
-        rc = fail_db(cmd, path, db);
-        goto done;
+                           "FROM kv", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return fail_db("stat", path, db);
     }
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-        long long n = sqlite3_column_int64(st, 0);
-        long long avg = (long long)sqlite3_column_double(st, 3);
-        long long mn = sqlite3_column_int64(st, 1), mx = sqlite3_column_int64(st, 2);
-        if (json) {
-            cJSON_AddNumberToObject(r, "entries", (double)n);
-            cJSON_AddNumberToObject(r, "avg_size", sqlite3_column_double(st, 3));
-            cJSON_AddNumberToObject(r, "min_size", (double)mn);
-            cJSON_AddNumberToObject(r, "max_size", (double)mx);
-        } else {
-            printf("Number of entries:  %8lld\n", n);
-            printf("Average value size: %8lld\n", avg);
-            printf("Minimum value size: %8lld\n", mn);
-            printf("Maximum value size: %8lld\n", mx);
-        }
+    long long n = sqlite3_column_int64(st, 0);
+    long long avg = (long long)sqlite3_column_double(st, 3);
+    long long mn = sqlite3_column_int64(st, 1), mx = sqlite3_column_int64(st, 2);
+    if (r) {
+        cJSON_AddNumberToObject(r, "entries", (double)n);
+        cJSON_AddNumberToObject(r, "avg_size", sqlite3_column_double(st, 3));
+        cJSON_AddNumberToObject(r, "min_size", (double)mn);
+        cJSON_AddNumberToObject(r, "max_size", (double)mx);
     } else {
-        rc = fail_db(cmd, path, db);
-        goto done;
+        printf("Number of entries:  %8lld\n", n);
+        printf("Average value size: %8lld\n", avg);
+        printf("Minimum value size: %8lld\n", mn);
+        printf("Maximum value size: %8lld\n", mx);
     }
     sqlite3_finalize(st);
-    st = NULL;
+    return 0;
+}
+
+static int stat_pragmas(sqlite3 *db, const char *path, cJSON *r)
+{
     static const struct {
         const char *sql, *label, *key;
     } pr[] = {
@@ -97,51 +96,71 @@ static int stat_db(const char *path, int vacuum, int json)
         {"PRAGMA freelist_count", "Freelist-count:     %8lld\n", "freelist_count"},
     };
     for (size_t i = 0; i < sizeof pr / sizeof pr[0]; i++) {
+        sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db, pr[i].sql, -1, &st, NULL) != SQLITE_OK ||
             sqlite3_step(st) != SQLITE_ROW) {
-            rc = fail_db(cmd, path, db);
-            goto done;
+            sqlite3_finalize(st);
+            return fail_db("stat", path, db);
         }
         long long v = sqlite3_column_int64(st, 0);
-        if (json)
+        if (r)
             cJSON_AddNumberToObject(r, pr[i].key, (double)v);
         else
             printf(pr[i].label, v);
         sqlite3_finalize(st);
-        st = NULL;
     }
-    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(10)", -1, &st, NULL) != SQLITE_OK) {
-        rc = fail_db(cmd, path, db);
-        goto done;
-    }
-    cJSON *ic = json ? cJSON_AddArrayToObject(r, "integrity_check") : NULL;
+    return 0;
+}
+
+static int stat_integrity(sqlite3 *db, const char *path, cJSON *r)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check(10)", -1, &st, NULL) != SQLITE_OK)
+        return fail_db("stat", path, db);
+    cJSON *ic = r ? cJSON_AddArrayToObject(r, "integrity_check") : NULL;
+    int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
-        if (json)
+        if (r)
             cJSON_AddItemToArray(ic, cJSON_CreateString(t ? t : ""));
         else
             printf("Integrity-check:    %s\n", t ? t : "");
     }
-    if (s != SQLITE_DONE) {
-        rc = fail_db(cmd, path, db);
-        goto done;
-    }
     sqlite3_finalize(st);
-    st = NULL;
-    sqlite3_close(db);
-    db = NULL;
-    fflush(stdout);
-    rc = space_stat_db(path, r);
-done:
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    if (j) {
-        if (rc == 0)
-            report_json_print(j);
-        else
-            cJSON_Delete(j);
+    return s == SQLITE_DONE ? 0 : fail_db("stat", path, db);
+}
+
+static int stat_db(const char *path, int vacuum, int json)
+{
+    char why[600];
+    if (store_db_check(path, why, sizeof why) != 0)
+        return cli_fail("stat", "%s", why);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, vacuum ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY,
+                        NULL) != SQLITE_OK) {
+        int rc = fail_db("stat", path, db);
+        sqlite3_close(db);
+        return rc;
     }
-    return rc;
+    cJSON *j = NULL, *r = NULL;
+    if (json) {
+        j = report_json_new("stat", path);
+        r = cJSON_AddObjectToObject(j, "result");
+        cJSON_AddStringToObject(r, "layout", "db");
+    }
+    int rc = vacuum ? stat_vacuum(db, path, json) : 0;
+    if (rc == 0)
+        rc = stat_sizes(db, path, r);
+    if (rc == 0)
+        rc = stat_pragmas(db, path, r);
+    if (rc == 0)
+        rc = stat_integrity(db, path, r);
+    sqlite3_close(db);
+    if (rc == 0) {
+        fflush(stdout);
+        rc = space_stat_db(path, r);
+    }
+    return json_finish(j, rc);
 }
 
 int cmd_stat(int argc, char **argv)
@@ -174,14 +193,7 @@ int cmd_stat(int argc, char **argv)
             r = cJSON_AddObjectToObject(j, "result");
             cJSON_AddStringToObject(r, "layout", layout_kind_name(k));
         }
-        rc = space_stat_dir(pos[0], r);
-        if (j) {
-            if (rc == 0)
-                report_json_print(j);
-            else
-                cJSON_Delete(j);
-        }
-        return rc;
+        return json_finish(j, space_stat_dir(pos[0], r));
     }
     default:
         return cli_fail("stat", "%s", why);

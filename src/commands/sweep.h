@@ -30,4 +30,7 @@ int sweep_crossover(const double *sizes, const double *ratios, int n,
 void sweep_crossover_line(const struct sweep_crossing *c, const double *sizes,
                           int n, char *buf, size_t cap);
 
+/* A size in decimal units, as users type them: 1k, 4k, 23.4k, 1M. */
+void sweep_fmt_size(char *buf, size_t cap, double v);
+
 #endif
