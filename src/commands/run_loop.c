@@ -80,18 +80,6 @@ void run_workers_free(struct run_workers *ws)
     free(ws);
 }
 
-static int64_t key_at(const struct ctx *c, int64_t i)
-{
-    int64_t m = c->max_id;
-    if (c->o->order == ORDER_DESC) {
-        int64_t s0 = c->start ? c->start : m;
-        int64_t k = s0 - (i % m);
-        return k < 1 ? k + m : k;
-    }
-    int64_t s0 = c->start ? c->start : 1;
-    return (s0 - 1 + i % m) % m + 1;
-}
-
 /* --verify of one blob read. 0, or -1 with the reason in w->err. */
 static int verify_one(struct worker *w, int64_t key, const void *data, int64_t n)
 {
@@ -134,7 +122,7 @@ static int worker_loop(struct worker *w, struct store *s, struct order *ord, rng
             i >= atomic_load_explicit(&c->limit, memory_order_relaxed))
             break;
         int64_t idx = i++;
-        int64_t key = shared ? key_at(c, idx) : order_next(ord);
+        int64_t key = shared ? order_at(ord, (uint64_t)idx) : order_next(ord);
         if (c->keys)
             c->keys[idx] = key;
         const void *data = NULL;
@@ -197,10 +185,9 @@ static void *worker_main(void *arg)
     const struct run_opts *o = c->o;
     struct store *s = NULL;
     struct order ord;
-    int shared = o->order == ORDER_ASC || o->order == ORDER_DESC;
     rng_t content;
     rng_seed(&content, rng_mix(c->content_seed, (uint64_t)w->index));
-    if (!shared && order_init(&ord, o->order, c->max_id, c->start, o->seed, (uint64_t)w->index,
+    if (order_init(&ord, o->order, c->max_id, c->start, o->seed, (uint64_t)w->index,
                               o->zipf) != 0) {
         snprintf(w->err, sizeof w->err, "bad order parameters");
         goto fail;

@@ -48,10 +48,10 @@ int order_init(struct order *o, enum order_kind kind, int64_t max_id,
         o->keys[i] = rng_next(&o->rng);
     switch (kind) {
     case ORDER_ASC:
-        o->next = start ? start : 1;
+        o->first = start ? start : 1;
         break;
     case ORDER_DESC:
-        o->next = start ? start : max_id;
+        o->first = start ? start : max_id;
         break;
     case ORDER_RANDOM:
         /* --start shifts where in the permutation the walk begins. */
@@ -68,19 +68,23 @@ int order_init(struct order *o, enum order_kind kind, int64_t max_id,
     return 0;
 }
 
+int64_t order_at(const struct order *o, uint64_t i)
+{
+    int64_t m = o->max_id, step = (int64_t)(i % (uint64_t)m);
+    if (o->kind == ORDER_DESC) {
+        int64_t k = o->first - step;
+        return k < 1 ? k + m : k;
+    }
+    return (o->first - 1 + step) % m + 1;
+}
+
 int64_t order_next(struct order *o)
 {
-    int64_t k;
     o->i++;
     switch (o->kind) {
     case ORDER_ASC:
-        k = o->next;
-        o->next = k >= o->max_id ? 1 : k + 1;
-        return k;
     case ORDER_DESC:
-        k = o->next;
-        o->next = k <= 1 ? o->max_id : k - 1;
-        return k;
+        return order_at(o, o->i - 1);
     case ORDER_RANDOM: {
         uint64_t idx = (uint64_t)o->next;
         o->next = (o->next + 1) % o->max_id;

@@ -12,7 +12,8 @@ enum order_kind { ORDER_ASC, ORDER_DESC, ORDER_RANDOM, ORDER_ZIPF };
 struct order {
     enum order_kind kind;
     int64_t max_id;      /* keys are 1..max_id */
-    int64_t next;        /* asc/desc: next key */
+    int64_t first;       /* asc/desc: the first key */
+    int64_t next;        /* random: next index into the permutation */
     uint64_t i;          /* draws so far */
     /* random: a keyed bijection on [0, 2^bits) with cycle-walking into
      * [0, max_id), so each key appears once per max_id draws (no repeats
@@ -29,6 +30,10 @@ struct order {
  * Returns 0, or -1 on bad parameters. */
 int order_init(struct order *o, enum order_kind kind, int64_t max_id,
                int64_t start, uint64_t seed, uint64_t stream, double zipf_s);
+/* asc/desc: the i-th key (i from 0) of the walk, a pure function of i, so
+ * threads that share one index counter visit exactly the keys, in the
+ * order, that one thread would. */
+int64_t order_at(const struct order *o, uint64_t i);
 /* The next key, in [1, max_id]. */
 int64_t order_next(struct order *o);
 /* For --random and --zipf: the bijection alone, key index -> key index in
