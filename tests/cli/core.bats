@@ -271,6 +271,7 @@ PY
     "$KVTEST" export "$D/big.db" "$D/e" >/dev/null
     run "$KVTEST" export "$D/small.db" "$D/e"
     [ "$status" -eq 0 ]
+    assert_output --partial "Removed 15 files of an earlier export beyond key 25"
     [ "$(ls "$D/e" | wc -l)" -eq 25 ]
     run "$KVTEST" run "$D/e" --json
     [ "$(echo "$output" | jq -r '.options.max_id')" = 25 ]
