@@ -93,8 +93,10 @@ FUZZ_TIME ?= 30
 # The request handler and the store below it, no HTTP server library:
 # service.c is the handler; the libmicrohttpd glue is service_http.c.
 FUZZ_SRCS = tests/fuzz/fuzz_request.c src/shortener/request.c \
-            src/shortener/linkid.c src/shortener/links.c src/shortener/urlgen.c \
-            src/shortener/cache.c src/shortener/service.c \
+            src/shortener/linkid.c src/shortener/links.c src/shortener/links_create.c \
+            src/shortener/urlgen.c \
+            src/shortener/cache.c src/shortener/track.c src/shortener/trackmap.c \
+            src/shortener/service.c \
             src/measure/rng.c
 FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o

@@ -124,11 +124,27 @@ if [ -s "$C/shortener-bench.json" ]; then
         "- **Shortener, in-process lookups** (no HTTP, one thread): SQLite answered \($s.lookups_per_s | n0) lookups/s (p50 \($s.p50 | us) µs); through the Valkey cache-aside \($v.lookups_per_s | n0)/s (p50 \($v.p50 | us) µs, hit ratio \($v.hit_ratio // 0 | . * 100 | pct)), \(vs(1 / $v.lookups_per_s; 1 / $s.lookups_per_s)). A cache hit costs a loopback round trip, which is slower than an SQLite B-tree lookup from the page cache\(if $vb then ": valkey-benchmark -c 1 measured \($vb | n0) GET/s on one connection here" else "" end). With SQLite'"'"'s page cache off (`cache_size=0`), SQLite did \($sn.lookups_per_s | n0)/s (\(vs(1 / $sn.lookups_per_s; 1 / $s.lookups_per_s)) than with it) and Valkey in front of it \($vn.lookups_per_s | n0)/s."
         else empty end' >>"$R"
 fi
+# Break-even, client-side caching and the covering schema, straight from
+# bench's JSON (warm run: experiment lookup; cold run: lookup-cold).
+if [ -s "$OUT/raw/shortener.jsonl" ]; then
+    j "$OUT/raw/shortener.jsonl" -s '
+      (map(select(.bench.experiment == "lookup" and .result.break_even))[0].result // null) as $w
+      | (map(select(.bench.experiment == "lookup-cold" and .result.break_even))[0].result // null) as $c
+      | def row($r; $n): ($r.configs | map(select(.config == $n))[0] // {});
+      if $w then
+        "- **Cache break-even** (kvtest shortener bench, same run): Valkey cache-aside pays off only when an SQLite lookup costs more than \($w.break_even.cache_hit_us | r(1)) µs (the median cost of a cache hit here); SQLite lookups cost \($w.break_even.sqlite_us | r(1)) µs warm\(if $c then " and \($c.break_even.sqlite_us | r(1)) µs with `--cold` (cache hit \($c.break_even.cache_hit_us | r(1)) µs in that run)" else "" end), so here the cache \(if $w.break_even.pays_off then "pays off warm" else "does not pay off warm" end)\(if $c then (if $c.break_even.pays_off then " and pays off cold" else " nor cold" end) else "" end)."
+        + (row($w; "valkey-track") as $t | row($w; "sqlite") as $s
+           | if $t.lookups_per_s then " With client-side caching (`valkey+track://`, CLIENT TRACKING with invalidations) lookups ran at \($t.lookups_per_s | n0)/s, \($t.ratio_to_sqlite | r(2))x sqlite, \(($t.local_hit_ratio // 0) * 100 | r(0))% answered from process memory (p50 \($t.latency.p50 | r(2)) µs)." else "" end)
+        + (row($w; "sqlite-covering") as $v
+           | if $v.lookups_per_s then " The covering schema (`init --schema covering`: a WITHOUT ROWID table keyed by the id) did \($v.lookups_per_s | n0) lookups/s, \($v.ratio_to_sqlite | r(2))x the seed schema." else "" end)
+      else empty end' >>"$R"
+fi
 if [ -s "$C/shortener-http.json" ]; then
     j "$C/shortener-http.json" --arg th "$(param "$SP" threads)" '
       def g($c): (map(select(.config == $c))[0] // {});
       g("sqlite") as $s | g("valkey") as $v | g("sqlite-nocache") as $sn | g("valkey-nocache") as $vn
       | if $s.rps and $v.rps then
+        (g("valkey-track") as $t | if $t.rps then "- **HTTP with client-side caching**: \($t.rps | n0) requests/s with `valkey+track://` against \($v.rps | n0)/s with plain cache-aside and \($s.rps | n0)/s without a cache (same run, rounds alternating).\n" else "" end) +
         "- **Shortener over HTTP** (\($th) concurrent users resolving existing links for the measured duration): without a cache the service answered \($s.rps | n0) requests/s (p50 \($s.p50_ms | n2) ms, p99 \($s.p99_ms | n2) ms); with the Valkey cache \($v.rps | n0)/s (p50 \($v.p50_ms | n2) ms, p99 \($v.p99_ms | n2) ms): \(($v.rps / $s.rps - 1) * 100 | if . >= 0 then "+" else "" end)\(($v.rps / $s.rps - 1) * 100 | pct) throughput. SQLite page cache off: \($sn.rps | n0)/s without Valkey, \($vn.rps | n0)/s with it. Failed requests: \(map(.failed // 0) | add | n0). wrk against the same service measured \($s.wrk_rps | n0) and \($v.wrk_rps | n0) requests/s; kvtest load reached \($s.load_over_wrk | n2) and \($v.load_over_wrk | n2) of wrk'"'"'s rate."
         else empty end' >>"$R"
     j "$C/shortener-http.json" '

@@ -7,12 +7,16 @@
 #
 # Starts a private valkey-server (free loopback port, no persistence) and
 # a links database of LINKS links, then:
-#   1. in-process lookups, no HTTP: "kvtest shortener bench" over the four
+#   1. in-process lookups, no HTTP: "kvtest shortener bench" over the
 #      configurations sqlite, sqlite-nocache (PRAGMA cache_size=0),
-#      valkey (cache-aside over sqlite), valkey-nocache, interleaved;
+#      valkey (cache-aside over sqlite), valkey-nocache, valkey-track(-nocache)
+#      (client-side caching, local map of LINKS entries), interleaved, plus
+#      the covering schema (a copy made by init --schema covering --from) as
+#      its own row; then sqlite and valkey again with --cold, so the report
+#      states the cache break-even warm and cold;
 #      and valkey-benchmark -c 1 -t get as the raw round-trip reference;
 #   2. over HTTP, for each configuration (Valkey cache on/off x SQLite page
-#      cache on/off), ROUNDS times in rotating order: start the service,
+#      cache on/off, and Valkey with client-side caching), ROUNDS times in rotating order: start the service,
 #      warm it up 2 s (1 s if DURATION <= 2), drive GET /link/ID for DURATION s with
 #      "kvtest shortener load" (THREADS virtual users, existing ids), cross-
 #      check with wrk (same connections, same ids, scripts/wrk-links.lua),
@@ -86,6 +90,9 @@ kv_run shortener-init "$OUT/logs/shortener-init.txt" \
 kv_run shortener-init "$KEYS" "$KVTEST" shortener keys "$DB"
 timing shortener-init "$(kv_since "$t")"
 [ -s "$KEYS" ] || die "kvtest shortener keys printed no ids"
+COV=$SCR/covering.db
+kv_run shortener-init "$OUT/logs/shortener-init.txt" \
+    "$KVTEST" shortener init "$COV" --schema covering --from "$DB"
 
 # ------------------------------------------------------- 1. in-process
 step "in-process lookups: $LOOKUPS per configuration, $REPEAT rounds + 1 warm-up"
@@ -93,8 +100,15 @@ t=$(kv_now)
 valkey-cli -p "$VALKEY_PORT" flushall >/dev/null
 kv_json shortener-bench "$(meta lookup all 1 0)" "$RAW" \
     "$KVTEST" shortener bench "$DB" --cache "$CACHE" --configs all \
+    --compare-db "$COV" --track-size "$LINKS" \
     --lookups "$LOOKUPS" --repeat "$REPEAT" --warmup 1 --json
 timing shortener-bench "$(kv_since "$t")"
+step "in-process lookups with --cold: sqlite and valkey (the cold side of the break-even)"
+t=$(kv_now)
+kv_json shortener-bench "$(meta lookup-cold cold 1 0)" "$RAW" \
+    "$KVTEST" shortener bench "$DB" --cache "$CACHE" --configs sqlite,valkey --cold \
+    --lookups "$LOOKUPS" --repeat "$REPEAT" --warmup 1 --json
+timing shortener-bench-cold "$(kv_since "$t")"
 
 step "valkey-benchmark -c 1 -t get: the raw loopback round trip"
 vb=$OUT/logs/shortener-valkey-benchmark.csv
@@ -106,7 +120,8 @@ awk -F'","' '/^"GET/ { gsub(/"/, "", $2); print $2 }' "$vb" | head -n1 |
 
 # ------------------------------------------------------------- 2. HTTP
 # name|cache|sqlite-cache, the same configurations as the in-process bench.
-CONFIGS=("sqlite|none|on" "sqlite-nocache|none|off" "valkey|$CACHE|on" "valkey-nocache|$CACHE|off")
+CONFIGS=("sqlite|none|on" "sqlite-nocache|none|off" "valkey|$CACHE|on" "valkey-nocache|$CACHE|off"
+         "valkey-track|valkey+track://127.0.0.1:$VALKEY_PORT|on")
 SRV_PID=""
 serve_start() { # serve_start CACHE SQLITE_CACHE -> SRV_PORT, SRV_PID
     local cache=$1 sc=$2 attempt

@@ -3,8 +3,11 @@
  * cache or without), so storage is measured with no HTTP in the way.
  *
  * Configurations: sqlite (default page cache), sqlite-nocache
- * (cache_size=0, temp_store=0), valkey (cache-aside over sqlite) and
- * valkey-nocache (over sqlite-nocache). Every configuration runs in every
+ * (cache_size=0, temp_store=0), valkey (cache-aside over sqlite),
+ * valkey-nocache (over sqlite-nocache), valkey-track and
+ * valkey-track-nocache (the same with client-side caching, track.h), and
+ * with --compare-db a row sqlite-<schema> for a second database with the
+ * same links (init --from) in another schema. Every configuration runs in every
  * repetition, in an order rotated per repetition, so drift of this shared
  * machine hits them alike. Connections stay open across repetitions (one
  * per configuration and thread), so warm means warm; --cold reopens them
@@ -21,9 +24,17 @@
  *               "runs": [{"seconds", "lookups_per_s"}],
  *               "latency": report_hist_json() in us, all measured runs,
  *               "hit_ratio" (null without Valkey),
- *               "cache": {"hits","misses","errors","skipped"} (Valkey only),
+ *               "cache": {"hits","misses","errors","skipped", "local_hits",
+ *                         "invalidations","local_flushes","local_evictions"}
+ *                        (Valkey only), "local_hit_ratio" (tracking only),
+ *               "schema", "path",
  *               "cold": {"method","resident_fraction","effective"} (--cold),
- *               "wrong_answers", "sqlite_errors"}]}} */
+ *               "wrong_answers", "sqlite_errors"}],
+ *               "break_even": null or {"statement", "cache_hit_us",
+ *                 "cache_hit_ratio", "sqlite_us", "sqlite_state" (warm|cold),
+ *                 "sqlite_warm_us", "sqlite_cold_us" (null when not measured
+ *                 in this run), "pays_off", "track_us", "track_local_hit_ratio"}}}
+ *   options also has "compare_db" and "track_size". */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +45,7 @@
 #include "measure/coldcache.h"
 #include "shortener/bench_int.h"
 #include "shortener/shortener_cmds.h"
+#include "shortener/track.h"
 
 #define CMD BENCH_CMD
 
@@ -46,10 +58,22 @@ const char help_shortener_bench[] =
     "  sqlite-nocache   PRAGMA cache_size=0, temp_store=0\n"
     "  valkey           Valkey cache-aside in front of sqlite\n"
     "  valkey-nocache   Valkey cache-aside in front of sqlite-nocache\n"
+    "  valkey-track     valkey plus client-side caching: links kept in process\n"
+    "                   memory, dropped on Valkey's invalidation messages\n"
+    "  valkey-track-nocache  the same in front of sqlite-nocache\n"
+    "  sqlite-SCHEMA    with --compare-db: sqlite on the second database\n"
     "\n"
-    "  --configs LIST     comma-separated, or all (default: all with --cache,\n"
-    "                     else sqlite,sqlite-nocache)\n"
-    "  --cache URL        valkey://HOST:PORT[/DB] for the valkey configurations\n"
+    "  --configs LIST     comma-separated, or all (default with --cache\n"
+    "                     valkey://: the four without tracking; with\n"
+    "                     valkey+track://: all; else sqlite,sqlite-nocache)\n"
+    "  --cache URL        valkey://HOST:PORT[/DB] (or valkey+track://, the same\n"
+    "                     server) for the valkey configurations\n"
+    "  --track-size N     links in process memory per thread for valkey-track\n"
+    "                     (default 65536)\n"
+    "  --compare-db DB2   add a row for DB2, a database with the same links in\n"
+    "                     another schema (kvtest shortener init DB2 --schema\n"
+    "                     covering --from DBFILE); lookups use DBFILE's ids and\n"
+    "                     the row's ratio is against the sqlite row\n"
     "  --lookups N        lookups per configuration and run (default 20000)\n"
     "  --threads T        threads sharing those lookups, each with its own\n"
     "                     connections (default 1)\n"
@@ -65,19 +89,31 @@ const char help_shortener_bench[] =
     "One row per configuration: lookups/s (median run), latency percentiles in\n"
     "microseconds (all measured runs), cache hit ratio, and lookups/s relative\n"
     "to the sqlite row. Ids come from DBFILE; every answer is checked (an\n"
-    "existing id must be found, a missing one must not).\n";
+    "existing id must be found, a missing one must not).\n"
+    "After the table, with sqlite and valkey rows, one line states the cache\n"
+    "break-even from this run's medians: cache-aside pays off only when an\n"
+    "SQLite lookup costs more than a cache hit (warm, or with --cold).\n";
 
 const char *const bench_conf_names[BENCH_MAXCONF] = {
     "sqlite", "sqlite-nocache", "valkey", "valkey-nocache",
+    "valkey-track", "valkey-track-nocache", "sqlite-compare",
 };
-int bench_conf_sqlite_cache(int c) { return c == CONF_SQLITE || c == CONF_VALKEY; }
-int bench_conf_valkey(int c) { return c == CONF_VALKEY || c == CONF_VALKEY_NOCACHE; }
+int bench_conf_sqlite_cache(int c)
+{
+    return c == CONF_SQLITE || c == CONF_VALKEY || c == CONF_TRACK || c == CONF_COMPARE;
+}
+int bench_conf_valkey(int c) { return c >= CONF_VALKEY && c <= CONF_TRACK_NOCACHE; }
+int bench_conf_track(int c) { return c == CONF_TRACK || c == CONF_TRACK_NOCACHE; }
+const char *bench_conf_name(const struct bench *b, int c)
+{
+    return c == CONF_COMPARE && b->compare_name[0] ? b->compare_name : bench_conf_names[c];
+}
 
 static int parse_configs(const char *list, int *conf, int *nconf)
 {
     *nconf = 0;
-    if (strcmp(list, "all") == 0) {
-        for (int c = 0; c < BENCH_MAXCONF; c++)
+    if (strcmp(list, "all") == 0 || strcmp(list, "classic") == 0) {
+        for (int c = 0; c < (list[0] == 'a' ? BENCH_NAMED : CONF_TRACK); c++)
             conf[(*nconf)++] = c;
         return 0;
     }
@@ -86,7 +122,7 @@ static int parse_configs(const char *list, int *conf, int *nconf)
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         int found = -1;
-        for (int c = 0; c < BENCH_MAXCONF; c++)
+        for (int c = 0; c < BENCH_NAMED; c++)
             if (strlen(bench_conf_names[c]) == len && strncmp(bench_conf_names[c], p, len) == 0)
                 found = c;
         if (found < 0)
@@ -135,6 +171,8 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
     const struct cli_opt opts[] = {
         {"configs", CLI_STR, &o->configs, 0, 0, 0, 0},
         {"cache", CLI_STR, &o->cache_url, 0, 0, 0, 0},
+        {"compare-db", CLI_STR, &o->compare, 0, 0, 0, 0},
+        {"track-size", CLI_INT, &o->track_size, 1, 100000000, 0, 0},
         {"lookups", CLI_INT, &o->lookups, 1, 1000000000000LL, 0, 0},
         {"threads", CLI_INT, &o->threads, 1, 256, 0, 0},
         {"zipf", CLI_DOUBLE, &o->zipf, 0, 0, 0, 100},
@@ -159,10 +197,15 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
                          (long long)o->lookups, (long long)o->threads);
     if (o->cache_url && strcmp(o->cache_url, "none") == 0)
         o->cache_url = NULL;
-    const char *list = o->configs ? o->configs : o->cache_url ? "all" : "sqlite,sqlite-nocache";
+    const char *list = o->configs ? o->configs
+                     : !o->cache_url ? "sqlite,sqlite-nocache"
+                     : strncmp(o->cache_url, "valkey+track:", 13) == 0 ? "all" : "classic";
     if (parse_configs(list, st->conf, &st->nconf) != 0)
         return cli_usage(CMD, "invalid --configs '%s' (comma-separated: sqlite, "
-                         "sqlite-nocache, valkey, valkey-nocache; or all)", list);
+                         "sqlite-nocache, valkey, valkey-nocache, valkey-track, "
+                         "valkey-track-nocache; or all)", list);
+    if (o->compare)
+        st->conf[st->nconf++] = CONF_COMPARE;
     int need_valkey = 0;
     for (int i = 0; i < st->nconf; i++)
         need_valkey |= bench_conf_valkey(st->conf[i]);
@@ -171,6 +214,11 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
             return cli_usage(CMD, "the valkey configurations need --cache valkey://HOST:PORT");
         if (cache_parse_url(o->cache_url, &st->b.ccfg, st->err, sizeof(st->err)) != 0)
             return cli_usage(CMD, "--cache: %s", st->err);
+        /* One server for both kinds of rows: the row decides tracking. */
+        st->b.tcfg = st->b.ccfg;
+        st->b.ccfg.track = 0;
+        st->b.tcfg.track = 1;
+        st->b.tcfg.track_size = o->track_size;
     }
     return 0;
 }
@@ -187,8 +235,17 @@ static int bench_load_ids(struct bench_state *st)
         links_close(l0);
         return rc;
     }
+    snprintf(st->b.schema, sizeof(st->b.schema), "%s", links_schema_name(links_schema_of(l0)));
     links_close(l0);
     st->b.ids = st->ids;
+    if (o->compare) {
+        struct links *l2 = links_open(o->compare, 1, st->err, sizeof(st->err));
+        if (!l2)
+            return cli_fail(CMD, "--compare-db: %s", st->err);
+        snprintf(st->b.compare_name, sizeof(st->b.compare_name), "sqlite-%s",
+                 links_schema_name(links_schema_of(l2)));
+        links_close(l2);
+    }
     if (st->b.nids == 0 && o->miss < 1)
         return cli_fail(CMD, "%s: no links to look up (kvtest shortener init %s --links N "
                         "--force makes some)", o->path, o->path);
@@ -236,7 +293,8 @@ static int bench_make_cold(struct bench_state *st, int i, int measure)
         links_close(ss[t].l);
         ss[t].l = NULL;
     }
-    struct coldcache_set cset = {.path = st->b.o->path, .is_db = 1};
+    struct coldcache_set cset = {
+        .path = st->conf[i] == CONF_COMPARE ? st->b.o->compare : st->b.o->path, .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, st->err, (int)sizeof(st->err)) != 0)
         return cli_fail(CMD, "--cold: %s", st->err);
@@ -274,7 +332,7 @@ static int bench_measure(struct bench_state *st)
                 for (int64_t t = 0; t < T; t++)
                     cache_stats_add(ss[t].c, &st->res[i].before);
             if (progress)
-                fprintf(stderr, "\r%s run %lld/%lld%s        ", bench_conf_names[st->conf[i]],
+                fprintf(stderr, "\r%s run %lld/%lld%s        ", bench_conf_name(&st->b, st->conf[i]),
                         (long long)(r + 1), (long long)runs, measure ? "" : " (warm-up)");
             double secs = bench_conf_run(&st->b, ss, measure);
             if (secs < 0)
@@ -314,6 +372,7 @@ int shortener_bench(int argc, char **argv)
 {
     struct bench_opts o = {
         .lookups = 20000, .threads = 1, .repeat = 3, .warmup = 1, .seed = 1,
+        .track_size = TRACK_SIZE_DEFAULT,
     };
     struct bench_state st;
     memset(&st, 0, sizeof(st));
@@ -340,7 +399,7 @@ int shortener_bench(int argc, char **argv)
     for (int i = 0; i < st.nconf; i++)
         if (st.res[i].wrong || st.res[i].errors) {
             rc = cli_fail(CMD, "%s: %llu wrong answers, %llu SQLite errors (first: %s)",
-                          bench_conf_names[st.conf[i]], (unsigned long long)st.res[i].wrong,
+                          bench_conf_name(&st.b, st.conf[i]), (unsigned long long)st.res[i].wrong,
                           (unsigned long long)st.res[i].errors, st.res[i].first_problem);
             break;
         }

@@ -13,17 +13,24 @@
 #include "shortener/loadmix.h"
 
 #define BENCH_CMD "shortener bench"
-#define BENCH_MAXCONF 4
+#define BENCH_MAXCONF 7
 #define BENCH_MAXREPEAT 1024
 
-enum conf { CONF_SQLITE, CONF_SQLITE_NOCACHE, CONF_VALKEY, CONF_VALKEY_NOCACHE };
+/* CONF_COMPARE: sqlite (page cache on) on the --compare-db database. */
+enum conf { CONF_SQLITE, CONF_SQLITE_NOCACHE, CONF_VALKEY, CONF_VALKEY_NOCACHE,
+            CONF_TRACK, CONF_TRACK_NOCACHE, CONF_COMPARE };
+#define BENCH_NAMED 6   /* configurations --configs can name */
 extern const char *const bench_conf_names[BENCH_MAXCONF];
 int bench_conf_sqlite_cache(int c);
 int bench_conf_valkey(int c);
+int bench_conf_track(int c);
+struct bench;
+/* Name of a configuration (the compare row is "sqlite-<its schema>"). */
+const char *bench_conf_name(const struct bench *b, int c);
 
 struct bench_opts {
-    const char *path, *configs, *cache_url;
-    int64_t lookups, threads, repeat, warmup, seed;
+    const char *path, *configs, *cache_url, *compare;
+    int64_t lookups, threads, repeat, warmup, seed, track_size;
     double zipf, miss;
     int cold, json;
 };
@@ -47,7 +54,10 @@ struct bench {
     const char *ids;         /* links_ids records of LINKS_ID_MAX + 1 bytes */
     int64_t nids;
     struct loadpick pick;
-    struct cache_config ccfg;
+    struct cache_config ccfg;   /* valkey configurations */
+    struct cache_config tcfg;   /* valkey-track configurations */
+    char schema[16];            /* of path */
+    char compare_name[32];      /* sqlite-<schema of --compare-db> */
 };
 
 /* What one configuration measured over all its runs and threads. */

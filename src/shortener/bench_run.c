@@ -118,11 +118,12 @@ double bench_conf_run(const struct bench *b, struct slot *slots, int measure)
 
 int bench_slot_open(const struct bench *b, int conf, struct slot *s, char *err, size_t cap)
 {
-    s->l = links_open(b->o->path, bench_conf_sqlite_cache(conf), err, cap);
+    const char *path = conf == CONF_COMPARE ? b->o->compare : b->o->path;
+    s->l = links_open(path, bench_conf_sqlite_cache(conf), err, cap);
     if (!s->l)
         return -1;
     if (bench_conf_valkey(conf) && !s->c) {
-        s->c = cache_open(&b->ccfg);
+        s->c = cache_open(bench_conf_track(conf) ? &b->tcfg : &b->ccfg);
         if (!s->c) {
             snprintf(err, cap, "out of memory");
             return -1;

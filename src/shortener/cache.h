@@ -17,6 +17,13 @@
  *
  * Keys are CACHE_KEY_PREFIX + id, values the URL bytes.
  *
+ * With cfg.track (valkey+track://) the connection also keeps a bounded
+ * in-process map per connection, kept correct by Valkey's invalidation
+ * messages (track.h says how and why): a lookup answered from it is a
+ * local hit and costs no round trip. Filled on Valkey hits and on
+ * misses-then-fills; emptied whenever the invalidation channel or the
+ * connection is lost.
+ *
  * The process must ignore SIGPIPE (signal(SIGPIPE, SIG_IGN)): hiredis
  * writes with write(2), and a Valkey that went away would otherwise kill
  * the process instead of producing a countable error. */
@@ -39,6 +46,9 @@ struct cache_config {
     int64_t ttl_s;            /* 0 = no expiry */
     int connect_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
     int command_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
+    int track;                /* client-side caching (valkey+track://) */
+    int64_t track_size;       /* entries of the local map per connection
+                                 (0: TRACK_SIZE_DEFAULT) */
 };
 
 /* Counters; single writer (the owning thread). Fields are read with
@@ -53,13 +63,18 @@ struct cache_stats {
                              had not expired */
     uint64_t sets;        /* entries stored after a miss */
     uint64_t connects;    /* successful (re)connections */
+    /* client-side caching (zeros without it) */
+    uint64_t local_hits;      /* answered from process memory */
+    uint64_t invalidations;   /* local entries dropped on the server's word */
+    uint64_t local_flushes;   /* local map emptied (channel lost, reconnect) */
+    uint64_t local_evictions; /* local entries dropped to stay in size */
 };
 
 struct cache;
 
-/* Parse "valkey://HOST:PORT[/DB]" (also "redis://"; HOST may be
- * [IPv6]; PORT 1..65535; DB 0..1000000) into cfg with default timeouts
- * and no TTL. Returns 0, or -1 with a one-line reason in err. "none" is
+/* Parse "valkey://HOST:PORT[/DB]" (also "redis://", and
+ * "valkey+track://" for client-side caching; HOST may be [IPv6]; PORT
+ * 1..65535; DB 0..1000000) into cfg with default timeouts and no TTL. Returns 0, or -1 with a one-line reason in err. "none" is
  * not a URL: callers handle it (it means cache == NULL). */
 int cache_parse_url(const char *url, struct cache_config *cfg,
                     char *err, size_t errcap);

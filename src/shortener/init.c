@@ -8,19 +8,28 @@
 
 const char help_shortener_init[] =
     "Usage: kvtest shortener init DBFILE [--links N] [--seed S] [--force]\n"
+    "                             [--schema seed|covering] [--from SRCDB]\n"
     "\n"
-    "Create the links database of the URL shortener (SQLite, WAL mode):\n"
-    "  links(id INTEGER PRIMARY KEY, link_hash TEXT NOT NULL UNIQUE,\n"
-    "        link_target TEXT NOT NULL, created_at INTEGER NOT NULL)\n"
+    "Create the links database of the URL shortener (SQLite, WAL mode).\n"
     "\n"
     "  --links N   pre-populate N links with realistic URLs of varied length\n"
     "              (default 0); their ids come from the OS CSPRNG and can be\n"
     "              listed with kvtest shortener keys\n"
     "  --seed S    seed of the generated URLs (default 1)\n"
+    "  --schema seed|covering   table layout (default seed):\n"
+    "      seed      links(id INTEGER PRIMARY KEY, link_hash TEXT NOT NULL UNIQUE,\n"
+    "                      link_target TEXT NOT NULL, created_at INTEGER NOT NULL)\n"
+    "                a lookup descends the link_hash index, then the table\n"
+    "      covering  the same columns in a WITHOUT ROWID table keyed by\n"
+    "                link_hash (plus an index on id): one descent per lookup\n"
+    "  --from SRCDB  copy the links (ids, URLs, order) of SRCDB instead of\n"
+    "              generating them: the same links in another schema, for\n"
+    "              kvtest shortener bench SRCDB --compare-db DBFILE\n"
     "  --force     replace an existing DBFILE\n"
     "\n"
-    "The database is built under a temporary name and renamed into place, so\n"
-    "an interrupted init never leaves a partial DBFILE.\n";
+    "The service and bench detect the schema from the database. The database\n"
+    "is built under a temporary name and renamed into place, so an\n"
+    "interrupted init never leaves a partial DBFILE.\n";
 
 const char help_shortener_keys[] =
     "Usage: kvtest shortener keys DBFILE [--limit N]\n"
@@ -33,12 +42,15 @@ const char help_shortener_keys[] =
 int shortener_init(int argc, char **argv)
 {
     static const char cmd[] = "shortener init";
-    int64_t n = 0, seed = 1;
+    int64_t n = -1, seed = 1;
     int force = 0;
+    const char *schema = "seed", *from = NULL;
     const struct cli_opt opts[] = {
         {"links", CLI_INT, &n, 0, 1000000000, 0, 0},
         {"seed", CLI_INT, &seed, 0, INT64_MAX, 0, 0},
         {"force", CLI_FLAG, &force, 0, 0, 0, 0},
+        {"schema", CLI_STR, &schema, 0, 0, 0, 0},
+        {"from", CLI_STR, &from, 0, 0, 0, 0},
     };
     const char *pos[1];
     int npos = 0;
@@ -48,14 +60,23 @@ int shortener_init(int argc, char **argv)
         return rc;
     if (npos != 1)
         return cli_usage(cmd, "missing DBFILE (usage: kvtest shortener init DBFILE [--links N])");
+    struct links_create_opts co = {n < 0 ? 0 : n, (uint64_t)seed, force, LINKS_SCHEMA_SEED, from};
+    if (links_schema_parse(schema, &co.schema) != 0)
+        return cli_usage(cmd, "--schema must be seed or covering, not '%s'", schema);
+    if (from && n >= 0)
+        return cli_usage(cmd, "--links and --from exclude each other (--from copies SRCDB's links)");
     char err[512];
-    rc = links_create_db(pos[0], n, (uint64_t)seed, force, err, sizeof err);
+    int64_t made = 0;
+    rc = links_create_db_opts(pos[0], &co, &made, err, sizeof err);
     if (rc != 0) {
         if (rc == 2)
             return cli_usage(cmd, "%s", err);
         return cli_fail(cmd, "%s", err);
     }
-    printf("Created %s with %lld links\n", pos[0], (long long)n);
+    printf("Created %s with %lld links\n", pos[0], (long long)made);
+    if (co.schema != LINKS_SCHEMA_SEED || from)
+        printf("Schema: %s%s%s\n", links_schema_name(co.schema), from ? ", links copied from " : "",
+               from ? from : "");
     return 0;
 }
 

@@ -12,20 +12,13 @@
 #include "sqlite3.h"
 #include "measure/clock.h"
 #include "measure/rng.h"
-#include "shortener/urlgen.h"
+#include "shortener/links_int.h"
 
-struct links {
-    sqlite3 *db;
-    uint64_t busy_since_ns;   /* start of the current wait for a lock */
-    sqlite3_stmt *get;
-    sqlite3_stmt *put;
-    char err[256];
-};
 
 static const char id_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-static void set_err(struct links *l, const char *what)
+void links_set_err(struct links *l, const char *what)
 {
     snprintf(l->err, sizeof l->err, "%s: %s", what,
              l->db ? sqlite3_errmsg(l->db) : "out of memory");
@@ -51,7 +44,7 @@ static int fill_id(char *id, size_t n, unsigned char *pool, size_t pooln,
     return 0;
 }
 
-static int exec(struct links *l, const char *sql)
+int links_exec(struct links *l, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(l->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -86,19 +79,19 @@ static int on_busy(void *arg, int count)
  * every commit durable against a crash of this process (the WAL is written
  * before the commit returns; only an OS crash or power loss can drop the
  * last commits); a busy timeout so concurrent writers queue. */
-static int configure(struct links *l, int sqlite_cache)
+int links_configure(struct links *l, int sqlite_cache)
 {
     sqlite3_busy_handler(l->db, on_busy, l);
-    if (exec(l, "PRAGMA journal_mode=WAL") != 0 ||
-        exec(l, "PRAGMA synchronous=NORMAL") != 0)
+    if (links_exec(l, "PRAGMA journal_mode=WAL") != 0 ||
+        links_exec(l, "PRAGMA synchronous=NORMAL") != 0)
         return -1;
     if (!sqlite_cache &&
-        (exec(l, "PRAGMA cache_size=0") != 0 || exec(l, "PRAGMA temp_store=0") != 0))
+        (links_exec(l, "PRAGMA cache_size=0") != 0 || links_exec(l, "PRAGMA temp_store=0") != 0))
         return -1;
     return 0;
 }
 
-static struct links *links_new(const char *path, int flags, char *err, size_t errcap)
+struct links *links_new(const char *path, int flags, char *err, size_t errcap)
 {
     struct links *l = calloc(1, sizeof *l);
     if (!l) {
@@ -116,15 +109,23 @@ static struct links *links_new(const char *path, int flags, char *err, size_t er
     return l;
 }
 
-static int prepare(struct links *l)
+int links_prepare(struct links *l)
 {
+    /* One lookup statement for both schemas: the planner finds the UNIQUE
+     * index (seed) or the primary key (covering) by itself. The covering
+     * table has no rowid to number new links, so the insert takes the next
+     * id from its id index (one descent); the INSERT holds the write lock
+     * from its first step, so two writers cannot read the same maximum. */
+    const char *put = l->schema == LINKS_SCHEMA_COVERING
+        ? "INSERT INTO links(link_hash, link_target, created_at, id) "
+          "VALUES(?1, ?2, ?3, (SELECT coalesce(max(id), 0) + 1 FROM links))"
+        : "INSERT INTO links(link_hash, link_target, created_at) VALUES(?1, ?2, ?3)";
     if (sqlite3_prepare_v3(l->db,
             "SELECT link_target FROM links WHERE link_hash=?1",
             -1, SQLITE_PREPARE_PERSISTENT, &l->get, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v3(l->db,
-            "INSERT INTO links(link_hash, link_target, created_at) VALUES(?1, ?2, ?3)",
-            -1, SQLITE_PREPARE_PERSISTENT, &l->put, NULL) != SQLITE_OK) {
-        set_err(l, "prepare");
+        sqlite3_prepare_v3(l->db, put, -1, SQLITE_PREPARE_PERSISTENT, &l->put,
+                           NULL) != SQLITE_OK) {
+        links_set_err(l, "prepare");
         return -1;
     }
     return 0;
@@ -156,16 +157,20 @@ struct links *links_open(const char *path, int sqlite_cache, char *err, size_t e
         links_close(l);
         return NULL;
     }
-    int bad = configure(l, sqlite_cache);
+    int bad = links_configure(l, sqlite_cache);
     if (!bad) {
         /* Checked by name so a database of the blob experiment gets a
          * clear message instead of "no such table". */
         sqlite3_stmt *q = NULL;
         int rc = sqlite3_prepare_v2(l->db,
-            "SELECT 1 FROM sqlite_schema WHERE type='table' AND name='links'",
+            "SELECT sql LIKE '%WITHOUT ROWID%' FROM sqlite_schema "
+            "WHERE type='table' AND name='links'",
             -1, &q, NULL);
         if (rc == SQLITE_OK)
             rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW)   /* the schema is told by the table itself */
+            l->schema = sqlite3_column_int(q, 0) ? LINKS_SCHEMA_COVERING
+                                                 : LINKS_SCHEMA_SEED;
         if (rc != SQLITE_ROW) {
             if (rc == SQLITE_DONE)
                 snprintf(l->err, sizeof l->err, "no links table "
@@ -176,7 +181,7 @@ struct links *links_open(const char *path, int sqlite_cache, char *err, size_t e
         }
         sqlite3_finalize(q);
     }
-    if (!bad && prepare(l) != 0)
+    if (!bad && links_prepare(l) != 0)
         bad = 1;
     if (bad) {
         snprintf(err, errcap, "%s: %s", path, l->err);
@@ -220,7 +225,7 @@ enum links_rc links_lookup(struct links *l, const char *id, size_t idlen,
     } else if (rc == SQLITE_DONE) {
         out = LINKS_NOTFOUND;
     } else {
-        set_err(l, "lookup");
+        links_set_err(l, "lookup");
         out = LINKS_ERROR;
     }
     sqlite3_reset(l->get);
@@ -231,7 +236,7 @@ enum links_rc links_lookup(struct links *l, const char *id, size_t idlen,
 /* Insert with one fresh id, retrying on collision. 10 tries: with 62^10
  * ids the chance of even one collision is negligible until the table holds
  * billions of rows, so running out means something else is wrong. */
-static enum links_rc insert_link(struct links *l, const char *url, size_t urllen,
+enum links_rc links_insert(struct links *l, const char *url, size_t urllen,
                                  int64_t created, char *id,
                                  unsigned char *pool, size_t pooln, size_t *pos)
 {
@@ -253,7 +258,7 @@ static enum links_rc insert_link(struct links *l, const char *url, size_t urllen
         if (rc == SQLITE_CONSTRAINT_UNIQUE) {
             continue;
         }
-        set_err(l, "insert");
+        links_set_err(l, "insert");
         return LINKS_ERROR;
     }
     snprintf(l->err, sizeof l->err, "no unused id after 10 tries");
@@ -269,7 +274,7 @@ enum links_rc links_create(struct links *l, const char *url, size_t urllen,
     }
     unsigned char pool[64];
     size_t pos = sizeof pool;
-    enum links_rc rc = insert_link(l, url, urllen, (int64_t)time(NULL), id_out,
+    enum links_rc rc = links_insert(l, url, urllen, (int64_t)time(NULL), id_out,
                                    pool, sizeof pool, &pos);
     memset(pool, 0, sizeof pool);
     return rc;
@@ -281,7 +286,7 @@ int64_t links_foreach_id(struct links *l, int64_t limit,
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(l->db, "SELECT link_hash FROM links ORDER BY id LIMIT ?1",
                            -1, &q, NULL) != SQLITE_OK) {
-        set_err(l, "list ids");
+        links_set_err(l, "list ids");
         return -1;
     }
     sqlite3_bind_int64(q, 1, limit > 0 ? limit : -1);
@@ -297,7 +302,7 @@ int64_t links_foreach_id(struct links *l, int64_t limit,
         }
     }
     if (rc != SQLITE_DONE) {
-        set_err(l, "list ids");
+        links_set_err(l, "list ids");
         n = -1;
     }
     sqlite3_finalize(q);
@@ -352,114 +357,28 @@ int links_ids(struct links *l, int64_t limit, char **ids, int64_t *n)
     return 0;
 }
 
+enum links_schema links_schema_of(const struct links *l)
+{
+    return l->schema;
+}
+
+const char *links_schema_name(enum links_schema s)
+{
+    return s == LINKS_SCHEMA_COVERING ? "covering" : "seed";
+}
+
+int links_schema_parse(const char *name, enum links_schema *out)
+{
+    if (strcmp(name, "seed") == 0)
+        *out = LINKS_SCHEMA_SEED;
+    else if (strcmp(name, "covering") == 0)
+        *out = LINKS_SCHEMA_COVERING;
+    else
+        return -1;
+    return 0;
+}
+
 const char *links_errmsg(const struct links *l)
 {
     return l->err;
-}
-
-/* ---- database creation ---------------------------------------------- */
-
-static void unlink_sidecars(const char *path)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-journal", path);
-    unlink(p);
-}
-
-int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
-                    char *err, size_t errcap)
-{
-    struct stat sb;
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode)) {
-            snprintf(err, errcap, "%s: is a directory", path);
-            return 1;
-        }
-        if (sb.st_size > 0 && !force) {
-            snprintf(err, errcap, "%s: file exists (use --force to replace it)", path);
-            return 1;
-        }
-    } else if (errno != ENOENT) {
-        snprintf(err, errcap, "%s: %s", path, strerror(errno));
-        return 1;
-    }
-    if (strlen(path) > 4000) {
-        snprintf(err, errcap, "path too long");
-        return 2;
-    }
-
-    /* Build under a temporary name beside the target, then rename: a
-     * failure or a kill never leaves a half-filled database at path. */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errcap, "%s: %s", tmp, strerror(errno));
-        return 1;
-    }
-    /* mkstemp makes 0600; give the database the mode a plain create would
-     * (umask can only be read by setting it, so set it straight back). */
-    mode_t um = umask(077);
-    umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0) {
-        snprintf(err, errcap, "%s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return 1;
-    }
-    close(fd);
-
-    struct links *l = links_new(tmp, SQLITE_OPEN_READWRITE, err, errcap);
-    if (!l) {
-        unlink(tmp);
-        return 1;
-    }
-    int bad = 0;
-    unsigned char pool[4096];
-    size_t pos = sizeof pool;
-    char *url = malloc(LINKS_URL_MAX + 1);
-    if (!url) {
-        snprintf(l->err, sizeof l->err, "out of memory");
-        bad = 1;
-    }
-    if (!bad && (configure(l, 1) != 0 ||
-                 exec(l, "CREATE TABLE links("
-                         "id INTEGER PRIMARY KEY, "
-                         "link_hash TEXT NOT NULL UNIQUE, "
-                         "link_target TEXT NOT NULL, "
-                         "created_at INTEGER NOT NULL)") != 0 ||
-                 prepare(l) != 0 || exec(l, "BEGIN") != 0))
-        bad = 1;
-    int64_t now = (int64_t)time(NULL);
-    char id[LINKS_ID_LEN + 1];
-    for (int64_t k = 0; !bad && k < n; k++) {
-        size_t len = urlgen_sample(seed, (uint64_t)k, url, LINKS_URL_MAX + 1);
-        if (insert_link(l, url, len, now, id, pool, sizeof pool, &pos) != LINKS_OK)
-            bad = 1;
-    }
-    if (!bad && exec(l, "COMMIT") != 0)
-        bad = 1;
-    free(url);
-    memset(pool, 0, sizeof pool);
-    if (bad)
-        snprintf(err, errcap, "%s: %s", path, l->err);
-    links_close(l);   /* last connection: checkpoints and removes the WAL */
-    if (!bad) {
-        if (force)
-            unlink_sidecars(path);
-        if (rename(tmp, path) != 0) {
-            snprintf(err, errcap, "%s: %s", path, strerror(errno));
-            bad = 1;
-        }
-    }
-    if (bad) {
-        unlink(tmp);
-        unlink_sidecars(tmp);
-        return 1;
-    }
-    return 0;
 }

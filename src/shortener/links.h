@@ -6,9 +6,15 @@
  * mode so readers never block the writer, and every connection has a busy
  * timeout so concurrent writers wait instead of failing.
  *
- * Schema (created by links_create_db):
- *   links(id INTEGER PRIMARY KEY, link_hash TEXT NOT NULL UNIQUE,
- *         link_target TEXT NOT NULL, created_at INTEGER NOT NULL)
+ * Schemas (created by links_create_db; links_open tells them apart by the
+ * table's definition, and lookups use one statement for both):
+ *   seed      links(id INTEGER PRIMARY KEY, link_hash TEXT NOT NULL UNIQUE,
+ *                   link_target TEXT NOT NULL, created_at INTEGER NOT NULL)
+ *             the seed project's: a lookup descends the link_hash index,
+ *             then the rowid table
+ *   covering  links(link_hash TEXT NOT NULL PRIMARY KEY, link_target,
+ *                   created_at, id) WITHOUT ROWID, plus an index on id:
+ *             a lookup is one descent that ends at the URL
  * link_hash is the public short id. */
 #ifndef KVTEST_SHORTENER_LINKS_H
 #define KVTEST_SHORTENER_LINKS_H
@@ -26,6 +32,8 @@ enum links_rc {
     LINKS_NOTFOUND = 1,
     LINKS_ERROR = -1,   /* SQLite failed; links_errmsg() says why */
 };
+
+enum links_schema { LINKS_SCHEMA_SEED = 0, LINKS_SCHEMA_COVERING = 1 };
 
 struct links;
 
@@ -75,5 +83,25 @@ const char *links_errmsg(const struct links *l);
  * Returns 0, or 1 (runtime) / 2 (misuse) with the reason in err. */
 int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
                     char *err, size_t errcap);
+
+struct links_create_opts {
+    int64_t n;                 /* links to generate (ignored with from) */
+    uint64_t seed;
+    int force;
+    enum links_schema schema;
+    const char *from;          /* NULL, or a links database whose links
+                                  (ids, URLs, times, order) are copied */
+};
+/* links_create_db with a schema choice and copying. Same contract; copying
+ * makes two databases with the same links in different schemas, which
+ * "shortener bench --compare-db" compares. *copied gets the link count. */
+int links_create_db_opts(const char *path, const struct links_create_opts *o,
+                         int64_t *copied, char *err, size_t errcap);
+
+/* Schema of an open database, its name ("seed", "covering"), and the
+ * reverse (0, or -1 for an unknown name). */
+enum links_schema links_schema_of(const struct links *l);
+const char *links_schema_name(enum links_schema s);
+int links_schema_parse(const char *name, enum links_schema *out);
 
 #endif

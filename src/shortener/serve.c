@@ -20,6 +20,7 @@
 #include "shortener/service.h"
 #include "shortener/service_http.h"
 #include "shortener/shortener_cmds.h"
+#include "shortener/track.h"
 
 #define CMD "shortener serve"
 /* Descriptors that are not client connections: per thread SQLite's db,
@@ -39,8 +40,16 @@ const char help_shortener_serve[] =
     "  --port N             TCP port (default 5000; 0 = any free port)\n"
     "  --threads N          worker threads, each with its own SQLite and\n"
     "                       Valkey connection (default 8)\n"
-    "  --cache none|valkey://HOST:PORT[/DB]\n"
-    "                       Valkey cache-aside for lookups (default none)\n"
+    "  --cache none|valkey://HOST:PORT[/DB]|valkey+track://HOST:PORT[/DB]\n"
+    "                       Valkey cache-aside for lookups (default none);\n"
+    "                       valkey+track adds client-side caching: each\n"
+    "                       thread keeps hot links in process memory, dropped\n"
+    "                       when Valkey reports a change, expiry or eviction\n"
+    "                       (CLIENT TRACKING with REDIRECT to a connection\n"
+    "                       subscribed to __redis__:invalidate) and all dropped\n"
+    "                       when that channel is lost\n"
+    "  --track-size N       links kept in memory per thread with valkey+track\n"
+    "                       (default 65536)\n"
     "  --cache-ttl S        expiry of cached links in seconds (default 0: none)\n"
     "  --cache-timeout MS   Valkey connect and command timeout (default 50)\n"
     "  --sqlite-cache on|off  off applies PRAGMA cache_size=0 and\n"
@@ -111,7 +120,7 @@ static int open_listener(const char *cmd, const char *bind_addr, int port, int *
 
 struct serve_opts {
     const char *db, *bind_addr, *cache_url, *sqlite_cache;
-    int64_t port, threads, ttl, idle, header, cache_timeout;
+    int64_t port, threads, ttl, idle, header, cache_timeout, track_size;
     int json;
     int sc;                  /* --sqlite-cache as 1/0 */
     struct cache_config cc;  /* when cache_url is not "none" */
@@ -127,6 +136,7 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         {"cache", CLI_STR, &o->cache_url, 0, 0, 0, 0},
         {"cache-ttl", CLI_INT, &o->ttl, 0, 100000000, 0, 0},
         {"cache-timeout", CLI_INT, &o->cache_timeout, 1, 60000, 0, 0},
+        {"track-size", CLI_INT, &o->track_size, 1, 100000000, 0, 0},
         {"sqlite-cache", CLI_STR, &o->sqlite_cache, 0, 0, 0, 0},
         {"idle-timeout", CLI_INT, &o->idle, 1, 86400, 0, 0},
         {"header-timeout", CLI_INT, &o->header, 1, 86400, 0, 0},
@@ -154,6 +164,7 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         o->cc.ttl_s = o->ttl;
         o->cc.connect_timeout_ms = (int)o->cache_timeout;
         o->cc.command_timeout_ms = (int)o->cache_timeout;
+        o->cc.track_size = o->track_size;
     }
     return 0;
 }
@@ -252,7 +263,7 @@ int shortener_serve(int argc, char **argv)
     struct serve_opts o = {
         .bind_addr = "127.0.0.1", .cache_url = "none", .sqlite_cache = "on",
         .port = 5000, .threads = 8, .idle = 30, .header = 5,
-        .cache_timeout = CACHE_TIMEOUT_MS,
+        .cache_timeout = CACHE_TIMEOUT_MS, .track_size = TRACK_SIZE_DEFAULT,
     };
     int rc = serve_parse(argc, argv, &o);
     if (rc != 0)

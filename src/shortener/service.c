@@ -32,6 +32,7 @@ struct service_worker {
 struct service {
     int nworkers;
     int has_cache;
+    int has_track;
     struct service_worker *w;
     atomic_int next_worker;   /* next unclaimed worker */
     uint64_t started_ns;
@@ -56,6 +57,7 @@ struct service *service_new(const char *dbpath, const struct service_opts *o,
     }
     s->nworkers = o->workers;
     s->has_cache = o->cache != NULL;
+    s->has_track = o->cache && o->cache->track;
     s->started_ns = clock_now_ns();
     for (int i = 0; i < o->workers; i++) {
         s->w[i].links = links_open(dbpath, o->sqlite_cache, err, errcap);
@@ -255,6 +257,13 @@ char *service_stats_json(struct service *s)
     cJSON_AddNumberToObject(cache, "skipped", (double)cs.skipped);
     cJSON_AddNumberToObject(cache, "sets", (double)cs.sets);
     cJSON_AddNumberToObject(cache, "connects", (double)cs.connects);
+    /* client-side caching (valkey+track://): hits split by where */
+    cJSON_AddBoolToObject(cache, "track", s->has_track);
+    cJSON_AddNumberToObject(cache, "local_hits", (double)cs.local_hits);
+    cJSON_AddNumberToObject(cache, "valkey_hits", (double)cs.hits);
+    cJSON_AddNumberToObject(cache, "invalidations", (double)cs.invalidations);
+    cJSON_AddNumberToObject(cache, "local_flushes", (double)cs.local_flushes);
+    cJSON_AddNumberToObject(cache, "local_evictions", (double)cs.local_evictions);
     cJSON_AddItemToObject(o, "cache", cache);
     cJSON_AddNumberToObject(sq, "errors", (double)sqlite_errors);
     cJSON_AddItemToObject(o, "sqlite", sq);
@@ -295,7 +304,12 @@ void service_stats_print(struct service *s, void *fpv)
                 (unsigned long long)cs.hits, (unsigned long long)cs.misses,
                 (unsigned long long)cs.errors, (unsigned long long)cs.skipped,
                 (unsigned long long)cs.sets, (unsigned long long)cs.connects);
-    else
+    if (s->has_track)
+        fprintf(fp, "Local (client-side) cache: hits %llu, invalidations %llu, flushes %llu, "
+                    "evictions %llu\n",
+                (unsigned long long)cs.local_hits, (unsigned long long)cs.invalidations,
+                (unsigned long long)cs.local_flushes, (unsigned long long)cs.local_evictions);
+    if (!s->has_cache)
         fprintf(fp, "Cache: none\n");
     fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)sqlite_errors);
 }

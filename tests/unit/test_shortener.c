@@ -18,6 +18,7 @@
 #include "shortener/links.h"
 #include "shortener/request.h"
 #include "shortener/service.h"
+#include "shortener/trackmap.h"
 #include "shortener/urlgen.h"
 
 static char tmpdir[64];
@@ -432,6 +433,123 @@ static void test_service_handle(void **st)
     service_free(s);
 }
 
+/* The client-side cache's map: bounded, replace, delete, deadline. */
+static void test_trackmap(void **st)
+{
+    (void)st;
+    struct trackmap *m = trackmap_new(100);
+    assert_non_null(m);
+    char url[64], id[16];
+    size_t n = 0;
+    assert_int_equal(trackmap_get(m, "a", 1, 0, url, sizeof url, &n), 0);
+    assert_int_equal(trackmap_put(m, "a", 1, "http://a", 8, 0), 0);
+    assert_int_equal(trackmap_get(m, "a", 1, 0, url, sizeof url, &n), 1);
+    assert_string_equal(url, "http://a");
+    assert_int_equal(n, 8);
+    assert_int_equal(trackmap_put(m, "a", 1, "http://b", 8, 0), 0);   /* replace */
+    assert_int_equal(trackmap_get(m, "a", 1, 0, url, sizeof url, &n), 1);
+    assert_string_equal(url, "http://b");
+    assert_int_equal(trackmap_count(m), 1);
+    /* a deadline: served before it, never at or after it */
+    assert_int_equal(trackmap_put(m, "t", 1, "http://t", 8, 1000), 0);
+    assert_int_equal(trackmap_get(m, "t", 1, 999, url, sizeof url, &n), 1);
+    assert_int_equal(trackmap_get(m, "t", 1, 1000, url, sizeof url, &n), 0);
+    assert_int_equal(trackmap_count(m), 1);
+    /* bounded: 1000 puts into 100 entries; every present entry is right */
+    int evicted = 0;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(id, sizeof id, "id%d", i);
+        snprintf(url, sizeof url, "http://%d", i);
+        int rc = trackmap_put(m, id, strlen(id), url, strlen(url), 0);
+        assert_true(rc == 0 || rc == 1);
+        evicted += rc;
+        assert_true(trackmap_count(m) <= 100);
+    }
+    assert_int_equal(trackmap_count(m), 100);
+    assert_int_equal(evicted, 901);
+    int present = 0;
+    for (int i = 0; i < 1000; i++) {
+        char want[32];
+        snprintf(id, sizeof id, "id%d", i);
+        snprintf(want, sizeof want, "http://%d", i);
+        if (trackmap_get(m, id, strlen(id), 0, url, sizeof url, &n)) {
+            assert_string_equal(url, want);
+            present++;
+        }
+    }
+    assert_int_equal(present, 100);
+    /* delete every present entry: probing survives the backward shifts */
+    for (int i = 0; i < 1000; i++) {
+        snprintf(id, sizeof id, "id%d", i);
+        trackmap_del(m, id, strlen(id));
+        assert_int_equal(trackmap_get(m, id, strlen(id), 0, url, sizeof url, &n), 0);
+    }
+    assert_int_equal(trackmap_count(m), 0);
+    assert_int_equal(trackmap_put(m, "z", 1, "http://z", 8, 0), 0);
+    trackmap_clear(m);
+    assert_int_equal(trackmap_get(m, "z", 1, 0, url, sizeof url, &n), 0);
+    trackmap_free(m);
+}
+
+/* Both schemas, real SQLite files with the same links (init --from):
+ * identical answers for every id and for misses; new links work in both. */
+static void test_schemas_agree(void **st)
+{
+    (void)st;
+    char err[512], cov[160];
+    assert_int_equal(links_create_db(dbpath, 2000, 7, 0, err, sizeof err), 0);
+    snprintf(cov, sizeof cov, "%s/covering.db", tmpdir);
+    struct links_create_opts o = {0, 1, 0, LINKS_SCHEMA_COVERING, dbpath};
+    int64_t copied = 0;
+    assert_int_equal(links_create_db_opts(cov, &o, &copied, err, sizeof err), 0);
+    assert_int_equal(copied, 2000);
+    struct links *a = links_open(dbpath, 1, err, sizeof err);
+    struct links *b = links_open(cov, 1, err, sizeof err);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(links_schema_of(a), LINKS_SCHEMA_SEED);
+    assert_int_equal(links_schema_of(b), LINKS_SCHEMA_COVERING);
+    char *ids, *ids2;
+    int64_t n, n2;
+    assert_int_equal(links_ids(a, 0, &ids, &n), 0);
+    assert_int_equal(links_ids(b, 0, &ids2, &n2), 0);
+    assert_int_equal(n, 2000);
+    assert_int_equal(n2, n);
+    assert_memory_equal(ids, ids2, (size_t)n * (LINKS_ID_MAX + 1));   /* same order */
+    char ua[LINKS_URL_MAX + 1], ub[LINKS_URL_MAX + 1];
+    size_t la, lb;
+    for (int64_t i = 0; i < n; i++) {
+        const char *id = ids + i * (LINKS_ID_MAX + 1);
+        assert_int_equal(links_lookup(a, id, strlen(id), ua, sizeof ua, &la), LINKS_OK);
+        assert_int_equal(links_lookup(b, id, strlen(id), ub, sizeof ub, &lb), LINKS_OK);
+        assert_int_equal(la, lb);
+        assert_string_equal(ua, ub);
+        /* a miss: the same id one letter longer, and a changed letter */
+        char miss[LINKS_ID_MAX + 2];
+        snprintf(miss, sizeof miss, "%sx", id);
+        assert_int_equal(links_lookup(a, miss, strlen(miss), ua, sizeof ua, &la), LINKS_NOTFOUND);
+        assert_int_equal(links_lookup(b, miss, strlen(miss), ub, sizeof ub, &lb), LINKS_NOTFOUND);
+        miss[0] = miss[0] == 'Q' ? 'R' : 'Q';
+        miss[strlen(id)] = '\0';
+        enum links_rc ra = links_lookup(a, miss, strlen(miss), ua, sizeof ua, &la);
+        assert_int_equal(links_lookup(b, miss, strlen(miss), ub, sizeof ub, &lb), ra);
+    }
+    char nid[LINKS_ID_LEN + 1];
+    assert_int_equal(links_create(b, "https://example.com/new", 23, nid), LINKS_OK);
+    assert_int_equal(links_lookup(b, nid, strlen(nid), ub, sizeof ub, &lb), LINKS_OK);
+    assert_string_equal(ub, "https://example.com/new");
+    free(ids2);
+    assert_int_equal(links_ids(b, 0, &ids2, &n2), 0);
+    assert_int_equal(n2, 2001);
+    assert_string_equal(ids2 + 2000 * (LINKS_ID_MAX + 1), nid);   /* listed last */
+    free(ids);
+    free(ids2);
+    links_close(a);
+    links_close(b);
+    /* copying onto itself is misuse */
+    assert_int_equal(links_create_db_opts(dbpath, &o, &copied, err, sizeof err), 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +564,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_store, setup_db, teardown_db),
         cmocka_unit_test_setup_teardown(test_cache_fallback, setup_db, teardown_db),
         cmocka_unit_test_setup_teardown(test_service_handle, setup_db, teardown_db),
+        cmocka_unit_test(test_trackmap),
+        cmocka_unit_test_setup_teardown(test_schemas_agree, setup_db, teardown_db),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# Client-side caching (--cache valkey+track://): a real valkey-server, a real
+# SQLite file and the real service on free loopback ports.
+#
+# The invalidation bound (a change in Valkey stops being served from process
+# memory within 100 ms) is measured by tests/lib/track_probe.py over one
+# keep-alive connection, about every millisecond, and asserted on the median
+# of five trials, so one slow moment of a loaded machine cannot fail it; a
+# trial that never sees the change (3 s) fails on its own.
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load '../lib/servers'
+
+setup() {
+    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
+    SERVERS_DIR=$BATS_TEST_TMPDIR
+    DB=$BATS_TEST_TMPDIR/links.db
+    PROBE=$BATS_TEST_DIRNAME/../lib/track_probe.py
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    "$KVTEST" shortener init "$DB" --links 50 --seed 5 >/dev/null
+    "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/ids"
+    start_valkey
+    TRACK_URL=valkey+track://127.0.0.1:$VALKEY_PORT
+}
+
+teardown() {
+    stop_all_servers
+}
+
+ids() {   # ids N: the first N ids
+    head -n "$1" "$BATS_TEST_TMPDIR/ids" | paste -sd ' '
+}
+
+# probe MODE TTL: five trials; the median must be within 100 ms.
+probe() {
+    run python3 "$PROBE" "$1" "$VALKEY_PORT" "$SERVICE_PORT" "$DB" "$2" $(ids 5)
+    echo "$output"
+    assert_success
+    local median
+    median=$(awk '$1 == "median_ms" {print $2}' <<<"$output")
+    [ -n "$median" ]
+    awk -v m="$median" 'BEGIN { exit !(m <= 100) }'
+}
+
+@test "track: a key deleted in Valkey stops being served from memory within 100 ms" {
+    start_service "$DB" --threads 2 --cache "$TRACK_URL"
+    probe del 0
+    run curl -fsS "$SERVICE_URL/stats"
+    assert_success
+    [ "$(jq .cache.invalidations <<<"$output")" -ge 5 ]
+    [ "$(jq .cache.local_hits <<<"$output")" -ge 5 ]
+}
+
+@test "track: a key overwritten in Valkey is served with its new value within 100 ms" {
+    start_service "$DB" --threads 2 --cache "$TRACK_URL"
+    probe set 0
+}
+
+@test "track: a key expired by --cache-ttl stops being served from memory within 100 ms" {
+    start_service "$DB" --threads 2 --cache "$TRACK_URL" --cache-ttl 1
+    probe expire 1
+}
+
+@test "track: killing valkey-server empties the local caches; lookups fall back to SQLite, none fails" {
+    start_service "$DB" --threads 2 --cache "$TRACK_URL"
+    local id n=0
+    for id in $(ids 20); do
+        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
+        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
+    done
+    run curl -fsS "$SERVICE_URL/stats"
+    [ "$(jq .cache.local_hits <<<"$output")" -ge 1 ]
+    # Change every URL in SQLite: a cached answer is now recognisably stale.
+    python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], timeout=10)
+c.execute("UPDATE links SET link_target = link_target || ?", ("?v=2",))
+c.commit()' "$DB"
+    run curl -fsS "$SERVICE_URL/link/$(ids 1)"
+    assert_success
+    assert_output --partial '"link"'
+    refute_output --partial '?v=2'   # still served from a cache
+    kill -KILL "$VALKEY_PID"
+    wait "$VALKEY_PID" 2>/dev/null || true
+    VALKEY_PID=
+    for id in $(ids 20); do
+        run curl -sS -o "$BATS_TEST_TMPDIR/body" -w '%{http_code}' "$SERVICE_URL/link/$id"
+        assert_output 200
+        run cat "$BATS_TEST_TMPDIR/body"
+        assert_output --partial '?v=2'
+        n=$((n + 1))
+    done
+    [ "$n" -eq 20 ]
+    run curl -fsS "$SERVICE_URL/stats"
+    [ "$(jq .cache.local_flushes <<<"$output")" -ge 1 ]
+    echo "$output"
+    [ "$(jq '.routes["GET /link/<id>"]["200"]' <<<"$output")" -eq 61 ]
+    [ "$(jq '.routes["GET /link/<id>"]["500"] // 0' <<<"$output")" -eq 0 ]
+}
+
+@test "track: /stats and bench --json count local hits, Valkey hits, misses and invalidations" {
+    start_service "$DB" --threads 1 --cache "$TRACK_URL"
+    local id
+    id=$(ids 1)
+    curl -fsS "$SERVICE_URL/link/$id" >/dev/null      # miss, fill
+    curl -fsS "$SERVICE_URL/link/$id" >/dev/null      # local hit
+    valkey-cli -p "$VALKEY_PORT" set "kvtest:link:$id" http://example.com/v >/dev/null
+    for _ in $(seq 1 100); do                          # until the invalidation is read
+        run curl -fsS "$SERVICE_URL/link/$id"
+        [[ "$output" != *example.com/v* ]] || break
+        sleep 0.02
+    done
+    assert_output --partial example.com/v              # a Valkey hit
+    run curl -fsS "$SERVICE_URL/stats"
+    assert_success
+    [ "$(jq .cache.track <<<"$output")" = true ]
+    [ "$(jq .cache.misses <<<"$output")" -eq 1 ]
+    [ "$(jq .cache.local_hits <<<"$output")" -ge 1 ]
+    [ "$(jq .cache.valkey_hits <<<"$output")" -ge 1 ]
+    [ "$(jq .cache.invalidations <<<"$output")" -eq 1 ]
+    stop_service
+    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --configs valkey-track,valkey \
+        --lookups 500 --repeat 2 --json
+    assert_success
+    [ "$(jq -r '.result.configs | map(.config) | join(",")' <<<"$output")" = "valkey-track,valkey" ]
+    [ "$(jq '.result.configs[0].cache.local_hits' <<<"$output")" -ge 900 ]
+    [ "$(jq '.result.configs[0].cache | .local_hits + .hits + .misses + .errors + .skipped' <<<"$output")" -eq 1000 ]
+    [ "$(jq '.result.configs[0].cache | has("invalidations") and has("local_flushes")' <<<"$output")" = true ]
+    [ "$(jq '.result.configs[1].cache.local_hits' <<<"$output")" -eq 0 ]
+    [ "$(jq '.result.configs[0].local_hit_ratio' <<<"$output")" != null ]
+}
+
+@test "track: bench --track-size bounds the local map (evictions counted)" {
+    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --configs valkey-track \
+        --track-size 10 --lookups 500 --repeat 1 --json
+    assert_success
+    [ "$(jq '.result.configs[0].cache.local_evictions' <<<"$output")" -gt 0 ]
+    [ "$(jq '.result.configs[0].local_hit_ratio' <<<"$output" | awk '{print ($1 < 0.5)}')" -eq 1 ]
+    [ "$(jq '.options.track_size' <<<"$output")" -eq 10 ]
+}

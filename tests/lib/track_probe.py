@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""track_probe.py: how soon a change in Valkey stops being served from a
+"kvtest shortener serve --cache valkey+track://" process's memory.
+
+  track_probe.py MODE VALKEY_PORT HTTP_PORT DBFILE TTL_S ID...
+
+MODE: del (DEL the key), set (overwrite it), expire (the service's own
+--cache-ttl TTL_S runs out). One trial per ID, over one keep-alive HTTP
+connection: make the service cache the link, change the URL in SQLite
+(so a cached answer is recognisably stale), check the stale URL is still
+served, make the change in Valkey, then poll GET /link/ID about every
+millisecond until the answer changes (at most 3 s). The latency is from
+just before the change (for expire: from just before the request that
+stored the key, plus TTL_S) to the first changed answer. Prints one line
+per trial and "median_ms X"; exit 1 when a trial never changed or the
+cache was not serving the stale URL."""
+import http.client
+import json
+import socket
+import sqlite3
+import statistics
+import sys
+import time
+
+PREFIX = "kvtest:link:"
+
+
+def resp(port, *args):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a.encode()
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    s.sendall(out)
+    reply = s.recv(65536)
+    s.close()
+    return reply
+
+
+def get(conn, ident):
+    conn.request("GET", "/link/" + ident)
+    r = conn.getresponse()
+    body = r.read()
+    if r.status != 200:
+        raise SystemExit("GET /link/%s: status %d %r" % (ident, r.status, body))
+    return json.loads(body)["link"]
+
+
+def set_url(db, ident, url):
+    c = sqlite3.connect(db, timeout=10)
+    c.execute("UPDATE links SET link_target=? WHERE link_hash=?", (url, ident))
+    c.commit()
+    c.close()
+
+
+def trial(mode, vport, conn, db, ttl, ident):
+    key = PREFIX + ident
+    resp(vport, "DEL", key)
+    c = sqlite3.connect(db, timeout=10)
+    orig = c.execute("SELECT link_target FROM links WHERE link_hash=?", (ident,)).fetchone()[0]
+    c.close()
+    t_fill = time.monotonic()
+    if get(conn, ident) != orig:      # miss: SQLite, SET (EX ttl), local fill
+        raise SystemExit("first lookup of %s did not return its URL" % ident)
+    for _ in range(3):
+        get(conn, ident)
+    fresh = orig + "?v=sqlite"
+    set_url(db, ident, fresh)
+    try:
+        if get(conn, ident) != orig:
+            raise SystemExit("%s: the cached URL was not served (no caching?)" % ident)
+        want = fresh
+        if mode == "del":
+            t_change = time.monotonic()
+            resp(vport, "DEL", key)
+        elif mode == "set":
+            want = orig + "?v=valkey"
+            t_change = time.monotonic()
+            resp(vport, "SET", key, want)
+        else:
+            t_change = t_fill + ttl
+        deadline = time.monotonic() + 3 + (ttl if mode == "expire" else 0)
+        while time.monotonic() < deadline:
+            got = get(conn, ident)
+            if got != orig:
+                seen = time.monotonic()
+                if got != want:
+                    raise SystemExit("%s: changed to %r, expected %r" % (ident, got, want))
+                return (seen - t_change) * 1000
+            time.sleep(0.001)
+        raise SystemExit("%s: still served the old URL 3 s after the %s" % (ident, mode))
+    finally:
+        set_url(db, ident, orig)
+        resp(vport, "DEL", key)
+
+
+def main():
+    mode, vport, hport, db, ttl = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], float(sys.argv[5])
+    conn = http.client.HTTPConnection("127.0.0.1", hport, timeout=10)
+    lat = []
+    for ident in sys.argv[6:]:
+        ms = trial(mode, vport, conn, db, ttl, ident)
+        print("%s %s %.2f ms" % (mode, ident, ms))
+        lat.append(ms)
+    print("median_ms %.2f" % statistics.median(lat))
+
+
+if __name__ == "__main__":
+    main()
