@@ -84,7 +84,7 @@ tables_sweep() {
         "|---:|---:|---:|---:|---:|---:|",
         (.rows[] | "| \(.size | s) | \(.count) | \(.sql.us_per_blob | f) | \(.blob.us_per_blob | f) | \(.files.us_per_blob | f) | \(.ratio_files_blob | f) |"),
         "",
-        "About \(.options.total / 1000000) MB of blobs per size, page size \(.options.pagesize), every key read once per run in random order, \(.options.warmup) warm-up + \(.options.repeat) measured run(s), medians. \(.crossover.line)."' \
+        "About \(.options.total / 1000000) MB of blobs per size, page size\(if (.options.page_sizes // []) | length > 1 then "s \(.options.page_sizes | map(tostring) | join(", "))" else " \(.options.pagesize)" end), every key read once per run in random order, \(.options.warmup) warm-up + \(.options.repeat) measured run(s), medians. \(.crossover.line)."' \
         >"$C/sweep.md"
     tables_sweep_pages "$obj"
 }
