@@ -4,7 +4,8 @@
 #   scripts/fasterthanfs.sh [--count 100k] [--size 10k] [--variance 2k]
 #       [--repeat 5] [--warmup 1] [--writes 10k] [--cold-count 5k]
 #       [--cold-repeat 3] [--sweep-sizes 1k,4k,10k,30k,100k,300k,1M]
-#       [--sweep-total 200M] [--sweep-repeat 3] [--no-cold] [--no-sweep]
+#       [--sweep-total 200M] [--sweep-repeat 3] [--sweep-pages 4k]
+#       [--no-cold] [--no-sweep]
 #       [--out DIR] [--force] [--keep] [--no-report] [--kvtest PATH]
 #       [--defer-delete LISTFILE]
 #
@@ -13,7 +14,8 @@
 # random order (SQL, blob API, blob API + mmap of the whole database, flat
 # files, tree files) warm and cold, writes in random order (WAL, journal off
 # + synchronous off, files with and without fsync, one --multitrans run), and
-# a blob-size sweep for the crossover size. Variants are interleaved round by
+# a blob-size sweep for the crossover size (one per page size of
+# --sweep-pages, e.g. 4k,64k). Variants are interleaved round by
 # round, so drift on a shared machine hits them alike; round 0 is a warm-up
 # and is discarded. Writes into DIR (default bench-out/fasterthanfs-DATE):
 #   raw/blobs.jsonl   one object per kvtest run, straight from --json, plus
@@ -28,21 +30,22 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 COUNT=100k SIZE=10k VARIANCE=2k REPEAT=5 WARMUP=1 WRITES=10k
 COLD_COUNT=5k COLD_REPEAT=3 DO_COLD=1 DO_SWEEP=1
-SWEEP_SIZES=1k,4k,10k,30k,100k,300k,1M SWEEP_TOTAL=200M SWEEP_REPEAT=3
+SWEEP_SIZES=1k,4k,10k,30k,100k,300k,1M SWEEP_TOTAL=200M SWEEP_REPEAT=3 SWEEP_PAGES=4k
 OUTDIR="" FORCE=0 KEEP=0 KV="" REPORT=1 DEFER=""
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case $1 in
         --count|--size|--variance|--repeat|--warmup|--writes|--cold-count|--cold-repeat|\
-        --sweep-sizes|--sweep-total|--sweep-repeat|--out|--kvtest|--defer-delete)
+        --sweep-sizes|--sweep-total|--sweep-repeat|--sweep-pages|--out|--kvtest|--defer-delete)
             [ $# -ge 2 ] || usage_die "$1 needs a value"
             case $1 in
                 --count) COUNT=$2 ;; --size) SIZE=$2 ;; --variance) VARIANCE=$2 ;;
                 --repeat) REPEAT=$2 ;; --warmup) WARMUP=$2 ;; --writes) WRITES=$2 ;;
                 --cold-count) COLD_COUNT=$2 ;; --cold-repeat) COLD_REPEAT=$2 ;;
                 --sweep-sizes) SWEEP_SIZES=$2 ;; --sweep-total) SWEEP_TOTAL=$2 ;;
-                --sweep-repeat) SWEEP_REPEAT=$2 ;; --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
+                --sweep-repeat) SWEEP_REPEAT=$2 ;; --sweep-pages) SWEEP_PAGES=$2 ;;
+                --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
                 --defer-delete) DEFER=$2 ;;
             esac
             shift 2 ;;
@@ -241,11 +244,11 @@ fi
 # ----------------------------------------------------------------- sweep
 if [ "$DO_SWEEP" = 1 ]; then
     if "$KVTEST" sweep --help 2>/dev/null | grep -q -- --sizes; then
-        step "size sweep $SWEEP_SIZES, about $SWEEP_TOTAL per size"
+        step "size sweep $SWEEP_SIZES, about $SWEEP_TOTAL per size, page sizes $SWEEP_PAGES"
         t=$(kv_now)
         KV_PROGRESS=1 kv_json blobs-sweep '{"experiment":"sweep"}' "$OUT/raw/sweep.jsonl" \
             "$KVTEST" sweep "$SCR/sweep" --sizes "$SWEEP_SIZES" --total "$SWEEP_TOTAL" \
-            --repeat "$SWEEP_REPEAT" "${JSON[@]}" ||
+            --repeat "$SWEEP_REPEAT" --page-sizes "$SWEEP_PAGES" "${JSON[@]}" ||
             skipped "kvtest sweep failed: no sweep chart"
         timing sweep "$(kv_since "$t")"
     else

@@ -70,7 +70,13 @@ if has_data "$C/percentiles-warm.csv"; then
 fi
 if has_data "$C/sweep.csv"; then
     cross=$(sed -n 's/^crossover_bytes=//p' "$C/sweep-crossover.txt" 2>/dev/null || true)
-    chart sweep "in='$C/sweep.csv'; cross=${cross:-0}; subtitle='$sub'"
+    pv=""   # several page sizes: one curve each (tables.sh: sweep-pages.*)
+    if has_data "$C/sweep-pages.csv" && [ -s "$C/sweep-pages.tsv" ]; then
+        pv="; inp='$C/sweep-pages.csv'; npages=$(awk 'NR > 1' "$C/sweep-pages.tsv" | wc -l)"
+        pv+="; pages='$(awk -F'\t' 'NR > 1 { printf "%s ", $1 }' "$C/sweep-pages.tsv")'"
+        pv+="; crosses='$(awk -F'\t' 'NR > 1 { printf "%s ", $3 }' "$C/sweep-pages.tsv")'"
+    fi
+    chart sweep "in='$C/sweep.csv'; cross=${cross:-0}; subtitle='$sub'$pv"
 fi
 if has_data "$C/shortener-bench.csv" || has_data "$C/shortener-http.csv"; then
     hb=0; hh=0

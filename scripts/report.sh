@@ -115,6 +115,20 @@ if [ -s "$C/sweep-crossover.txt" ] && [ -s "$C/sweep.csv" ]; then
         END { if (NR > 2) printf "- **Blob-size sweep** (warm cache, random reads): reading separate files took %.2fx the time of the blob API at %s bytes and %.2fx at %s bytes. %s.\n", r0, sz(s0), r1, sz(s1), line }' \
         "$C/sweep.csv" >>"$R"
 fi
+if [ -s "$C/sweep-pages.tsv" ]; then
+    # One clause per page size, from kvtest sweep --page-sizes (tables.sh).
+    awk -F'\t' 'function sz(b) { return b >= 1e6 ? b / 1e6 "M" : b >= 1e3 ? b / 1e3 "k" : b }
+        function sz3(b) { return b >= 1e6 ? sprintf("%.3gM", b / 1e6) : b >= 1e3 ? sprintf("%.3gk", b / 1e3) : sprintf("%.0f", b) }
+        function kib(p) { return p / 1024 " KiB pages" }
+        NR == 1 { next }
+        { c = $2 == "cross" ? sprintf("files faster above %s bytes", sz3($3)) \
+            : $2 == "db_wins" ? sprintf("no crossover in %s..%s (the database faster at every size)", sz($4), sz($6)) \
+            : $2 == "files_win" ? sprintf("no crossover (files already faster at %s)", sz($4)) : "no valid figures"
+          if ($8 ~ /not monotonic/) c = c " (the ratio crosses 1 more than once: noisy)"
+          out = out (n++ ? "; " : "") sprintf("%s: %s, files/blob API %.2fx at %s and %.2fx at %s", kib($1), c, $5, sz($4), $7, sz($6)) }
+        END { if (n > 1) printf "- **Crossover by page size** (the same blobs in one database per page size; the files, which do not depend on it, timed once per blob size): %s.\n", out }' \
+        "$C/sweep-pages.tsv" >>"$R"
+fi
 if [ -s "$C/shortener-bench.json" ]; then
     vb=$(jq -r '. // empty' "$C/valkey-benchmark.json" 2>/dev/null || true)
     j "$C/shortener-bench.json" --argjson vb "${vb:-null}" '

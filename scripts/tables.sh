@@ -6,7 +6,8 @@
 #   raw/blobs.jsonl      -> reads.csv, reads-ratio.csv, writes.csv,
 #                           percentiles-warm.csv, percentiles-cold.csv
 #   csv/space-du.csv + raw/space.jsonl -> space.csv
-#   raw/sweep.jsonl      -> sweep.csv, sweep-crossover.txt
+#   raw/sweep.jsonl      -> sweep.csv, sweep-crossover.txt, sweep.md, and
+#                           with several page sizes sweep-pages.csv, .tsv
 #   raw/shortener.jsonl  -> shortener-bench.csv, shortener-http.csv,
 #                           shortener-bench-pct.csv, shortener-http-pct.csv
 #
@@ -83,8 +84,43 @@ tables_sweep() {
         "|---:|---:|---:|---:|---:|---:|",
         (.rows[] | "| \(.size | s) | \(.count) | \(.sql.us_per_blob | f) | \(.blob.us_per_blob | f) | \(.files.us_per_blob | f) | \(.ratio_files_blob | f) |"),
         "",
-        "About \(.options.total / 1000000) MB of blobs per size, page size \(.options.pagesize), every key read once per run in random order, \(.options.warmup) warm-up + \(.options.repeat) measured run(s), medians. \(.crossover.line)."' \
+        "About \(.options.total / 1000000) MB of blobs per size, page size\(if (.options.page_sizes // []) | length > 1 then "s \(.options.page_sizes | map(tostring) | join(", "))" else " \(.options.pagesize)" end), every key read once per run in random order, \(.options.warmup) warm-up + \(.options.repeat) measured run(s), medians. \(.crossover.line)."' \
         >"$C/sweep.md"
+    tables_sweep_pages "$obj"
+}
+
+# With several page sizes (kvtest sweep --page-sizes): the files time (read
+# once per blob size) and, per page size, the blob-API time and the ratio
+# files / blob API, one column each (sweep-pages.csv, for the chart); one
+# line per page size with its crossover (sweep-pages.tsv, for the report);
+# and a markdown table appended to sweep.md.
+tables_sweep_pages() {
+    rm -f "$C/sweep-pages.csv" "$C/sweep-pages.tsv"
+    printf '%s\n' "$1" | jq -e '(.pages // []) | length > 1' >/dev/null || return 0
+    printf '%s\n' "$1" | jq -r "$KV_JQ_DEFS"'
+        ([.pages[].pagesize]) as $ps
+        | (["size", "files_us"] + [$ps[] | "blob_us_\(.)"] + [$ps[] | "ratio_\(.)"] | join(",")),
+          (range(.rows | length) as $i
+           | [.rows[$i].size, (.rows[$i].files.us_per_blob | r3)]
+             + [.pages[] | .rows[$i].blob.us_per_blob | r3]
+             + [.pages[] | .rows[$i].ratio_files_blob | r3]
+           | map(tostring) | join(","))' >"$C/sweep-pages.csv"
+    printf '%s\n' "$1" | jq -r '
+        "pagesize\tkind\tcrossover_bytes\tfirst_size\tfirst_ratio\tlast_size\tlast_ratio\tline",
+        (.pages[] | [.pagesize, .crossover.kind, (.crossover.size // 0),
+                     .rows[0].size, .rows[0].ratio_files_blob,
+                     .rows[-1].size, .rows[-1].ratio_files_blob, .crossover.line]
+                  | map(tostring) | join("\t"))' >"$C/sweep-pages.tsv"
+    printf '%s\n' "$1" | jq -r '
+        def s: if . >= 1000000 then "\(. / 1000000)M" elif . >= 1000 then "\(. / 1000)k" else tostring end;
+        def f: (. * 100 | round / 100 | tostring);
+        def kib: "\(. / 1024) KiB";
+        "", "By page size (the same blobs in one database per page size; the files, which do not depend on it, timed once per blob size):", "",
+        "| blob size | files µs/blob | " + ([.pages[] | "blob API µs, \(.pagesize | kib) pages"] | join(" | ")) + " | " + ([.pages[] | "files / blob API, \(.pagesize | kib)"] | join(" | ")) + " |",
+        "|---:|---:|" + ([.pages[] | "---:|---:|"] | join("")),
+        (range(.rows | length) as $i
+         | "| \(.rows[$i].size | s) | \(.rows[$i].files.us_per_blob | f) | " + ([.pages[] | .rows[$i].blob.us_per_blob | f] | join(" | ")) + " | " + ([.pages[] | .rows[$i].ratio_files_blob | f] | join(" | ")) + " |"),
+        "", (.pages[] | .crossover.line + "."), ""' >>"$C/sweep.md"
 }
 
 RAW=$OUT/raw/blobs.jsonl

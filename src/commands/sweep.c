@@ -4,7 +4,9 @@
  * a fresh database (init), its flat export, then random reads of every key
  * from the database through SQL and through the blob API, and from the
  * files -- the same keys in the same order for all three. The crossover is
- * interpolated where files/blob-api crosses 1 (sweep_cross.c).
+ * interpolated where files/blob-api crosses 1 (sweep_cross.c). With several
+ * page sizes, the database side is repeated per page size over the same
+ * content; the files are read once per size (sweep_page says why).
  *
  * Ctrl-C (or SIGTERM/SIGHUP) in the middle of a size would leave up to
  * twice --total bytes behind: the size in progress is registered with
@@ -27,7 +29,6 @@
 #include "commands/run.h"
 #include "commands/sweep.h"
 #include "commands/sweep_int.h"
-#include "measure/report.h"
 
 const char help_sweep[] =
     "Usage: kvtest sweep DIR [options]\n"
@@ -41,11 +42,22 @@ const char help_sweep[] =
     "faster), then a line \"Crossover: SIZE\" interpolated (linear in\n"
     "log size) where that ratio crosses 1, or \"Crossover: none in range\".\n"
     "\n"
+    "With several --page-sizes, each size gets one database per page size\n"
+    "(the same keys and bytes: the same seed), timed with SQL and the blob\n"
+    "API; the files do not depend on the page size and are timed once per\n"
+    "size. The table gets a page column and the crossover one line per page\n"
+    "size: \"Crossover (page 16384): SIZE\" or \"... none in range\".\n"
+    "\n"
     "Options:\n"
     "  --sizes LIST     blob sizes, comma-separated (default\n"
     "                   1k,4k,10k,30k,100k,300k,1M; k/M = x1000, KiB = x1024)\n"
     "  --total N        bytes of blobs per size (default 200M)\n"
-    "  --pagesize N     database page size (default 4096)\n"
+    "  --page-sizes LIST  database page sizes, comma-separated, each a power\n"
+    "                   of two from 512 to 64k (here k = 1024: 4k,16k,64k);\n"
+    "                   default 4k\n"
+    "  --pagesize N     one database page size (default 4096); not with\n"
+    "                   --page-sizes\n"
+    "  --mmap N         PRAGMA mmap_size for the database reads (default 0)\n"
     "  --repeat N       measured runs per layout; medians are shown (default 1)\n"
     "  --warmup N       discarded runs before them (default 1; 0 with --cold\n"
     "                   is fine, each measured run is cold anyway)\n"
@@ -53,23 +65,17 @@ const char help_sweep[] =
     "                   (see kvtest help run)\n"
     "  --update         time overwrites instead of reads\n"
     "  --seed S         content and order seed (default 1)\n"
-    "  --keep           keep each size's database and export\n"
+    "  --keep           keep each size's databases and export\n"
     "  --force          sweep inside a DIR that is not empty\n"
     "  --json           one JSON object with every figure\n"
     "\n"
     "DIR is created if missing. sweep refuses a non-empty DIR unless --force,\n"
     "never overwrites an existing file, and deletes only what it created:\n"
-    "DIR/sweep-SIZE.db (with its -wal/-shm/-journal) and DIR/sweep-SIZE/.\n"
-    "It needs about 2.5 x --total of free space (more with --keep).\n";
+    "DIR/sweep-SIZE.db (with its -wal/-shm/-journal; DIR/sweep-SIZE-pPAGE.db\n"
+    "with several page sizes) and DIR/sweep-SIZE/. It needs about\n"
+    "2.5 x --total of free space (more with --keep).\n";
 
-#define MAX_SIZES 32
 #define MIN_COUNT 10
-
-struct sweep_row {
-    int64_t size, count;
-    struct run_result res[3];   /* sql, blob api, files */
-    int have;
-};
 
 static const char *const api_names[3] = {"sql", "blob", "files"};
 
@@ -90,8 +96,8 @@ static int parse_sizes(const char *s, int64_t *out, int *n)
             return cli_usage("sweep", "invalid size '%s' in --sizes", item);
         if (v > 1000000000)
             return cli_usage("sweep", "size '%s' in --sizes is above 1G", item);
-        if (*n >= MAX_SIZES)
-            return cli_usage("sweep", "--sizes lists more than %d sizes", MAX_SIZES);
+        if (*n >= SWEEP_MAX_SIZES)
+            return cli_usage("sweep", "--sizes lists more than %d sizes", SWEEP_MAX_SIZES);
         out[(*n)++] = v;
         if (!comma)
             break;
@@ -119,103 +125,111 @@ static int progress_on(void)
     return isatty(STDERR_FILENO);
 }
 
-static cJSON *result_json(const struct run_result *r)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "us_per_blob", r->us_per_blob);
-    cJSON_AddNumberToObject(o, "us_min", r->us_min);
-    cJSON_AddNumberToObject(o, "us_max", r->us_max);
-    cJSON_AddNumberToObject(o, "mb_per_s", r->mb_per_s);
-    cJSON_AddNumberToObject(o, "count", (double)r->count);
-    cJSON_AddNumberToObject(o, "misses", (double)r->misses);
-    if (r->latency)
-        cJSON_AddItemToObject(o, "latency", report_hist_json(r->latency));
-    return o;
-}
-
-struct sweep_opts {
-    const char *dir;
-    int64_t sizes[MAX_SIZES];
-    int nsizes;
-    int64_t total, pagesize, repeat, warmup, seed;
-    int cold, update, keep, force, json;
-};
-
-static void progress(const char *fmt, const char *what, int64_t size)
+static void progress(const char *what, int64_t size, int64_t page)
 {
     if (!progress_on())
         return;
     char s[32];
     sweep_fmt_size(s, sizeof s, (double)size);
-    fprintf(stderr, "\rsweep: size %s: ", s);
-    fprintf(stderr, fmt, what);
-    fprintf(stderr, "\033[K");
+    if (page)
+        fprintf(stderr, "\rsweep: size %s, page %" PRId64 ": %s\033[K", s, page, what);
+    else
+        fprintf(stderr, "\rsweep: size %s: %s\033[K", s, what);
     fflush(stderr);
 }
 
-/* One size: create, export, measure. Returns 0/1/2; cleanup by caller. */
-static int sweep_one(const struct sweep_opts *o, const struct sweep_names *nm, struct sweep_row *row)
+/* Time one layout: api 0 SQL, 1 blob API (database db), 2 files. Every
+ * call asks for the same keys in the same order: count, max_id and seed
+ * depend on the blob size only. */
+static int measure(const struct sweep_opts *o, const char *path, int api, int64_t page,
+                   const struct sweep_row *row, struct run_result *res)
+{
+    struct run_opts ro;
+    run_defaults(&ro);
+    ro.path = path;
+    ro.count = row->count;
+    ro.max_id = row->count;
+    ro.order = ORDER_RANDOM;
+    ro.seed = (uint64_t)o->seed;
+    ro.blob_api = api == 1;
+    ro.mmap = api == 2 ? 0 : o->mmap;
+    ro.update = o->update;
+    ro.repeat = o->repeat;
+    ro.warmup = o->warmup;
+    ro.cold = o->cold;
+    ro.quiet = 1;
+    char keys[PATH_MAX];
+    if (o->keys_out) {
+        if (api == 2)
+            snprintf(keys, sizeof keys, "%s-%" PRId64 "-files", o->keys_out, row->size);
+        else
+            snprintf(keys, sizeof keys, "%s-%" PRId64 "-p%" PRId64 "-%s", o->keys_out,
+                     row->size, page, api_names[api]);
+        ro.keys_out = keys;
+    }
+    char what[32];
+    snprintf(what, sizeof what, "timing %s", api_names[api]);
+    progress(what, row->size, api == 2 ? 0 : page);
+    return run_measure(&ro, res, "sweep");
+}
+
+/* Page size p of one size: create its database (the same seed, so the
+ * same bytes under the same keys for every page size), time SQL and the
+ * blob API. The first page size also exports its database and times the
+ * files: the export is the same whatever the page size it came from, so
+ * timing it again per page size would measure the same files again and
+ * only add noise that differs between page sizes. Read once, every page
+ * size's ratio divides the same files figure and the crossovers differ by
+ * the database alone (and make bench stays within its budget). */
+static int sweep_page(const struct sweep_opts *o, const struct sweep_names *nm, int p,
+                      struct sweep_row *row)
 {
     struct init_opts io;
     init_defaults(&io);
-    io.path = nm->db;
+    io.path = nm->db[p];
     io.count = row->count;
     io.size = row->size;
     io.variance = 0;
-    io.pagesize = o->pagesize;
+    io.pagesize = o->pages[p];
     io.seed = (uint64_t)o->seed;
     io.quiet = 1;
-    progress("%s", "creating the database", row->size);
+    progress("creating the database", row->size, o->pages[p]);
     int rc = init_create(&io, "sweep");
     if (rc)
         return rc;
-
-    struct export_opts eo;
-    export_defaults(&eo);
-    eo.db = nm->db;
-    eo.dir = nm->exp;
-    eo.quiet = 1;
-    progress("%s", "exporting", row->size);
-    rc = export_write(&eo, "sweep");
-    if (rc)
-        return rc;
-
-    for (int a = 0; a < 3; a++) {
-        struct run_opts ro;
-        run_defaults(&ro);
-        ro.path = a == 2 ? nm->exp : nm->db;
-        ro.count = row->count;
-        ro.max_id = row->count;
-        ro.order = ORDER_RANDOM;
-        ro.seed = (uint64_t)o->seed;
-        ro.blob_api = a == 1;
-        ro.update = o->update;
-        ro.repeat = o->repeat;
-        ro.warmup = o->warmup;
-        ro.cold = o->cold;
-        ro.quiet = 1;
-        progress("timing %s", api_names[a], row->size);
-        rc = run_measure(&ro, &row->res[a], "sweep");
+    if (p == 0) {
+        struct export_opts eo;
+        export_defaults(&eo);
+        eo.db = nm->db[p];
+        eo.dir = nm->exp;
+        eo.quiet = 1;
+        progress("exporting", row->size, 0);
+        rc = export_write(&eo, "sweep");
         if (rc)
             return rc;
-        row->have = a + 1;
     }
-    return 0;
+    for (int a = 0; a < 2 && rc == 0; a++)
+        rc = measure(o, nm->db[p], a, o->pages[p], row, &row->db[p][a]);
+    if (rc == 0 && p == 0)
+        rc = measure(o, nm->exp, 2, 0, row, &row->files);
+    return rc;
 }
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 {
     memset(o, 0, sizeof *o);
-    const char *sizes = "1k,4k,10k,30k,100k,300k,1M";
+    const char *sizes = "1k,4k,10k,30k,100k,300k,1M", *pages = NULL;
+    int64_t pagesize = 0;
     o->total = 200000000;
-    o->pagesize = 4096;
     o->repeat = 1;
     o->warmup = -1;
     o->seed = 1;
     const struct cli_opt opts[] = {
         {"sizes", CLI_STR, &sizes, 0, 0, 0, 0},
         {"total", CLI_INT, &o->total, 1, INT64_C(1) << 40, 0, 0},
-        {"pagesize", CLI_INT, &o->pagesize, 512, 65536, 0, 0},
+        {"pagesize", CLI_INT, &pagesize, 512, 65536, 0, 0},
+        {"page-sizes", CLI_STR, &pages, 0, 0, 0, 0},
+        {"mmap", CLI_INT, &o->mmap, 0, INT64_MAX / 2, 0, 0},
         {"repeat", CLI_INT, &o->repeat, 1, 1000, 0, 0},
         {"warmup", CLI_INT, &o->warmup, 0, 1000, 0, 0},
         {"seed", CLI_INT, &o->seed, 0, INT64_MAX, 0, 0},
@@ -224,6 +238,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
         {"keep", CLI_FLAG, &o->keep, 0, 0, 0, 0},
         {"force", CLI_FLAG, &o->force, 0, 0, 0, 0},
         {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
+        {"keys-out", CLI_STR, &o->keys_out, 0, 0, 0, 0},   /* test hook, not in the help */
     };
     const char *pos[1];
     int npos = 0;
@@ -234,9 +249,18 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
     if (npos < 1)
         return cli_usage("sweep", "expected DIR (try: kvtest help sweep)");
     o->dir = pos[0];
-    if (o->pagesize & (o->pagesize - 1))
+    if (pagesize && pages)
+        return cli_usage("sweep", "--pagesize and --page-sizes together: give the page "
+                         "sizes once (--page-sizes 4k,64k)");
+    if (pagesize & (pagesize - 1))
         return cli_usage("sweep", "--pagesize must be a power of two between 512 and 65536, got %" PRId64,
-                         o->pagesize);
+                         pagesize);
+    o->pages[0] = pagesize ? pagesize : 4096;
+    o->npages = 1;
+    char err[256];
+    if (pages && sweep_parse_pages(pages, o->pages, SWEEP_MAX_PAGES, &o->npages,
+                                   err, sizeof err) != 0)
+        return cli_usage("sweep", "%s", err);
     rc = parse_sizes(sizes, o->sizes, &o->nsizes);
     if (rc)
         return rc;
@@ -248,18 +272,43 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 /* Every name we will create must be free before we start anything. */
 static int check_names(const struct sweep_opts *o)
 {
-    struct sweep_names nm;
+    struct sweep_names *nm = malloc(sizeof *nm);
+    if (!nm)
+        return cli_fail("sweep", "out of memory");
+    int rc = 0;
     if (access(o->dir, W_OK) != 0)
-        return cli_fail("sweep", "%s: %s", o->dir, strerror(errno));
-    for (int i = 0; i < o->nsizes; i++) {
+        rc = cli_fail("sweep", "%s: %s", o->dir, strerror(errno));
+    for (int i = 0; i < o->nsizes && rc == 0; i++) {
         char taken[PATH_MAX + 16];
-        if (sweep_names_make(&nm, o->dir, o->sizes[i]) != 0)
-            return cli_usage("sweep", "%s: path too long", o->dir);
-        if (sweep_names_taken(&nm, taken, sizeof taken))
-            return cli_fail("sweep", "%s already exists; sweep never overwrites "
-                            "(remove it or choose another DIR)", taken);
+        if (sweep_names_make(nm, o->dir, o->sizes[i], o->pages, o->npages) != 0)
+            rc = cli_usage("sweep", "%s: path too long", o->dir);
+        else if (sweep_names_taken(nm, taken, sizeof taken))
+            rc = cli_fail("sweep", "%s already exists; sweep never overwrites "
+                          "(remove it or choose another DIR)", taken);
     }
-    return 0;
+    free(nm);
+    return rc;
+}
+
+/* One size: every page size in turn, each database removed once timed
+ * (unless --keep), so the disk holds one database and the export at a
+ * time. Returns 0/1/2; the caller removes a failed size. */
+static int sweep_size(const struct sweep_opts *o, struct sweep_guard *g, struct sweep_row *row)
+{
+    /* Database + export, each a little over the content, plus slack for
+     * the WAL or journal of --update; --keep holds every database. */
+    double content = (double)row->count * (double)row->size;
+    int ndb = o->keep ? o->npages : 1;
+    int rc = sweep_check_space(o->dir, (int64_t)(1.25 * content * (1 + ndb)) + (1 << 20));
+    for (int p = 0; p < o->npages && rc == 0; p++) {
+        rc = sweep_page(o, &g->nm, p, row);
+        if (rc == 0 && !o->keep) {
+            cleanup_lock();
+            sweep_names_remove_db(&g->nm, p, 0);
+            cleanup_unlock();
+        }
+    }
+    return rc;
 }
 
 /* Measure each size in turn; *done gets the number measured completely.
@@ -267,12 +316,13 @@ static int check_names(const struct sweep_opts *o)
 static int run_sizes(const struct sweep_opts *o, struct sweep_row *rows, int made_dir,
                      int *done)
 {
-    struct sweep_guard g;
-    memset(&g, 0, sizeof g);
-    g.dir = o->dir;
-    g.made_dir = made_dir;
+    struct sweep_guard *g = calloc(1, sizeof *g);
+    if (!g)
+        return cli_fail("sweep", "out of memory");
+    g->dir = o->dir;
+    g->made_dir = made_dir;
     cleanup_begin("sweep");
-    int hg = cleanup_add_fn(sweep_guard_run, &g);
+    int hg = cleanup_add_fn(sweep_guard_run, g);
     int rc = 0;
     *done = 0;
     for (int i = 0; i < o->nsizes && rc == 0; i++) {
@@ -282,129 +332,25 @@ static int run_sizes(const struct sweep_opts *o, struct sweep_row *rows, int mad
         if (row->count < MIN_COUNT)
             row->count = MIN_COUNT;
         cleanup_lock();
-        sweep_names_make(&g.nm, o->dir, row->size);
-        g.count = row->count;
-        g.active = 1;
+        sweep_names_make(&g->nm, o->dir, row->size, o->pages, o->npages);
+        g->count = row->count;
+        g->active = 1;
         cleanup_unlock();
-        /* Database + export, each a little over the content, plus slack
-         * for the WAL or journal of --update. */
-        int64_t need = (int64_t)(2.5 * (double)row->count * (double)row->size) + (1 << 20);
-        rc = sweep_check_space(o->dir, need);
-        if (rc == 0)
-            rc = sweep_one(o, &g.nm, row);
+        rc = sweep_size(o, g, row);
         if (progress_on())
             fprintf(stderr, "\r\033[K");
         cleanup_lock();
         if (!o->keep || rc)   /* a failed size is incomplete: never kept */
-            sweep_names_remove(&g.nm, row->count, 0);
-        g.active = 0;
+            sweep_names_remove(&g->nm, row->count, 0);
+        g->active = 0;
         cleanup_unlock();
         if (rc == 0)
             (*done)++;
     }
     cleanup_drop(hg);
     cleanup_end();
+    free(g);
     return rc;
-}
-
-static const char *cross_kind(enum sweep_cross_kind k)
-{
-    return k == SWEEP_CROSS ? "cross" : k == SWEEP_DB_WINS ? "db_wins"
-           : k == SWEEP_FILES_WIN ? "files_win" : "unknown";
-}
-
-static void report_json(const struct sweep_opts *o, const struct sweep_row *rows, int done,
-                        const double *ratios, const struct sweep_crossing *cross,
-                        const char *line)
-{
-    cJSON *j = report_json_new("sweep", o->dir);
-    cJSON *op = cJSON_AddObjectToObject(j, "options");
-    cJSON *sz = cJSON_AddArrayToObject(op, "sizes");
-    for (int i = 0; i < o->nsizes; i++)
-        cJSON_AddItemToArray(sz, cJSON_CreateNumber((double)o->sizes[i]));
-    cJSON_AddNumberToObject(op, "total", (double)o->total);
-    cJSON_AddNumberToObject(op, "pagesize", (double)o->pagesize);
-    cJSON_AddNumberToObject(op, "repeat", (double)o->repeat);
-    cJSON_AddNumberToObject(op, "warmup", (double)o->warmup);
-    cJSON_AddNumberToObject(op, "seed", (double)o->seed);
-    cJSON_AddBoolToObject(op, "cold", o->cold);
-    cJSON_AddBoolToObject(op, "update", o->update);
-    cJSON_AddBoolToObject(op, "keep", o->keep);
-    cJSON_AddStringToObject(op, "order", "random");
-    cJSON *arr = cJSON_AddArrayToObject(j, "rows");
-    for (int i = 0; i < done; i++) {
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddNumberToObject(r, "size", (double)rows[i].size);
-        cJSON_AddNumberToObject(r, "count", (double)rows[i].count);
-        for (int a = 0; a < 3; a++)
-            cJSON_AddItemToObject(r, api_names[a], result_json(&rows[i].res[a]));
-        cJSON_AddNumberToObject(r, "ratio_files_blob", ratios[i]);
-        double sq = rows[i].res[0].us_per_blob;
-        cJSON_AddNumberToObject(r, "ratio_files_sql",
-                                sq > 0 ? rows[i].res[2].us_per_blob / sq : 0.0);
-        cJSON_AddItemToArray(arr, r);
-    }
-    cJSON *c = cJSON_AddObjectToObject(j, "crossover");
-    cJSON_AddStringToObject(c, "kind", cross_kind(cross->kind));
-    if (cross->kind == SWEEP_CROSS)
-        cJSON_AddNumberToObject(c, "size", cross->size);
-    else
-        cJSON_AddNullToObject(c, "size");
-    cJSON_AddNumberToObject(c, "crossings", cross->crossings);
-    cJSON_AddStringToObject(c, "line", line);
-    cJSON_AddBoolToObject(j, "complete", done == o->nsizes);
-    report_json_print(j);
-}
-
-static void report_text(const struct sweep_opts *o, const struct sweep_row *rows, int done,
-                        const double *ratios, const char *line)
-{
-    char tot[32];
-    sweep_fmt_size(tot, sizeof tot, (double)o->total);
-    printf("Sweep of %s: %s bytes per size, page size %" PRId64 ", random %s of "
-           "every key, %" PRId64 " warm-up + %" PRId64 " measured run%s%s\n",
-           o->dir, tot, o->pagesize, o->update ? "writes" : "reads", o->warmup,
-           o->repeat, o->repeat > 1 ? "s (medians)" : "", o->cold ? ", cold cache" : "");
-    printf("%8s %9s %13s %13s %13s %11s\n", "size", "count", "sql us/blob",
-           "blob us/blob", "files us/blob", "files/blob");
-    for (int i = 0; i < done; i++) {
-        char s[32];
-        sweep_fmt_size(s, sizeof s, (double)rows[i].size);
-        printf("%8s %9" PRId64 " %13.2f %13.2f %13.2f %11.3f\n", s, rows[i].count,
-               rows[i].res[0].us_per_blob, rows[i].res[1].us_per_blob,
-               rows[i].res[2].us_per_blob, ratios[i]);
-    }
-    if (o->cold) {
-        int eff = 1;
-        for (int i = 0; i < done; i++)
-            for (int a = 0; a < 3; a++)
-                eff &= rows[i].res[a].cold_effective;
-        if (!eff)
-            printf("Note: page-cache eviction did not fully take hold on this "
-                   "filesystem; these runs were not fully cold\n");
-    }
-    printf("%s\n", line);
-    printf("Command: %s\n", cli_cmdline());
-}
-
-/* The table (or JSON) of the sizes measured, and the crossover. */
-static void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int done)
-{
-    double xs[MAX_SIZES], ratios[MAX_SIZES];
-    for (int i = 0; i < done; i++) {
-        xs[i] = (double)rows[i].size;
-        double db = rows[i].res[1].us_per_blob;
-        ratios[i] = db > 0 ? rows[i].res[2].us_per_blob / db : NAN;
-    }
-    struct sweep_crossing cross;
-    sweep_crossover(xs, ratios, done, &cross);
-    char line[512];
-    sweep_crossover_line(&cross, xs, done, line, sizeof line);
-    if (o->json)
-        report_json(o, rows, done, ratios, &cross, line);
-    else
-        report_text(o, rows, done, ratios, line);
-    fflush(stdout);
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -418,16 +364,21 @@ int cmd_sweep(int argc, char **argv)
     if (rc)
         return rc;
     rc = check_names(&o);
-    if (rc == 0) {
-        struct sweep_row rows[MAX_SIZES];
-        memset(rows, 0, sizeof rows);
+    struct sweep_row *rows = rc ? NULL : calloc((size_t)o.nsizes, sizeof *rows);
+    if (rc == 0 && !rows)
+        rc = cli_fail("sweep", "out of memory");
+    if (rows) {
         int done = 0;
         rc = run_sizes(&o, rows, made_dir, &done);
         if (done > 0)
             sweep_report(&o, rows, done);
-        for (int i = 0; i < o.nsizes; i++)
-            for (int a = 0; a < 3; a++)
-                run_result_free(&rows[i].res[a]);
+        for (int i = 0; i < o.nsizes; i++) {
+            run_result_free(&rows[i].files);
+            for (int p = 0; p < o.npages; p++)
+                for (int a = 0; a < 2; a++)
+                    run_result_free(&rows[i].db[p][a]);
+        }
+        free(rows);
     }
     if (made_dir && !o.keep && rmdir(o.dir) != 0 && errno != ENOTEMPTY)
         cli_warn("sweep", "could not remove %s: %s", o.dir, strerror(errno));

@@ -1,7 +1,7 @@
 /* sweep_files: DIR may hold the user's own files (with --force), so sweep
  * checks up front that none of the names it will create exist, and deletes
  * only those names afterwards: the database (and the -wal/-shm/-journal
- * SQLite makes beside it), the export's files by key, then the emptied
+ * SQLite makes beside it; one per page size), the export's files by key, then the emptied
  * export directory and, if sweep made it, DIR itself, both with rmdir so
  * anything else stays. */
 #include <dirent.h>
@@ -19,13 +19,23 @@
 #include "commands/sweep_int.h"
 #include "stores/layout.h"
 
-int sweep_names_make(struct sweep_names *nm, const char *dir, int64_t size)
+int sweep_names_make(struct sweep_names *nm, const char *dir, int64_t size,
+                     const int64_t *pages, int npages)
 {
-    int a = snprintf(nm->db, sizeof nm->db, "%s/sweep-%" PRId64 ".db", dir, size);
+    if (npages < 1 || npages > SWEEP_MAX_PAGES)
+        return -1;
+    nm->ndb = npages;
+    for (int p = 0; p < npages; p++) {
+        int a = npages == 1
+            ? snprintf(nm->db[p], sizeof nm->db[p], "%s/sweep-%" PRId64 ".db", dir, size)
+            : snprintf(nm->db[p], sizeof nm->db[p], "%s/sweep-%" PRId64 "-p%" PRId64 ".db",
+                       dir, size, pages[p]);
+        /* Room for the -journal suffix. */
+        if (a < 0 || (size_t)a + 9 >= sizeof nm->db[p])
+            return -1;
+    }
     int b = snprintf(nm->exp, sizeof nm->exp, "%s/sweep-%" PRId64, dir, size);
-    /* Room for the -journal suffix. */
-    return (a < 0 || (size_t)a + 9 >= sizeof nm->db || b < 0 ||
-            (size_t)b + 8 >= sizeof nm->exp) ? -1 : 0;
+    return (b < 0 || (size_t)b + 8 >= sizeof nm->exp) ? -1 : 0;
 }
 
 static const char *const db_suffixes[] = {"", "-wal", "-shm", "-journal"};
@@ -34,12 +44,12 @@ static const char *const db_suffixes[] = {"", "-wal", "-shm", "-journal"};
 /* init builds the database in "DB.kvtest-tmp-XXXXXX" (and its -journal)
  * beside DB, then renames it. Calls fn on each such file in DIR (or only
  * counts them when fn is NULL); the last name found is left in buf. */
-static int for_each_tmp(const struct sweep_names *nm, char *buf, size_t cap,
+static int for_each_tmp(const char *db, char *buf, size_t cap,
                         void (*fn)(const char *path))
 {
-    const char *slash = strrchr(nm->db, '/');
+    const char *slash = strrchr(db, '/');
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - nm->db), nm->db);
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - db), db);
     char prefix[300];
     snprintf(prefix, sizeof prefix, "%s.kvtest-tmp-", slash + 1);
     size_t plen = strlen(prefix);
@@ -69,26 +79,35 @@ static void unlink_quiet(const char *path)
 int sweep_names_taken(const struct sweep_names *nm, char *buf, size_t cap)
 {
     struct stat sb;
-    for (size_t i = 0; i < NSUFFIXES; i++) {
-        snprintf(buf, cap, "%s%s", nm->db, db_suffixes[i]);
-        if (lstat(buf, &sb) == 0)
+    for (int p = 0; p < nm->ndb; p++) {
+        for (size_t i = 0; i < NSUFFIXES; i++) {
+            snprintf(buf, cap, "%s%s", nm->db[p], db_suffixes[i]);
+            if (lstat(buf, &sb) == 0)
+                return 1;
+        }
+        if (for_each_tmp(nm->db[p], buf, cap, NULL) > 0)
             return 1;
     }
     snprintf(buf, cap, "%s", nm->exp);
-    if (lstat(buf, &sb) == 0)
-        return 1;
-    return for_each_tmp(nm, buf, cap, NULL) > 0;
+    return lstat(buf, &sb) == 0;
+}
+
+void sweep_names_remove_db(const struct sweep_names *nm, int p, int quiet)
+{
+    char path[PATH_MAX + 16];
+    for_each_tmp(nm->db[p], path, sizeof path, unlink_quiet);
+    for (size_t i = 0; i < NSUFFIXES; i++) {
+        snprintf(path, sizeof path, "%s%s", nm->db[p], db_suffixes[i]);
+        if (unlink(path) != 0 && errno != ENOENT && !quiet)
+            cli_warn("sweep", "could not remove %s: %s", path, strerror(errno));
+    }
 }
 
 int sweep_names_remove(const struct sweep_names *nm, int64_t count, int quiet)
 {
     char p[PATH_MAX + 16];
-    for_each_tmp(nm, p, sizeof p, unlink_quiet);
-    for (size_t i = 0; i < NSUFFIXES; i++) {
-        snprintf(p, sizeof p, "%s%s", nm->db, db_suffixes[i]);
-        if (unlink(p) != 0 && errno != ENOENT && !quiet)
-            cli_warn("sweep", "could not remove %s: %s", p, strerror(errno));
-    }
+    for (int d = 0; d < nm->ndb; d++)
+        sweep_names_remove_db(nm, d, quiet);
     struct stat sb;
     if (lstat(nm->exp, &sb) == 0) {
         for (int64_t k = 1; k <= count; k++) {
@@ -172,7 +191,7 @@ void sweep_guard_run(void *arg, char *msg, size_t cap)
             nanosleep(&ts, NULL);
         }
         if (clean < 2)
-            snprintf(msg, cap, "could not remove all of %s and %s", g->nm.db, g->nm.exp);
+            snprintf(msg, cap, "could not remove all of %s and %s", g->nm.db[0], g->nm.exp);
     }
     if (g->made_dir)
         rmdir(g->dir);   /* only if empty: --keep'd sizes stay */

@@ -1,4 +1,5 @@
-/* sweep_crossover: interpolation of the size where files start to win. */
+/* sweep_crossover: interpolation of the size where files start to win,
+ * per page size; the --page-sizes list. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdio.h>
 
 #include "commands/sweep.h"
 
@@ -130,6 +132,108 @@ static void test_bad_input(void **st)
     assert_true(strncmp(line, "Crossover: ", 11) == 0);
 }
 
+/* Files timed once per size, the database once per page size: each page
+ * size gets its own ratios against the same files figures, and its own
+ * crossover (or none). */
+static void test_cross_per_page(void **st)
+{
+    (void)st;
+    const double s[] = {1000, 10000, 100000, 1000000};
+    const double files[] = {10, 20, 50, 200};
+    const double db[] = {
+        5, 25, 100, 400,     /* 4k:  ratio 2, 0.8, ...: files win from 10k */
+        4, 10, 40, 400,      /* 16k: ratio 2.5, 2, 1.25, 0.5: from 100k */
+        2, 4, 10, 20,        /* 64k: ratio >= 5 everywhere: none in range */
+    };
+    double ratios[12];
+    struct sweep_crossing c[3];
+    sweep_crossover_pages(s, files, db, 4, 3, ratios, c);
+    assert_true(ratios[0] == 2.0 && ratios[1] == 0.8);
+    assert_true(ratios[4] == 2.5 && ratios[6] == 1.25 && ratios[7] == 0.5);
+    assert_true(ratios[8] == 5.0 && ratios[11] == 10.0);
+    assert_int_equal(c[0].kind, SWEEP_CROSS);
+    assert_int_equal(c[0].lo, 0);
+    /* ratio 2 -> 0.8: t = 1/1.2 of the way from 1k to 10k in log size. */
+    double want = exp(log(1000) + (1.0 / 1.2) * (log(10000) - log(1000)));
+    assert_true(fabs(c[0].size - want) < 1e-6 * want);
+    assert_int_equal(c[1].kind, SWEEP_CROSS);
+    assert_int_equal(c[1].lo, 2);
+    want = exp(log(100000) + (0.25 / 0.75) * (log(1000000) - log(100000)));
+    assert_true(fabs(c[1].size - want) < 1e-6 * want);
+    assert_int_equal(c[2].kind, SWEEP_DB_WINS);
+
+    char line[512];
+    sweep_crossover_line_page(&c[1], s, 4, 16384, line, sizeof line);
+    assert_true(strncmp(line, "Crossover (page 16384): 215k bytes", 34) == 0);
+    assert_non_null(strstr(line, "between 100k and 1M"));
+    sweep_crossover_line_page(&c[2], s, 4, 65536, line, sizeof line);
+    assert_string_equal(line, "Crossover (page 65536): none in range 1k..1M "
+                        "(the database is faster at every size)");
+}
+
+/* A page size without a valid time is unknown; the others still report. */
+static void test_cross_per_page_bad(void **st)
+{
+    (void)st;
+    const double s[] = {1000, 10000};
+    const double files[] = {10, 20};
+    const double db[] = {5, 40, 0, 10};
+    double ratios[4];
+    struct sweep_crossing c[2];
+    sweep_crossover_pages(s, files, db, 2, 2, ratios, c);
+    assert_int_equal(c[0].kind, SWEEP_CROSS);
+    assert_int_equal(c[1].kind, SWEEP_BAD);
+    assert_true(isnan(ratios[2]));
+    char line[256];
+    sweep_crossover_line_page(&c[1], s, 2, 4096, line, sizeof line);
+    assert_string_equal(line, "Crossover (page 4096): unknown (no valid measurements)");
+}
+
+/* Page 0 is the single-page-size spelling scripts grep for. */
+static void test_line_single_page(void **st)
+{
+    (void)st;
+    const double s[] = {1000, 10000, 100000};
+    const double r[] = {1.5, 1.2, 0.8};
+    struct sweep_crossing c;
+    sweep_crossover(s, r, 3, &c);
+    char a[512], b[512];
+    sweep_crossover_line(&c, s, 3, a, sizeof a);
+    sweep_crossover_line_page(&c, s, 3, 0, b, sizeof b);
+    assert_string_equal(a, b);
+    assert_true(strncmp(a, "Crossover: 31.6k bytes", 22) == 0);
+}
+
+static void test_parse_pages(void **st)
+{
+    (void)st;
+    int64_t p[8];
+    int n;
+    char err[256];
+    assert_int_equal(sweep_parse_pages("4k,64k,16k", p, 8, &n, err, sizeof err), 0);
+    assert_int_equal(n, 3);
+    assert_true(p[0] == 4096 && p[1] == 16384 && p[2] == 65536);
+    assert_int_equal(sweep_parse_pages("512,4KiB,0x2000", p, 8, &n, err, sizeof err), 0);
+    assert_int_equal(n, 3);
+    assert_true(p[0] == 512 && p[1] == 4096 && p[2] == 8192);
+    assert_int_equal(sweep_parse_pages("65536", p, 8, &n, err, sizeof err), 0);
+    assert_true(n == 1 && p[0] == 65536);
+    assert_int_equal(sweep_parse_pages("512,1k,2k,4k,8k,16k,32k,64k", p, 8, &n, err,
+                                       sizeof err), 0);
+    assert_int_equal(n, 8);
+    const char *bad[] = {"", "4k,", ",4k", "4k,,8k", "4000", "1000", "256", "128k",
+                         "131072", "3k", "abc", "4k,4096", "-4k", "4 k", "k", "0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (sweep_parse_pages(bad[i], p, 8, &n, err, sizeof err) != -1)
+            fail_msg("accepted --page-sizes '%s'", bad[i]);
+        assert_true(err[0] != '\0');
+        assert_null(strchr(err, '\n'));
+    }
+    assert_int_equal(sweep_parse_pages("4k,8k,16k", p, 2, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "more than 2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +244,10 @@ int main(void)
         cmocka_unit_test(test_endpoints),
         cmocka_unit_test(test_non_monotonic),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_cross_per_page),
+        cmocka_unit_test(test_cross_per_page_bad),
+        cmocka_unit_test(test_line_single_page),
+        cmocka_unit_test(test_parse_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
