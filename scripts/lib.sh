@@ -171,13 +171,13 @@ kv_serve_start() {
     local tag=$1 log=$2 db=$3
     shift 3
     SERVERS_DIR=$OUT/logs
+    KV_SERVE_LOG=$log
     if ! start_service "$db" "$@" 2>>"$log"; then
         say "kvtest shortener serve did not start (see $log)"
         return 1
     fi
     printf '%s\t%s\n' "$tag" "$(kv_show_cmd "$KVTEST" shortener serve "$db" \
         --port "$SERVICE_PORT" "$@")" >>"$OUT/commands.tsv"
-    KV_SERVE_LOG=$log
 }
 kv_serve_stop() {
     stop_service TERM
