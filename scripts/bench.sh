@@ -95,9 +95,7 @@ if [ -n "$RM_PID" ]; then
     stop_pid "$RM_PID"
 fi
 printf 'elapsed_s\t%s\n' "$(kv_since "$T0")" >>"$OUT/raw/bench.tsv"
-bash "$KV_SCRIPTS/tables.sh" "$OUT"
-bash "$KV_SCRIPTS/plot.sh" "$OUT"
-bash "$KV_SCRIPTS/report.sh" "$OUT"
+kv_report "$OUT"
 [ "$LATEST" = 0 ] || ln -sfn "$(basename "$OUT")" "$(dirname "$OUT")/latest"
 say "finished in $(kv_since "$T0")s"
 echo "Report: $OUT/REPORT.md"

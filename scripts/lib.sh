@@ -11,7 +11,6 @@
 KV_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KV_ROOT=$(dirname "$KV_SCRIPTS")
 KV_PROG=$(basename "$0" .sh)
-KV_PIDS=()
 KV_RMDIRS=()
 OUT=${OUT:-}
 
@@ -46,32 +45,16 @@ kv_has_opt() {
 }
 
 # ---------------------------------------------------------------- cleanup
-stop_pid() {
-    local pid=$1 i
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for i in $(seq 1 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null; then
-            say "process $pid did not stop on SIGTERM; sending SIGKILL"
-            kill -KILL "$pid" 2>/dev/null || true
-        fi
-    fi
-    wait "$pid" 2>/dev/null || true
-    local keep=() p
-    for p in "${KV_PIDS[@]}"; do
-        [ "$p" = "$pid" ] || keep+=("$p")
-    done
-    KV_PIDS=("${keep[@]}")
-}
-kv_track_pid() { KV_PIDS+=("$1"); }
+# Free port, private valkey-server, the service, stop by PID: one copy,
+# shared with the integration tests.
+# shellcheck source=tests/lib/servers.bash
+source "$KV_ROOT/tests/lib/servers.bash"
+kv_track_pid() { SERVERS_PIDS+=("$1"); }
 kv_track_dir() { KV_RMDIRS+=("$1"); }
 kv_cleanup() {
     local rc=$? p d
     trap - EXIT
-    for p in "${KV_PIDS[@]}"; do stop_pid "$p"; done
+    for p in "${SERVERS_PIDS[@]}"; do stop_pid "$p"; done
     for d in "${KV_RMDIRS[@]}"; do rm -rf -- "$d"; done
     exit "$rc"
 }
@@ -157,7 +140,17 @@ kv_json() {
     return "$rc"
 }
 
-# Elapsed wall time of a shell step, in seconds with milliseconds.
+# kv_results_dir "$@": the one argument of tables.sh, plot.sh and report.sh,
+# an existing results directory; sets OUT (absolute) and C (its csv/).
+kv_results_dir() {
+    [ $# -eq 1 ] || usage_die "usage: $KV_PROG.sh OUTDIR"
+    [ -d "$1" ] || die "no such directory: $1"
+    OUT=$(cd "$1" && pwd)
+    C=$OUT/csv
+}
+# kv_envl KEY: one value from OUT/env/environment.txt (empty if absent).
+kv_envl() { sed -n "s/^$1: //p" "$OUT/env/environment.txt" 2>/dev/null | head -n1 || true; }
+
 # kv_report OUT: CSV tables, charts and REPORT.md from the raw results in OUT.
 kv_report() {
     bash "$KV_SCRIPTS/tables.sh" "$1"
@@ -166,61 +159,30 @@ kv_report() {
     say "report: $1/REPORT.md"
 }
 
+# Elapsed wall time of a shell step, in seconds with milliseconds.
 kv_now() { date +%s.%N; }
 kv_since() { awk -v a="$1" -v b="$(kv_now)" 'BEGIN { printf "%.3f", b - a }'; }
 
 # -------------------------------------------------------------- networking
-# A loopback port nobody listens on now (checked with ss, then a connect).
-free_port() {
-    local p i
-    for i in $(seq 1 100); do
-        p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-        if command -v ss >/dev/null 2>&1 &&
-            ss -Htan 2>/dev/null | awk '{print $4}' | grep -q ":$p\$"; then
-            continue
-        fi
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            printf '%s\n' "$p"
-            return 0
-        fi
-    done
-    die "found no free loopback port after $i tries"
+# kv_serve_start TAG LOG DB ARGS...: "kvtest shortener serve DB ARGS" on a
+# free port (start_service), logged in commands.tsv under TAG; its output is
+# appended to LOG by kv_serve_stop. Sets SERVICE_PORT, SERVICE_PID, SERVICE_URL.
+kv_serve_start() {
+    local tag=$1 log=$2 db=$3
+    shift 3
+    SERVERS_DIR=$OUT/logs
+    KV_SERVE_LOG=$log
+    if ! start_service "$db" "$@" 2>>"$log"; then
+        say "kvtest shortener serve did not start (see $log)"
+        return 1
+    fi
+    printf '%s\t%s\n' "$tag" "$(kv_show_cmd "$KVTEST" shortener serve "$db" \
+        --port "$SERVICE_PORT" "$@")" >>"$OUT/commands.tsv"
 }
-
-# start_valkey DIR LOG: private valkey-server on a free loopback port,
-# no persistence. Sets VALKEY_PORT and VALKEY_PID.
-start_valkey() {
-    local dir=$1 log=$2 port pid attempt i
-    for attempt in 1 2 3; do
-        port=$(free_port)
-        valkey-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-            --daemonize no --dir "$dir" --logfile "$log" >/dev/null 2>&1 &
-        pid=$!
-        kv_track_pid "$pid"
-        for i in $(seq 1 50); do
-            if [ "$(valkey-cli -p "$port" ping 2>/dev/null)" = PONG ]; then
-                VALKEY_PORT=$port
-                VALKEY_PID=$pid
-                return 0
-            fi
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        stop_pid "$pid"
-        say "valkey-server did not start on port $port (attempt $attempt); see $log"
-    done
-    die "could not start valkey-server; see $log"
-}
-
-# wait_http URL PID: wait until URL answers 200 or the process exits.
-wait_http() {
-    local url=$1 pid=$2 i
-    for i in $(seq 1 100); do
-        curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null && return 0
-        kill -0 "$pid" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
+kv_serve_stop() {
+    stop_service TERM
+    cat "$SERVICE_OUT" "$SERVICE_ERR" >>"$KV_SERVE_LOG" 2>/dev/null || true
+    rm -f "$SERVICE_OUT" "$SERVICE_ERR"
 }
 
 # ------------------------------------------------------------- environment

@@ -14,18 +14,15 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-[ $# -eq 1 ] || usage_die "usage: plot.sh OUTDIR"
 need_tools gnuplot
-[ -d "$1/csv" ] || die "no $1/csv: run an experiment script first"
-OUT=$(cd "$1" && pwd)
-C=$OUT/csv
+kv_results_dir "$@"
+[ -d "$C" ] || die "no $C: run an experiment script first"
 G=$KV_SCRIPTS/plot
 mkdir -p "$OUT/charts"
 : >"$OUT/charts/commands.txt"
 
 # Subtitle: what was measured and where, so a chart makes sense alone.
-envl() { sed -n "s/^$1: //p" "$OUT/env/environment.txt" 2>/dev/null | head -n1 || true; }
-sub="$(envl cpu), $(envl kernel), $(envl 'filesystem of output dir' | cut -d' ' -f1)"
+sub="$(kv_envl cpu), $(kv_envl kernel), $(kv_envl 'filesystem of output dir' | cut -d' ' -f1)"
 if [ -s "$OUT/raw/blobs-params.tsv" ]; then
     p() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$OUT/raw/blobs-params.tsv"; }
     blobsub="$(p count) blobs of $(p size) ± $(p variance) bytes; $sub"

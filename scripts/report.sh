@@ -8,11 +8,8 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-[ $# -eq 1 ] || usage_die "usage: report.sh OUTDIR"
 need_tools jq awk
-[ -d "$1" ] || die "no such directory: $1"
-OUT=$(cd "$1" && pwd)
-C=$OUT/csv
+kv_results_dir "$@"
 R=$OUT/REPORT.md.tmp
 : >"$R"
 w() { printf '%s\n' "$@" >>"$R"; }
@@ -63,15 +60,14 @@ SCALE=$(param "$OUT/raw/bench.tsv" scale)
 ELAPSED=$(param "$OUT/raw/bench.tsv" elapsed_s)
 BP=$OUT/raw/blobs-params.tsv
 SP=$OUT/raw/shortener-params.tsv
-envl() { sed -n "s/^$1: //p" "$OUT/env/environment.txt" 2>/dev/null | head -n1; }
 
 w "# kvtest results" ""
 if [ -n "$SCALE" ]; then
-    w "Produced by \`make bench SCALE=$SCALE\` (scripts/bench.sh) on $(envl date_utc)$([ -n "$ELAPSED" ] && printf ' in %.0f s' "$ELAPSED")."
+    w "Produced by \`make bench SCALE=$SCALE\` (scripts/bench.sh) on $(kv_envl date_utc)$([ -n "$ELAPSED" ] && printf ' in %.0f s' "$ELAPSED")."
 else
-    w "Produced by the kvtest experiment scripts on $(envl date_utc)."
+    w "Produced by the kvtest experiment scripts on $(kv_envl date_utc)."
 fi
-w "Machine: $(envl cpu), $(envl memory) RAM, $(envl kernel), $(envl os); output directory on $(envl 'filesystem of output dir' | cut -d' ' -f1). Full environment at the end." \
+w "Machine: $(kv_envl cpu), $(kv_envl memory) RAM, $(kv_envl kernel), $(kv_envl os); output directory on $(kv_envl 'filesystem of output dir' | cut -d' ' -f1). Full environment at the end." \
   "" "Every figure is the median over measured rounds; variants were interleaved round by round, and warm-up rounds were discarded (see *Methodology* in the project README). Ratios compare two paths measured in the same run." ""
 
 # ------------------------------------------------------------- findings

@@ -80,7 +80,7 @@ meta() { # meta EXPERIMENT CONFIG ROUND WARMUP
 }
 
 step "private valkey-server"
-start_valkey "$SCR" "$OUT/logs/valkey.log"
+start_valkey "$SCR" "$OUT/logs/valkey.log" || die "could not start valkey-server; see $OUT/logs/valkey.log"
 CACHE=valkey://127.0.0.1:$VALKEY_PORT
 DB=$SCR/links.db KEYS=$SCR/keys.txt
 step "links database: $LINKS links"
@@ -122,30 +122,19 @@ awk -F'","' '/^"GET/ { gsub(/"/, "", $2); print $2 }' "$vb" | head -n1 |
 # name|cache|sqlite-cache, the same configurations as the in-process bench.
 CONFIGS=("sqlite|none|on" "sqlite-nocache|none|off" "valkey|$CACHE|on" "valkey-nocache|$CACHE|off"
          "valkey-track|valkey+track://127.0.0.1:$VALKEY_PORT|on")
-SRV_PID=""
-serve_start() { # serve_start CACHE SQLITE_CACHE -> SRV_PORT, SRV_PID
-    local cache=$1 sc=$2 attempt
-    for attempt in 1 2 3; do
-        SRV_PORT=$(free_port)
-        printf 'shortener-serve\t%s\n' "$(kv_show_cmd "$KVTEST" shortener serve "$DB" \
-            --port "$SRV_PORT" --cache "$cache" --sqlite-cache "$sc")" >>"$OUT/commands.tsv"
-        "$KVTEST" shortener serve "$DB" --port "$SRV_PORT" --cache "$cache" \
-            --sqlite-cache "$sc" >>"$OUT/logs/shortener-serve.txt" 2>&1 &
-        SRV_PID=$!
-        kv_track_pid "$SRV_PID"
-        wait_http "http://127.0.0.1:$SRV_PORT/heart-beat" "$SRV_PID" && return 0
-        stop_pid "$SRV_PID"
-        say "service did not answer on port $SRV_PORT (attempt $attempt)"
-    done
-    die "could not start kvtest shortener serve; see $OUT/logs/shortener-serve.txt"
+serve_start() { # serve_start CACHE SQLITE_CACHE -> SERVICE_URL, SERVICE_PID
+    if ! kv_serve_start shortener-serve "$OUT/logs/shortener-serve.txt" "$DB" \
+        --cache "$1" --sqlite-cache "$2" ||
+        ! wait_http "$SERVICE_URL/heart-beat" "$SERVICE_PID"; then
+        die "could not start kvtest shortener serve; see $OUT/logs/shortener-serve.txt"
+    fi
 }
 serve_stop() {
     # Its counters (cache hits/misses/errors) are worth keeping.
-    if curl -fsS --max-time 2 "http://127.0.0.1:$SRV_PORT/stats" >>"$OUT/logs/shortener-stats.txt" 2>/dev/null; then
+    if curl -fsS --max-time 2 "$SERVICE_URL/stats" >>"$OUT/logs/shortener-stats.txt" 2>/dev/null; then
         echo >>"$OUT/logs/shortener-stats.txt"
     fi
-    stop_pid "$SRV_PID"
-    SRV_PID=""
+    kv_serve_stop
 }
 
 t=$(kv_now)
@@ -158,7 +147,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
         step "HTTP round $r/$ROUNDS: $name (cache $cache, SQLite page cache $sc)"
         [ "$cache" = none ] || valkey-cli -p "$VALKEY_PORT" flushall >/dev/null
         serve_start "$cache" "$sc"
-        URL=http://127.0.0.1:$SRV_PORT
+        URL=$SERVICE_URL
         # Warm-up: fills the cache (cache-aside) and SQLite's page cache.
         kv_json shortener-load "$(meta http "$name" "$r" 1)" "$RAW" \
             "$KVTEST" shortener load "$URL" --duration "$WARM" --threads "$THREADS" \
@@ -181,7 +170,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
 done
 timing shortener-http "$(kv_since "$t")"
-stop_pid "$VALKEY_PID"
+stop_valkey
 timing shortener-total "$(kv_since "$T0")"
 
 if [ "$REPORT" = 1 ]; then

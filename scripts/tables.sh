@@ -3,25 +3,26 @@
 # tables.sh OUTDIR: turn the raw JSON Lines of an experiment run into the
 # CSV files the charts and the report are drawn from (OUTDIR/csv/).
 #
-#   raw/blobs.jsonl      -> reads.csv, reads-ratio.csv, writes.csv,
+#   raw/blobs.jsonl      -> reads.csv, reads.json, reads-ratio.csv,
+#                           writes.csv, writes.json,
 #                           percentiles-warm.csv, percentiles-cold.csv
-#   csv/space-du.csv + raw/space.jsonl -> space.csv
+#   csv/space-du.csv + raw/space.jsonl -> space.csv, space.json
 #   raw/sweep.jsonl      -> sweep.csv, sweep-crossover.txt, sweep.md, and
 #                           with several page sizes sweep-pages.csv, .tsv
-#   raw/shortener.jsonl  -> shortener-bench.csv, shortener-http.csv,
-#                           shortener-bench-pct.csv, shortener-http-pct.csv
+#   raw/shortener.jsonl  -> shortener-bench.csv, shortener-bench.json,
+#                           shortener-http.csv, shortener-http.json,
+#                           shortener-bench-pct.csv, shortener-http-pct.csv,
+#                           valkey-benchmark.json
 #
+# (csv/space-du.csv is written by fasterthanfs.sh, from du.)
 # Every figure is the median over the measured rounds (warm-up rounds are
 # in the raw file, marked "warmup": true, and ignored here). Percentiles
 # are the median of each round's percentile. Safe to re-run.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-[ $# -eq 1 ] || usage_die "usage: tables.sh OUTDIR"
 need_tools jq awk
-[ -d "$1" ] || die "no such directory: $1"
-OUT=$(cd "$1" && pwd)
-C=$OUT/csv
+kv_results_dir "$@"
 mkdir -p "$C"
 
 # jq: one record per (experiment, variant, cache) with medians over rounds.

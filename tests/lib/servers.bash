@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# servers.bash: start and stop the private servers of integration tests.
-# Source it from a .bats file:   load '../lib/servers'
+# servers.bash: start and stop private servers: the one copy of these
+# helpers, used by the integration tests (load '../lib/servers' from a .bats
+# file) and by the experiment scripts (scripts/lib.sh sources this file).
 #
 # Everything binds 127.0.0.1 on a free port and is stopped by PID, never by
 # name. Functions (all return non-zero and print a reason on failure):
@@ -9,25 +10,43 @@
 #                             kernel's ephemeral range (20000-32767)
 #   wait_for_port PORT [S]    wait up to S seconds (default 10) until
 #                             127.0.0.1:PORT accepts connections
-#   start_valkey [DIR]        start valkey-server without persistence;
-#                             sets VALKEY_PORT, VALKEY_PID, VALKEY_URL
-#                             (valkey://127.0.0.1:PORT); log in DIR/valkey.log
-#   stop_valkey               SIGTERM VALKEY_PID, wait (SIGKILL after 5 s)
+#   wait_http URL PID         wait (up to 10 s) until URL answers 200, or
+#                             until process PID exits (then return 1)
+#   stop_pid PID [SIG [S]]    send SIG (default TERM), wait up to S seconds
+#                             (default 5), then SIGKILL; exit status of our
+#                             child in STOP_STATUS; PID leaves SERVERS_PIDS
+#   start_valkey [DIR [LOG]]  start valkey-server without persistence (up to
+#                             3 ports tried); sets VALKEY_PORT, VALKEY_PID,
+#                             VALKEY_URL (valkey://127.0.0.1:PORT); log in
+#                             LOG (default DIR/valkey.log)
+#   stop_valkey               stop VALKEY_PID (SIGKILL after 5 s)
 #   restart_valkey            start a fresh valkey on the same VALKEY_PORT
 #   start_service DB [ARGS]   run "$KVTEST shortener serve DB --port P ARGS";
 #                             sets SERVICE_PORT, SERVICE_PID, SERVICE_URL
 #                             (http://127.0.0.1:P), SERVICE_OUT/SERVICE_ERR
-#                             (files with its stdout/stderr)
+#                             (files with its stdout/stderr). A command in
+#                             the array SERVICE_WRAP, if set, runs it (e.g.
+#                             SERVICE_WRAP=(taskset -c 0))
 #   stop_service [SIG]        send SIG (default TERM) to SERVICE_PID, wait for
 #                             it (SIGKILL after 10 s); exit status in
 #                             SERVICE_STATUS
 #   stop_all_servers          stop_service and stop_valkey, whichever run;
 #                             call it from teardown
 #
+# Every PID started here is also listed in SERVERS_PIDS, so a caller's exit
+# trap can stop whatever is still running (scripts/lib.sh does).
 # Scratch files go to SERVERS_DIR (default: $BATS_TEST_TMPDIR, else a
-# mktemp -d). Requires: KVTEST (absolute path), valkey-server, bash /dev/tcp.
+# mktemp -d made on first use). Requires: KVTEST (absolute path) for
+# start_service, valkey-server, bash /dev/tcp, curl for wait_http.
 
-SERVERS_DIR="${SERVERS_DIR:-${BATS_TEST_TMPDIR:-$(mktemp -d)}}"
+SERVERS_PIDS=("${SERVERS_PIDS[@]}")
+
+# The scratch directory, decided on first use (sourcing creates nothing).
+_servers_dir() {
+    if [ -z "${SERVERS_DIR:-}" ]; then
+        SERVERS_DIR=${BATS_TEST_TMPDIR:-$(mktemp -d "${TMPDIR:-/tmp}/kvtest-servers.XXXXXX")}
+    fi
+}
 
 free_port() {
     local p i
@@ -59,80 +78,125 @@ wait_for_port() {
     return 1
 }
 
-_start_valkey_on() {
-    local port=$1 dir=$2
-    valkey-server --save '' --appendonly no --port "$port" --bind 127.0.0.1 \
-        --dir "$dir" --daemonize no >>"$dir/valkey.log" 2>&1 3>&- &
-    VALKEY_PID=$!
-    VALKEY_PORT=$port
-    VALKEY_URL="valkey://127.0.0.1:$port"
-    export VALKEY_PID VALKEY_PORT VALKEY_URL
-    if ! wait_for_port "$port" 10; then
-        cat "$dir/valkey.log" >&2
-        return 1
-    fi
+wait_http() {
+    local url=$1 pid=$2 i
+    for i in $(seq 1 100); do
+        curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        : "$i"
+        sleep 0.1
+    done
+    echo "wait_http: no 200 from $url after 10 s" >&2
+    return 1
 }
 
-start_valkey() {
-    local dir=${1:-$SERVERS_DIR} port
-    command -v valkey-server >/dev/null || { echo "start_valkey: valkey-server not installed" >&2; return 1; }
-    port=$(free_port) || return 1
-    _start_valkey_on "$port" "$dir"
+_servers_track() { SERVERS_PIDS+=("$1"); }
+_servers_forget() {
+    local rest=() p
+    for p in "${SERVERS_PIDS[@]}"; do
+        [ "$p" = "$1" ] || rest+=("$p")
+    done
+    SERVERS_PIDS=("${rest[@]}")
 }
 
-stop_valkey() {
-    [ -n "${VALKEY_PID:-}" ] || return 0
-    _stop_pid "$VALKEY_PID" TERM 5 || true
-    VALKEY_PID=
-}
-
-restart_valkey() {
-    local dir=${1:-$SERVERS_DIR}
-    stop_valkey
-    _start_valkey_on "$VALKEY_PORT" "$dir"
-}
-
-# _stop_pid PID SIG SECS: signal, wait up to SECS, then SIGKILL. Prints
-# nothing; sets _STOP_STATUS to the exit status when it was our child.
-_stop_pid() {
-    local pid=$1 sig=$2 secs=$3 i
-    _STOP_STATUS=
-    kill -"$sig" "$pid" 2>/dev/null || return 0
+stop_pid() {
+    local pid=$1 sig=${2:-TERM} secs=${3:-5} i
+    STOP_STATUS=
+    _servers_forget "$pid"
+    kill -"$sig" "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
     for i in $(seq 1 $((secs * 20))); do
         kill -0 "$pid" 2>/dev/null || break
         : "$i"
         sleep 0.05
     done
     if kill -0 "$pid" 2>/dev/null; then
+        echo "stop_pid: process $pid did not stop on SIG$sig; sending SIGKILL" >&2
         kill -KILL "$pid" 2>/dev/null || true
     fi
-    # "|| ..." keeps errexit (bats) from aborting on the child's status.
-    _STOP_STATUS=0
-    wait "$pid" 2>/dev/null || _STOP_STATUS=$?
+    # "|| ..." keeps errexit (bats, set -e scripts) from aborting on the
+    # child's status.
+    STOP_STATUS=0
+    wait "$pid" 2>/dev/null || STOP_STATUS=$?
     return 0
+}
+# The former private name, kept for callers that still use it.
+_stop_pid() { stop_pid "$@"; _STOP_STATUS=$STOP_STATUS; }
+
+_start_valkey_on() {
+    local port=$1 log=$2 dir
+    dir=$(dirname "$log")
+    valkey-server --save '' --appendonly no --port "$port" --bind 127.0.0.1 \
+        --dir "$dir" --daemonize no >>"$log" 2>&1 3>&- &
+    VALKEY_PID=$!
+    _servers_track "$VALKEY_PID"
+    VALKEY_PORT=$port
+    VALKEY_URL="valkey://127.0.0.1:$port"
+    export VALKEY_PID VALKEY_PORT VALKEY_URL
+    wait_for_port "$port" 10 2>/dev/null && return 0
+    stop_pid "$VALKEY_PID"
+    VALKEY_PID=
+    return 1
+}
+
+start_valkey() {
+    local dir=${1:-} log=${2:-} port attempt
+    command -v valkey-server >/dev/null || { echo "start_valkey: valkey-server not installed" >&2; return 1; }
+    [ -n "$dir" ] || { _servers_dir; dir=$SERVERS_DIR; }
+    log=${log:-$dir/valkey.log}
+    # Another process can take the port between free_port and bind.
+    for attempt in 1 2 3; do
+        port=$(free_port) || return 1
+        _start_valkey_on "$port" "$log" && return 0
+        : "$attempt"
+    done
+    echo "start_valkey: valkey-server did not start; its log ($log):" >&2
+    tail -n 5 "$log" >&2
+    return 1
+}
+
+stop_valkey() {
+    [ -n "${VALKEY_PID:-}" ] || return 0
+    stop_pid "$VALKEY_PID" TERM 5
+    VALKEY_PID=
+}
+
+restart_valkey() {
+    local dir=${1:-}
+    [ -n "$dir" ] || { _servers_dir; dir=$SERVERS_DIR; }
+    stop_valkey
+    _start_valkey_on "$VALKEY_PORT" "$dir/valkey.log" || {
+        echo "start_valkey: valkey-server did not restart on port $VALKEY_PORT" >&2
+        cat "$dir/valkey.log" >&2
+        return 1
+    }
 }
 
 start_service() {
-    local db=$1 try
+    local db=$1 try i
     shift
+    _servers_dir
     # Retried on another port if the server dies at once: a free port can
     # still be taken between free_port and bind.
     for try in 1 2 3; do
         SERVICE_PORT=$(free_port) || return 1
         SERVICE_OUT="$SERVERS_DIR/service.$SERVICE_PORT.out"
         SERVICE_ERR="$SERVERS_DIR/service.$SERVICE_PORT.err"
-        "$KVTEST" shortener serve "$db" --port "$SERVICE_PORT" "$@" \
+        "${SERVICE_WRAP[@]}" "$KVTEST" shortener serve "$db" --port "$SERVICE_PORT" "$@" \
             >"$SERVICE_OUT" 2>"$SERVICE_ERR" 3>&- &
         SERVICE_PID=$!
+        _servers_track "$SERVICE_PID"
         SERVICE_URL="http://127.0.0.1:$SERVICE_PORT"
         export SERVICE_PORT SERVICE_PID SERVICE_URL SERVICE_OUT SERVICE_ERR
-        while kill -0 "$SERVICE_PID" 2>/dev/null; do
+        # Up to 60 s: a sanitizer build on a busy 2-core machine starts slowly.
+        for i in $(seq 1 1200); do
+            kill -0 "$SERVICE_PID" 2>/dev/null || break
             if (exec 9<>"/dev/tcp/127.0.0.1/$SERVICE_PORT") 2>/dev/null; then
                 return 0
             fi
+            : "$i"
             sleep 0.05
         done
-        wait "$SERVICE_PID" 2>/dev/null || true
+        stop_pid "$SERVICE_PID"
         SERVICE_PID=
         grep -q 'in use' "$SERVICE_ERR" || break
         : "$try"
@@ -146,8 +210,8 @@ stop_service() {
     local sig=${1:-TERM}
     SERVICE_STATUS=
     [ -n "${SERVICE_PID:-}" ] || return 0
-    _stop_pid "$SERVICE_PID" "$sig" 10
-    SERVICE_STATUS=$_STOP_STATUS
+    stop_pid "$SERVICE_PID" "$sig" 10
+    SERVICE_STATUS=$STOP_STATUS
     SERVICE_PID=
     export SERVICE_STATUS
 }
