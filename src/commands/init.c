@@ -36,8 +36,6 @@
 #include "commands/init_int.h"
 #include "stores/wbuf.h"
 
-/* SQLite's default SQLITE_MAX_LENGTH: no blob may be longer. */
-#define INIT_MAX_BLOB 1000000000LL
 #define INIT_MAX_COUNT 1000000000LL
 
 const char help_init[] =
@@ -59,11 +57,30 @@ const char help_init[] =
     "  --force          replace DBFILE even if it is not a kvtest database\n"
     "  --json           print the result as one JSON object\n"
     "\n"
+    "Your own data instead of uniform random blobs:\n"
+    "  --from DIR       store each regular file under DIR as one blob, keys 1..N\n"
+    "                   in byte order of the relative paths (two runs give the\n"
+    "                   same database); the paths go to a side table\n"
+    "                   kv_path(k INTEGER PRIMARY KEY, path TEXT), kv is unchanged.\n"
+    "                   Symlinks are not followed; empty, unreadable, special and\n"
+    "                   over --max-size files are skipped and counted. These blobs\n"
+    "                   carry no checksum (run --verify says unverifiable).\n"
+    "                   Not with --count, --size, --variance or --sizes-from.\n"
+    "  --sizes-from P   random blobs as above, with sizes drawn (seeded by --seed)\n"
+    "                   from the files under directory P, or from the sizes in P =\n"
+    "                   the output of \"kvtest stat DIR --json\" saved elsewhere;\n"
+    "                   --count defaults to the number of sizes. Not with --size\n"
+    "                   or --variance.\n"
+    "  --max-size N     largest file taken by --from/--sizes-from (default and\n"
+    "                   limit 1G = 1000000000 bytes, SQLite's largest blob)\n"
+    "\n"
     "An existing kvtest database (an SQLite file with a kv table) is replaced\n"
     "without --force; anything else is refused. Progress (rate, ETA) goes to\n"
     "stderr when it is a terminal.\n"
     "\n"
-    "Example: kvtest init x1.db --count 100k --size 10k --variance 2k\n";
+    "Example: kvtest init x1.db --count 100k --size 10k --variance 2k\n"
+    "         kvtest init photos.db --from ~/Pictures\n"
+    "         kvtest stat ~/Pictures --json > shape.jsonl; kvtest init s.db --sizes-from shape.jsonl\n";
 
 void init_defaults(struct init_opts *o)
 {
@@ -73,12 +90,15 @@ void init_defaults(struct init_opts *o)
     o->variance = 0;
     o->pagesize = 4096;
     o->seed = 1;
+    o->max_size = INIT_MAX_BLOB;
 }
 
 int64_t init_blob_size(const struct init_opts *o, int64_t k)
 {
     rng_t r;
     rng_seed(&r, rng_mix(o->seed, (uint64_t)k));
+    if (o->nsizes)
+        return o->sizes[rng_below(&r, (uint64_t)o->nsizes)];
     if (o->variance == 0)
         return o->size;
     return o->size - o->variance + (int64_t)rng_below(&r, (uint64_t)(2 * o->variance + 1));
@@ -88,7 +108,9 @@ void init_blob_fill(const struct init_opts *o, int64_t k, unsigned char *buf, in
 {
     rng_t r;
     rng_seed(&r, rng_mix(o->seed, (uint64_t)k));
-    if (o->variance)
+    if (o->nsizes)
+        (void)rng_below(&r, (uint64_t)o->nsizes);               /* the size draw */
+    else if (o->variance)
         (void)rng_below(&r, (uint64_t)(2 * o->variance + 1));   /* the size draw */
     rng_fill(&r, buf, (size_t)n);
     blobsum_seal(buf, (size_t)n);
@@ -160,7 +182,7 @@ static void tmp_discard(struct tmpdb *t)
 
 /* Create the temporary file, registered for removal from the moment it
  * exists, with the permissions a plain creat() would give it. */
-static int tmp_create(const struct init_opts *o, const char *cmd, struct tmpdb *t)
+static int tmp_create(const struct init_opts *o, const char *cmd, struct tmpdb *t, double need)
 {
     t->h = t->hj = -1;
     dir_of(o->path, t->dir, sizeof t->dir);
@@ -179,9 +201,6 @@ static int tmp_create(const struct init_opts *o, const char *cmd, struct tmpdb *
     if (fd < 0)
         return cli_fail(cmd, "cannot create a file in %s: %s", t->dir, strerror(errno));
     struct statvfs vf;
-    /* Blobs plus B-tree overhead (about 1% at 4 KiB pages, more for small
-     * blobs): refuse up front rather than die half-way. */
-    double need = (double)o->count * ((double)o->size + 64.0) * 1.02;
     if (fstatvfs(fd, &vf) == 0 && (double)vf.f_bavail * (double)vf.f_frsize < need) {
         char a[32], b[32];
         units_format_bytes(a, sizeof a, (int64_t)need);
@@ -201,7 +220,7 @@ static int tmp_create(const struct init_opts *o, const char *cmd, struct tmpdb *
 /* Fill the temporary database; on failure it is removed and one line
  * printed. */
 static int tmp_fill(const struct init_opts *o, const char *cmd, struct tmpdb *t,
-                    int randomblob, int64_t *bytes)
+                    int randomblob, struct init_from *src, int64_t *bytes)
 {
     sqlite3 *db = NULL;
     char msg[1200] = "";
@@ -210,7 +229,15 @@ static int tmp_fill(const struct init_opts *o, const char *cmd, struct tmpdb *t,
     int rc = sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READWRITE,
                              randomblob ? NULL : wbuf_vfs_name());
     if (rc == SQLITE_OK)
-        rc = randomblob ? init_fill_randomblob(db, o) : init_fill_fast(db, o, cmd, bytes);
+        rc = randomblob ? init_fill_randomblob(db, o)
+             : src    ? init_from_fill(db, o, cmd, src, bytes)
+                      : init_fill_fast(db, o, cmd, bytes);
+    if (rc == SQLITE_OK && src && src->stored == 0) {
+        sqlite3_close(db);
+        tmp_discard(t);
+        return cli_fail(cmd, "%s: no file could be read (%lld unreadable, %lld changed while "
+                        "read)", o->from, (long long)src->unreadable, (long long)src->changed);
+    }
     if (rc != SQLITE_OK) {
         int e = wbuf_last_errno() ? wbuf_last_errno() : db ? sqlite3_system_errno(db) : 0;
         snprintf(msg, sizeof msg, "%s%s%s", db ? sqlite3_errmsg(db) : "out of memory",
@@ -271,6 +298,10 @@ static void init_report(const struct init_opts *o, int randomblob, int64_t bytes
         cJSON_AddNumberToObject(op, "pagesize", (double)o->pagesize);
         cJSON_AddNumberToObject(op, "seed", (double)o->seed);
         cJSON_AddStringToObject(op, "method", randomblob ? "randomblob" : "kvtest");
+        if (o->sizes_from) {
+            cJSON_AddStringToObject(op, "sizes_from", o->sizes_from);
+            cJSON_AddNumberToObject(op, "sizes_drawn_from", (double)o->nsizes);
+        }
         cJSON *r = cJSON_AddObjectToObject(j, "result");
         cJSON_AddNumberToObject(r, "count", (double)o->count);
         if (bytes >= 0)
@@ -280,6 +311,9 @@ static void init_report(const struct init_opts *o, int randomblob, int64_t bytes
     } else if (bytes >= 0) {
         printf("Created %s: %lld blobs, %lld bytes in %.3f s\n", o->path, (long long)o->count,
                (long long)bytes, secs);
+        if (o->sizes_from)
+            printf("Sizes drawn from %s (%lld sizes, seed %llu)\n", o->sizes_from,
+                   (long long)o->nsizes, (unsigned long long)o->seed);
     } else {
         printf("Created %s: %lld blobs (randomblob) in %.3f s\n", o->path,
                (long long)o->count, secs);
@@ -308,6 +342,22 @@ static int init_validate(const struct init_opts *o, const char *cmd)
     return 0;
 }
 
+/* Blobs plus B-tree overhead (about 1% at 4 KiB pages, more for small
+ * blobs): refused up front rather than dying half-way. */
+static double need_bytes(const struct init_opts *o, const struct init_from *src)
+{
+    if (src)
+        return ((double)src->w.bytes + 64.0 * (double)src->w.n) * 1.02;
+    double mean = (double)o->size;
+    if (o->nsizes) {
+        double sum = 0;
+        for (int64_t i = 0; i < o->nsizes; i++)
+            sum += (double)o->sizes[i];
+        mean = sum / (double)o->nsizes;
+    }
+    return (double)o->count * (mean + 64.0) * 1.02;
+}
+
 static int init_run(const struct init_opts *o, const char *cmd, int randomblob)
 {
     int rc = init_validate(o, cmd);
@@ -315,21 +365,32 @@ static int init_run(const struct init_opts *o, const char *cmd, int randomblob)
         return rc;
     if ((rc = check_target(o, cmd)) != 0)
         return rc;
+    struct init_from from, *src = NULL;
+    uint64_t t0 = clock_now_ns();
+    if (o->from) {
+        if ((rc = init_from_scan(o, cmd, &from)) != 0) {
+            init_from_free(&from);
+            return rc;
+        }
+        src = &from;
+    }
     cleanup_begin(cmd);
     struct tmpdb t;
-    uint64_t t0 = clock_now_ns();
     int64_t bytes = 0;
-    rc = tmp_create(o, cmd, &t);
+    rc = tmp_create(o, cmd, &t, need_bytes(o, src));
     if (rc == 0)
-        rc = tmp_fill(o, cmd, &t, randomblob, &bytes);
+        rc = tmp_fill(o, cmd, &t, randomblob, src, &bytes);
     if (rc == 0)
         rc = tmp_commit(o, cmd, &t);
     cleanup_end();
-    if (rc)
-        return rc;
-    /* randomblob: bytes not tracked; "stat" tells. */
-    init_report(o, randomblob, randomblob ? -1 : bytes, (double)(clock_now_ns() - t0) / 1e9);
-    return 0;
+    double secs = (double)(clock_now_ns() - t0) / 1e9;
+    if (rc == 0 && src)
+        init_from_report(o, src, bytes, secs);
+    else if (rc == 0)   /* randomblob: bytes not tracked; "stat" tells. */
+        init_report(o, randomblob, randomblob ? -1 : bytes, secs);
+    if (src)
+        init_from_free(src);
+    return rc;
 }
 
 int init_create(const struct init_opts *o, const char *cmd)
@@ -337,20 +398,41 @@ int init_create(const struct init_opts *o, const char *cmd)
     return init_run(o, cmd, 0);
 }
 
+/* --from and --sizes-from against the options they cannot go with. count,
+ * size and variance are -1 when not given. */
+static int user_data_opts(struct init_opts *o, int64_t count, int64_t size, int64_t variance,
+                          int randomblob)
+{
+    const char *which = o->from ? "--from" : "--sizes-from";
+    if (o->from && o->sizes_from)
+        return cli_usage("init", "--from and --sizes-from conflict: one source of data");
+    if ((o->from && count >= 0) || size >= 0 || variance >= 0)
+        return cli_usage("init", "%s cannot be combined with --%s: the sizes come from the data",
+                         which, (o->from && count >= 0) ? "count" : size >= 0 ? "size" : "variance");
+    if (randomblob)
+        return cli_usage("init", "%s cannot be combined with --method randomblob", which);
+    if (count >= 0)
+        o->count = count;
+    return 0;
+}
+
 int cmd_init(int argc, char **argv)
 {
     struct init_opts o;
     init_defaults(&o);
     const char *method = "kvtest";
-    int64_t seed = 1;
+    int64_t seed = 1, count = -1, size = -1, variance = -1;
     const struct cli_opt opts[] = {
-        {"count", CLI_INT, &o.count, 1, INIT_MAX_COUNT, 0, 0},
-        {"size", CLI_INT, &o.size, 1, INIT_MAX_BLOB, 0, 0},
-        {"variance", CLI_INT, &o.variance, 0, INIT_MAX_BLOB, 0, 0},
+        {"count", CLI_INT, &count, 1, INIT_MAX_COUNT, 0, 0},
+        {"size", CLI_INT, &size, 1, INIT_MAX_BLOB, 0, 0},
+        {"variance", CLI_INT, &variance, 0, INIT_MAX_BLOB, 0, 0},
         {"pagesize", CLI_INT, &o.pagesize, 0, INT64_MAX, 0, 0},
         {"seed", CLI_INT, &seed, 0, INT64_MAX, 0, 0},
         {"force", CLI_FLAG, &o.force, 0, 0, 0, 0},
         {"json", CLI_FLAG, &o.json, 0, 0, 0, 0},
+        {"from", CLI_STR, &o.from, 0, 0, 0, 0},
+        {"sizes-from", CLI_STR, &o.sizes_from, 0, 0, 0, 0},
+        {"max-size", CLI_INT, &o.max_size, 1, INIT_MAX_BLOB, 0, 0},
         {"method", CLI_STR, &method, 0, 0, 0, 0},   /* hidden: benchmark baseline */
     };
     const char *pos[1];
@@ -364,5 +446,28 @@ int cmd_init(int argc, char **argv)
     o.seed = (uint64_t)seed;
     if (strcmp(method, "kvtest") != 0 && strcmp(method, "randomblob") != 0)
         return cli_usage("init", "--method must be kvtest or randomblob, got '%s'", method);
-    return init_run(&o, "init", strcmp(method, "randomblob") == 0);
+    int randomblob = strcmp(method, "randomblob") == 0;
+    if (!o.from && !o.sizes_from) {
+        o.count = count >= 0 ? count : o.count;
+        o.size = size >= 0 ? size : o.size;
+        o.variance = variance >= 0 ? variance : o.variance;
+        return init_run(&o, "init", randomblob);
+    }
+    if ((rc = user_data_opts(&o, count, size, variance, randomblob)) != 0)
+        return rc;
+    if ((o.from && !*o.from) || (o.sizes_from && !*o.sizes_from))
+        return cli_usage("init", "%s needs a non-empty path", o.from ? "--from" : "--sizes-from");
+    if (o.from)
+        return init_run(&o, "init", 0);
+    /* Validated before the sizes are read, so misuse costs no walk. */
+    if ((rc = init_validate(&o, "init")) != 0)
+        return rc;
+    int64_t *sizes = NULL;
+    if ((rc = init_sizes_load(&o, "init", &sizes)) != 0)
+        return rc;
+    if (count < 0)
+        o.count = o.nsizes;   /* as many blobs as the source has files */
+    rc = init_run(&o, "init", 0);
+    free(sizes);
+    return rc;
 }

@@ -13,6 +13,13 @@ struct init_opts {
     int force;             /* replace a file that is not a kvtest database */
     int quiet;             /* no result line on stdout (callers like sweep) */
     int json;
+    /* The user's data (issue 14). */
+    const char *from;          /* --from DIR: each regular file as one blob */
+    int64_t max_size;          /* --max-size: larger files are skipped */
+    const char *sizes_from;    /* --sizes-from DIR|FILE (for the report) */
+    const int64_t *sizes;      /* --sizes-from: blob sizes are drawn from these */
+    int64_t nsizes;            /* 0: sizes from size/variance */
+    int64_t sizes_max;         /* largest of sizes[] */
 };
 
 void init_defaults(struct init_opts *o);
@@ -23,6 +30,9 @@ void init_defaults(struct init_opts *o);
  * cmd names the subcommand in messages ("init", "sweep").
  * Returns 0, 1 (runtime failure, one line printed) or 2. */
 int init_create(const struct init_opts *o, const char *cmd);
+
+/* SQLite's default SQLITE_MAX_LENGTH: no blob may be longer. */
+#define INIT_MAX_BLOB 1000000000LL
 
 /* The content of key k for seed: its size and bytes (n bytes into buf,
  * sealed with blobsum). Exposed so tests and sweep can re-derive blobs. */

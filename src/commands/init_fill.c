@@ -13,6 +13,7 @@
 /* --- producer: blobs generated ahead of the inserting thread ----------- */
 
 #define RING 32   /* slots; 32 x (size+variance) bytes of memory */
+#define RING_MAX_BYTES (512LL << 20)
 
 struct ring {
     const struct init_opts *o;
@@ -120,8 +121,11 @@ int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int6
     g.o = o;
     pthread_mutex_init(&g.mu, NULL);
     pthread_cond_init(&g.cv, NULL);
-    int64_t maxlen = o->size + o->variance;
-    for (int i = 0; i < RING; i++)
+    int64_t maxlen = o->nsizes ? o->sizes_max : o->size + o->variance;
+    /* A ring of very large blobs would cost RING x the largest blob of
+     * memory: above RING_MAX_BYTES in all, one buffer and one thread. */
+    int nslots = maxlen <= RING_MAX_BYTES / RING ? RING : 1;
+    for (int i = 0; i < nslots; i++)
         if (!(g.slot[i] = malloc((size_t)maxlen))) {
             for (int j = 0; j < i; j++)
                 free(g.slot[j]);
@@ -129,7 +133,7 @@ int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int6
             return SQLITE_NOMEM;
         }
     pthread_t th;
-    int threaded = pthread_create(&th, NULL, producer, &g) == 0;
+    int threaded = nslots == RING && pthread_create(&th, NULL, producer, &g) == 0;
 
     struct progress pr;
     progress_start(&pr, cmd, o->count);
