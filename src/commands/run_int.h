@@ -13,7 +13,9 @@
 #include "measure/runstats.h"
 #include "stores/store.h"
 
-enum verify_state { VERIFY_OFF, VERIFY_ON, VERIFY_UNVERIFIABLE };
+/* VERIFY_USER: an "init --from" database, where a blob without our tag is
+ * one of the user's files, counted as unverifiable rather than corrupt. */
+enum verify_state { VERIFY_OFF, VERIFY_ON, VERIFY_UNVERIFIABLE, VERIFY_USER };
 
 /* What is decided before anything is timed. */
 struct run_plan {
@@ -73,7 +75,8 @@ struct run_pass {
     const struct run_opts *o;   /* order, zipf, seed, count, stats, nocheckpoint */
     struct store_opts so;
     int64_t max_id;
-    int verify;                 /* check blobsum of every read */
+    int verify;                 /* 1 check every read's blobsum; 2 a mismatch is
+                                   unverifiable (VERIFY_USER) */
     int latency;                /* time each access into the workers' histograms */
     int64_t threads;
     int64_t *keys;              /* --keys-out: keys visited (one thread), or NULL */

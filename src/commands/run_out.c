@@ -286,7 +286,9 @@ static void text_extras(const struct run_plan *p, const struct run_summary *s, c
     printf("Verify: ok, %lld blobs checked%s", (long long)s->checked,
            o->update ? " (read back after the update)" : "");
     if (s->unverifiable)
-        printf(", %lld too small to carry a checksum", (long long)s->unverifiable);
+        printf(p->vs == VERIFY_USER ? ", %lld of the user's files (no kvtest checksum)"
+                                    : ", %lld too small to carry a checksum",
+               (long long)s->unverifiable);
     printf("\n");
 }
 

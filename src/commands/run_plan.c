@@ -208,12 +208,17 @@ int run_plan_make(struct run_plan *p, const struct run_opts *o, const char *cmd)
                .jmode = o->jmode, .nosync = o->nosync, .synchronous = o->synchronous,
                .nocheckpoint = o->nocheckpoint, .multitrans = o->multitrans},
         .files = {.fsync = o->fsync}};
+    if (p->is_db && describe_db(p, cmd) != 0)
+        return 1;
     p->vs = VERIFY_OFF;
     if (o->verify) {
         int v = verify_probe(p, cmd);
         if (v < 0)
             return 1;
-        p->vs = v ? VERIFY_ON : VERIFY_UNVERIFIABLE;
+        /* The user's own files (init --from) carry no tag, so after an
+         * --update some blobs are sealed and the rest are not: a mismatch
+         * there is an unsealed user blob, not corruption. */
+        p->vs = !v ? VERIFY_UNVERIFIABLE : p->desc.user_blobs ? VERIFY_USER : VERIFY_ON;
     }
-    return p->is_db ? describe_db(p, cmd) : 0;
+    return 0;
 }

@@ -68,7 +68,7 @@ static int measure_runs(const struct run_plan *p, struct run_pass *ps, struct ru
 /* Read back what --update wrote: replay the same sequence, check all.
  * 0, or 1 after the error. */
 static int read_back(const struct run_pass *measured, struct run_workers *ws,
-                     struct run_summary *s, const char *cmd)
+                     struct run_summary *s, const char *cmd, int verify)
 {
     struct run_opts ro = *measured->o;
     ro.update = 0;
@@ -77,7 +77,7 @@ static int read_back(const struct run_pass *measured, struct run_workers *ws,
     ps.o = &ro;
     ps.so.update = 0;
     ps.so.fadvise = -1;
-    ps.verify = 1;
+    ps.verify = verify;
     ps.latency = 0;
     ps.keys = NULL;
     struct run_fig vf;
@@ -188,7 +188,7 @@ int run_series(const struct run_plan *p, struct run_summary *s, const char *cmd)
     const struct run_opts *o = p->o;
     memset(s, 0, sizeof *s);
     struct run_pass ps = {.o = o, .so = p->so, .max_id = p->max_id,
-                          .verify = p->vs == VERIFY_ON && !o->update, .latency = o->latency,
+                          .verify = o->update ? 0 : p->vs == VERIFY_ON ? 1 : p->vs == VERIFY_USER ? 2 : 0, .latency = o->latency,
                           .threads = o->threads, .keys = NULL};
     struct run_workers *ws = NULL;
     int ret = allocate(p, s, &ws, &ps, cmd);
@@ -198,8 +198,8 @@ int run_series(const struct run_plan *p, struct run_summary *s, const char *cmd)
         const struct run_fig *last = &s->figs[s->nruns - 1];
         ret = write_keys(o->keys_out, ps.keys, last->count + last->misses, cmd);
     }
-    if (!ret && o->update && p->vs == VERIFY_ON)
-        ret = read_back(&ps, ws, s, cmd);
+    if (!ret && o->update && (p->vs == VERIFY_ON || p->vs == VERIFY_USER))
+        ret = read_back(&ps, ws, s, cmd, p->vs == VERIFY_USER ? 2 : 1);
     if (!ret && figures(p, s) != 0)
         ret = cli_fail(cmd, "out of memory");
     if (!ret && p->is_db && o->integrity_check)

@@ -48,6 +48,8 @@ struct store_desc {
     int64_t page_size;
     int64_t cache_size;      /* as PRAGMA cache_size reports it */
     char jmode[32];          /* journal mode in effect, "" if none */
+    int user_blobs;          /* made by "init --from": the blobs are the user's
+                                files, not sealed by kvtest (kv_path exists) */
     struct sql_stats stats;  /* with_stats: SQLite's counters (have = 0 for files) */
 };
 

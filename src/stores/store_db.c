@@ -325,6 +325,13 @@ static void db_describe(struct store *base, struct store_desc *d, int with_stats
     d->page_size = s->page_size;
     d->cache_size = s->cache_size;
     snprintf(d->jmode, sizeof d->jmode, "%s", s->jmode);
+    d->user_blobs = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_schema WHERE name='kv_path'", -1, &st,
+                           NULL) == SQLITE_OK) {
+        d->user_blobs = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
     if (with_stats)
         runstats_sql_take(&d->stats, s->db);
 }

@@ -110,6 +110,22 @@ stored_paths() {
     assert_output --partial "--max-id 10"
 }
 
+@test "init --from: after --update, --verify checks the sealed blobs and counts the user's apart" {
+    make_tree
+    rm -f "$D/src/z/locked"
+    "$KVTEST" init "$D/u.db" --from "$D/src" >/dev/null
+    # Key 1 (B/k4, 4 KiB) rewritten with sealed content; 2..10 stay the
+    # user's files (the sample of --verify's probe includes key 1).
+    run "$KVTEST" run "$D/u.db" --update --count 1
+    assert_success
+    run "$KVTEST" run "$D/u.db" --count 10 --verify
+    assert_success
+    assert_output --partial "Verify: ok, 1 blobs checked, 9 of the user's files (no kvtest checksum)"
+    run "$KVTEST" run "$D/u.db" --count 10 --verify --json
+    assert_success
+    [ "$(echo "$output" | jq -c .result.verify)" = '{"status":"ok","checked":1,"unverifiable":9}' ]
+}
+
 @test "init --from: misuse is exit 2, one line; a DIR with nothing to store is exit 1, no file left" {
     make_tree
     for extra in "--count 5" "--size 100" "--variance 10" "--sizes-from $D/src"; do
