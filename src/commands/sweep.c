@@ -27,6 +27,7 @@
 #include "commands/run.h"
 #include "commands/sweep.h"
 #include "commands/sweep_int.h"
+#include "measure/coldcache.h"
 #include "measure/report.h"
 
 const char help_sweep[] =
@@ -234,6 +235,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
     if (npos < 1)
         return cli_usage("sweep", "expected DIR (try: kvtest help sweep)");
     o->dir = pos[0];
+    if (o->cold && coldcache_missing())   /* before building anything */
+        return cli_usage("sweep", "--cold is not available here: %s", coldcache_missing());
     if (o->pagesize & (o->pagesize - 1))
         return cli_usage("sweep", "--pagesize must be a power of two between 512 and 65536, got %" PRId64,
                          o->pagesize);
