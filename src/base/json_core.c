@@ -3,6 +3,7 @@
  * cJSON_PrintUnformatted byte for byte (same number and string forms), so
  * --json from either build can be compared with results/ by the same
  * scripts. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,9 +174,9 @@ static void put(struct out *o, const char *s, size_t n)
 
 static void puts_(struct out *o, const char *s) { put(o, s, strlen(s)); }
 
-/* cJSON's forms: integral values in int range as %d, others the shortest
- * of %1.15g / %1.17g that reads back the same; NaN and infinities as null
- * (JSON has no spelling for them). */
+/* cJSON's forms: integral values in int range as %d, others %1.15g unless
+ * that reads back further than one DBL_EPSILON (relative) from the value,
+ * then %1.17g; NaN and infinities as null (JSON has no spelling for them). */
 static void put_number(struct out *o, double d)
 {
     char buf[64];
@@ -185,7 +186,9 @@ static void put_number(struct out *o, double d)
         snprintf(buf, sizeof buf, "%d", (int)d);
     else {
         snprintf(buf, sizeof buf, "%1.15g", d);
-        if (strtod(buf, NULL) != d)
+        double back = strtod(buf, NULL);
+        double big = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+        if (fabs(back - d) > big * DBL_EPSILON)
             snprintf(buf, sizeof buf, "%1.17g", d);
     }
     puts_(o, buf);
