@@ -50,7 +50,8 @@ SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 
 SRCS      := $(filter-out src/base/json_core.c,$(wildcard src/*/*.c))
 CORE_SRCS := kvtest.c $(filter-out src/shortener/%,$(wildcard src/*/*.c))
-TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(wildcard tests/unit/test_*.c))
+TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(wildcard tests/unit/test_*.c)) \
+         $(OBJ)/asan/tests/test_os_fallback
 REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
@@ -94,6 +95,11 @@ $(OBJ)/asan/kvtest: $(OBJ)/asan/kvtest.o $(ASAN_OBJS) $(OBJ)/sqlite3.o
 $(OBJ)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) $(OBJ)/sqlite3.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
+
+# base/os's portable branches, tested on this machine.
+$(OBJ)/asan/tests/test_os_fallback: tests/unit/test_os.c src/base/os.c src/base/os.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_CORE) -DKVTEST_OS_FALLBACK -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lcmocka
 
 $(OBJ)/core/kvtest: $(CORE_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
