@@ -128,7 +128,7 @@ endif
 # (bash scripts/deps.sh portable installs the cross compiler and qemu).
 ARM64_CC   = aarch64-linux-gnu-gcc
 ARM64_BIN  = build/cc-$(ARM64_CC)/core/kvtest
-ARM64_SUITES ?= tests/cli/core.bats
+ARM64_SUITES ?= tests/cli/core.bats tests/cli/run.bats tests/cli/holes.bats
 arm64-test:
 	$(MAKE) CC=$(ARM64_CC) core
 	printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu "%s" "$$@"\n' \
