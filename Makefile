@@ -1,13 +1,37 @@
 # kvtest: make | make test | make bench | make install PREFIX=... | make clean
+#         make core | make static | make CC=aarch64-linux-gnu-gcc core | make arm64-test
 CC      ?= cc
 PREFIX  ?= /usr/local
 SCALE   ?= full
 
-# Our code: strict C11. _GNU_SOURCE for clock_gettime, getrandom,
-# posix_fadvise, mincore and friends, which strict C11 hides.
+# Each compiler's objects live apart: make CC=clang, a cross compiler or
+# musl-gcc never reuses or clobbers the default compiler's objects (and
+# make clean, which would take the one-minute SQLite object with it, is
+# never needed to switch). The default compiler keeps build/ and ./kvtest.
+CC_TAG := $(subst /,_,$(notdir $(firstword $(CC))))
+ifneq ($(filter cc gcc,$(CC_TAG)),)
+OBJ := build
+BIN := kvtest
+else
+OBJ := build/cc-$(CC_TAG)
+BIN := $(OBJ)/kvtest
+endif
+
+# Our code: strict C11. _GNU_SOURCE for what the shortener's libraries and
+# epoll need; the blob commands themselves need only POSIX.1-2008 (the core
+# build below is compiled without it).
 CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -MMD -MP
 OPT         = -O2 -g
 LIBS        = -lhiredis -lmicrohttpd -lhttp_parser -lcjson -lpthread -lm
+
+# The core (make core): init, stat, export, run, space, sweep with nothing
+# but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone
+# opts into each platform's extensions, and KVTEST_OS_FALLBACK (the
+# "fallback" build, tested by make test) forces its portable branches.
+# base/json_core.c stands in for libcjson (JSON output only).
+CFLAGS_CORE = -std=c11 -D_POSIX_C_SOURCE=200809L -DKVTEST_CORE -Wall -Wextra -Werror \
+              -I. -Isrc -MMD -MP
+LIBS_CORE   = -lpthread -lm
 
 # SQLite compile-time options (see README "SQLite build"):
 #  THREADSAFE=1         concurrent readers and the service use one
@@ -24,62 +48,119 @@ SQLITE_FLAGS = -O2 -DSQLITE_THREADSAFE=1 -DSQLITE_DQS=0 \
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
            -fno-omit-frame-pointer
 
-SRCS  := $(wildcard src/*/*.c)
-TESTS := $(patsubst tests/unit/%.c,build/asan/tests/%,$(wildcard tests/unit/test_*.c))
-REL_OBJS  := $(patsubst %.c,build/rel/%.o,$(SRCS))
-ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS))
+SRCS      := $(filter-out src/base/json_core.c,$(wildcard src/*/*.c))
+CORE_SRCS := kvtest.c $(filter-out src/shortener/%,$(wildcard src/*/*.c))
+TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(wildcard tests/unit/test_*.c)) \
+         $(OBJ)/asan/tests/test_os_fallback
+REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))
+ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
+CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
+FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
-.PHONY: all test bench install clean deps asan unit fuzz mutants
-all: kvtest
+.PHONY: all test bench install clean deps asan unit fuzz mutants core static arm64-test
+all: $(BIN)
 
-# The amalgamation takes about a minute: compiled once, shared by every build.
-build/sqlite3.o: sqlite3.c sqlite3.h
+# The amalgamation takes about a minute: compiled once per compiler, shared
+# by every build of that compiler.
+$(OBJ)/sqlite3.o: sqlite3.c sqlite3.h
 	@mkdir -p $(@D)
 	$(CC) $(SQLITE_FLAGS) -c sqlite3.c -o $@
 
-build/rel/%.o: %.c
+$(OBJ)/rel/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -c $< -o $@
 
-build/asan/%.o: %.c
+$(OBJ)/asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -c $< -o $@
 
-kvtest: build/rel/kvtest.o $(REL_OBJS) build/sqlite3.o
-	$(CC) $(OPT) -o $@ $^ $(LIBS)
+$(OBJ)/core/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_CORE) $(OPT) -c $< -o $@
 
-build/asan/kvtest: build/asan/kvtest.o $(ASAN_OBJS) build/sqlite3.o
+$(OBJ)/fallback/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_CORE) -DKVTEST_OS_FALLBACK $(OPT) -c $< -o $@
+
+$(BIN): $(OBJ)/rel/kvtest.o $(REL_OBJS) $(OBJ)/sqlite3.o
+	$(CC) $(OPT) -o $@ $^ $(LIBS)
+ifneq ($(BIN),kvtest)
+.PHONY: kvtest
+kvtest: $(BIN)
+endif
+
+$(OBJ)/asan/kvtest: $(OBJ)/asan/kvtest.o $(ASAN_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(SANITIZE) -o $@ $^ $(LIBS)
 
-build/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) build/sqlite3.o
+$(OBJ)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) $(OBJ)/sqlite3.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
 
-asan: build/asan/kvtest
+# base/os's portable branches, tested on this machine.
+$(OBJ)/asan/tests/test_os_fallback: tests/unit/test_os.c src/base/os.c src/base/os.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_CORE) -DKVTEST_OS_FALLBACK -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lcmocka
+
+$(OBJ)/core/kvtest: $(CORE_OBJS) $(OBJ)/sqlite3.o
+	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
+
+$(OBJ)/fallback/kvtest: $(FB_OBJS) $(OBJ)/sqlite3.o
+	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
+
+asan: $(OBJ)/asan/kvtest
 unit: $(TESTS)
+
+# The core for this compiler: build/core/kvtest, or with CC=X
+# build/cc-X/core/kvtest (e.g. make CC=aarch64-linux-gnu-gcc core).
+core: $(OBJ)/core/kvtest
+	@echo "core: $(OBJ)/core/kvtest"
+
+# One fully static file (Debian's musl-tools) to copy to any Linux machine
+# of the same architecture: build/kvtest-static.
+static:
+	$(MAKE) CC=musl-gcc build/kvtest-static
+ifeq ($(CC_TAG),musl-gcc)
+build/kvtest-static: $(CORE_OBJS) $(OBJ)/sqlite3.o
+	$(CC) $(OPT) -static -o $@ $^ $(LIBS_CORE)
+endif
+
+# The arm64 core and the core command-line tests run under qemu-user
+# (bash scripts/deps.sh portable installs the cross compiler and qemu).
+ARM64_CC   = aarch64-linux-gnu-gcc
+ARM64_BIN  = build/cc-$(ARM64_CC)/core/kvtest
+ARM64_SUITES ?= tests/cli/core.bats tests/cli/run.bats tests/cli/holes.bats
+arm64-test:
+	$(MAKE) CC=$(ARM64_CC) core
+	printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu "%s" "$$@"\n' \
+	    "$(CURDIR)/$(ARM64_BIN)" > $(ARM64_BIN)-qemu
+	chmod +x $(ARM64_BIN)-qemu
+	file $(ARM64_BIN) | grep -q 'ARM aarch64'
+	KVTEST=$(CURDIR)/$(ARM64_BIN)-qemu bats $(ARM64_SUITES)
 
 deps:
 	bash scripts/deps.sh
 
 # Every suite runs against the AddressSanitizer + UBSan build; the summary
 # line "N passed, N failed" sums them all.
+# The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
-	$(MAKE) kvtest build/asan/kvtest $(TESTS)
-	KVTEST=build/asan/kvtest KVTEST_REL=./kvtest bash tests/run.sh $(TESTS)
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest
+	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
+	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
 # Deliberate faults (scripts/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
 mutants: deps
-	$(MAKE) kvtest build/asan/kvtest $(TESTS)
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS)
 	bash scripts/mutants.sh scripts/mutants.txt
 
 bench: deps
-	$(MAKE) kvtest
+	$(MAKE) $(BIN)
 	bash scripts/bench.sh $(SCALE)
 
-install: kvtest
+install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 kvtest $(DESTDIR)$(PREFIX)/bin/kvtest
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kvtest
 
 clean:
 	rm -rf build kvtest
@@ -97,7 +178,7 @@ FUZZ_SRCS = tests/fuzz/fuzz_request.c src/shortener/request.c \
             src/shortener/urlgen.c \
             src/shortener/cache.c src/shortener/track.c src/shortener/trackmap.c \
             src/shortener/service.c \
-            src/measure/rng.c
+            src/measure/rng.c src/base/os.c
 FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)

@@ -17,6 +17,9 @@
  *      drives it over HTTP with a load generator that times every request.
  *
  * Build:    make            (./kvtest; SQLite amalgamation compiled once)
+ *           make core       (build/core/kvtest: blob commands only, needs
+ *                           nothing but a C11 compiler, libc and SQLite;
+ *                           make static, make CC=... core: README)
  * Test:     make test
  * Example:  ./kvtest init x1.db --count 100k --size 10k --variance 2k
  *           ./kvtest export x1.db x1 --tree
@@ -30,6 +33,7 @@
 
 #include "sqlite3.h"
 #include "base/cli.h"
+#include "base/os.h"
 #include "commands/commands.h"
 
 #define KVTEST_VERSION "1.0.0"
@@ -46,10 +50,28 @@ static const char usage[] =
     "  sweep DIR [options]            find the blob size where files win\n"
     "\n"
     "SQLite with or without a Valkey cache:\n"
+#ifdef KVTEST_CORE
+    "  shortener                      not in this build (core build; see make)\n"
+#else
     "  shortener init|keys|serve|bench|load ...\n"
+#endif
     "\n"
     "  help [COMMAND]                 the reference for COMMAND\n"
     "  --version                      program and SQLite versions\n";
+
+#ifdef KVTEST_CORE
+#define KVTEST_BUILD "core"
+/* The core links no HTTP, Valkey or JSON-parsing library, so it has no
+ * shortener; asking for it is a usage error that says where to get one. */
+static int no_shortener(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    return cli_usage("shortener", "this build has no shortener (core build: "
+                     "build the full kvtest with make)");
+}
+#else
+#define KVTEST_BUILD "full"
+#endif
 
 struct command {
     const char *name;
@@ -64,7 +86,11 @@ static const struct command commands[] = {
     {"run", cmd_run, help_run},
     {"space", cmd_space, help_space},
     {"sweep", cmd_sweep, help_sweep},
+#ifdef KVTEST_CORE
+    {"shortener", no_shortener, NULL},   /* NULL help: the refusal is the help */
+#else
     {"shortener", cmd_shortener, help_shortener},
+#endif
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -86,8 +112,8 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "-version") == 0 ||
         strcmp(name, "version") == 0) {
-        printf("kvtest %s\nSQLite version: %s %s\n", KVTEST_VERSION,
-               sqlite3_libversion(), sqlite3_sourceid());
+        printf("kvtest %s\nSQLite version: %s %s\nBuild: %s, %s OS layer\n", KVTEST_VERSION,
+               sqlite3_libversion(), sqlite3_sourceid(), KVTEST_BUILD, os_flavour());
         return 0;
     }
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 ||
@@ -105,6 +131,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "kvtest help: unknown command %s\n", argv[2]);
             return 2;
         }
+        if (!c->help)
+            return c->fn(0, argv + argc);
         fputs(c->help, stdout);
         return 0;
     }
@@ -114,7 +142,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0 ||
-                      strcmp(argv[2], "-help") == 0)) {
+                      strcmp(argv[2], "-help") == 0) && c->help) {
         fputs(c->help, stdout);
         return 0;
     }

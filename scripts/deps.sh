@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # Install what kvtest needs to build, test and benchmark on Debian 12.
+#   bash scripts/deps.sh            what make, make test and make bench need
+#   bash scripts/deps.sh portable   only what the portable builds add: musl
+#                                   (make static), the arm64 cross compiler
+#                                   and qemu-user (make arm64-test)
 # Idempotent: installs only what is missing. As root it installs; otherwise it
 # prints the command to run. Valkey 8 lives in bookworm-backports; that suite
 # is added by reusing the mirror URI already configured for Debian on this
@@ -11,8 +15,18 @@ PKGS=(build-essential clang libclang-rt-14-dev pkg-config
       libcmocka-dev bats bats-assert bats-support shellcheck gnuplot-nox wrk curl jq)
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
+case "${1:-}" in
+    "") ;;
+    portable)
+        PKGS=(musl-tools gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file)
+        BACKPORTS_PKGS=() ;;
+    *)
+        echo "deps.sh: unknown argument '$1' (expected nothing or 'portable')" >&2
+        exit 2 ;;
+esac
+
 missing=()
-for p in "${PKGS[@]}" "${BACKPORTS_PKGS[@]}"; do
+for p in "${PKGS[@]}" ${BACKPORTS_PKGS[@]+"${BACKPORTS_PKGS[@]}"}; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
         missing+=("$p")
     fi
@@ -43,7 +57,7 @@ mirror_uri() {
 }
 
 bp_file=/etc/apt/sources.list.d/kvtest-backports.sources
-if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+if [ ${#BACKPORTS_PKGS[@]} -gt 0 ] && ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     uri=$(mirror_uri | head -n1)
     if [ -z "$uri" ]; then
         echo "deps.sh: no Debian bookworm mirror found in the apt sources; add bookworm-backports by hand" >&2
@@ -56,5 +70,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${PKGS[@]}" >/dev/null
-apt-get install -y -qq --no-install-recommends -t bookworm-backports "${BACKPORTS_PKGS[@]}" >/dev/null
+if [ ${#BACKPORTS_PKGS[@]} -gt 0 ]; then
+    apt-get install -y -qq --no-install-recommends -t bookworm-backports "${BACKPORTS_PKGS[@]}" >/dev/null
+fi
 echo "deps.sh: installed ${missing[*]}" >&2

@@ -4,7 +4,7 @@
 #ifndef KVTEST_RUN_H
 #define KVTEST_RUN_H
 #include <stdint.h>
-#include <cjson/cJSON.h>
+#include "base/json.h"
 #include "measure/hist.h"
 #include "stores/layout.h"
 #include "measure/order.h"

@@ -10,6 +10,7 @@
 
 #include "commands/run_int.h"
 #include "base/cli.h"
+#include "base/os.h"
 #include "measure/order.h"
 #include "stores/blobsum.h"
 #include "stores/store.h"
@@ -63,6 +64,14 @@ static int validate(const struct run_opts *o, const char *cmd)
         return rc;
     if (o->fadvise < -1 || o->fadvise > 1)
         return cli_usage(cmd, "--fadvise must be random or normal");
+    /* Platform facilities (base/os.h): refused up front, never skipped. */
+    const char *missing;
+    if (o->cold && (missing = coldcache_missing()) != NULL)
+        return cli_usage(cmd, "--cold is not available here: %s", missing);
+    if (o->fadvise >= 0 && (missing = os_readahead_missing()) != NULL)
+        return cli_usage(cmd, "--fadvise is not available here: %s", missing);
+    if (o->stats && !o->quiet && (missing = os_io_counters_missing()) != NULL)
+        cli_warn(cmd, "--stats: no storage I/O counters (%s); SQLite counters only", missing);
     return 0;
 }
 

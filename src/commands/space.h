@@ -2,7 +2,7 @@
  * the extra lines of kvtest stat on a database, and kvtest space). */
 #ifndef KVTEST_SPACE_H
 #define KVTEST_SPACE_H
-#include <cjson/cJSON.h>
+#include "base/json.h"
 
 /* kvtest stat PATH where PATH is a flat or tree export: number of files,
  * apparent bytes, allocated bytes (st_blocks), directory overhead.

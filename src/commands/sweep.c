@@ -29,6 +29,8 @@
 #include "commands/run.h"
 #include "commands/sweep.h"
 #include "commands/sweep_int.h"
+#include "measure/coldcache.h"
+#include "measure/report.h"
 
 const char help_sweep[] =
     "Usage: kvtest sweep DIR [options]\n"
@@ -249,6 +251,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
     if (npos < 1)
         return cli_usage("sweep", "expected DIR (try: kvtest help sweep)");
     o->dir = pos[0];
+    if (o->cold && coldcache_missing())   /* before building anything */
+        return cli_usage("sweep", "--cold is not available here: %s", coldcache_missing());
     if (pagesize && pages)
         return cli_usage("sweep", "--pagesize and --page-sizes together: give the page "
                          "sizes once (--page-sizes 4k,64k)");

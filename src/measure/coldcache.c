@@ -7,55 +7,17 @@
  * another process, or a filesystem that ignores the hint) show up in the
  * mincore() count, and the caller reports them instead of calling the run
  * cold. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "measure/coldcache.h"
-
-static int64_t page_size(void)
-{
-    long ps = sysconf(_SC_PAGESIZE);
-    return ps > 0 ? ps : 4096;
-}
-
-/* Count resident pages of an open file; adds to st. -1 if mincore fails. */
-static int count_resident(int fd, int64_t size, struct coldcache_stat *st)
-{
-    int64_t ps = page_size();
-    int64_t npages = (size + ps - 1) / ps;
-    st->pages += npages;
-    if (size == 0)
-        return 0;
-    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED)
-        return -1;
-    /* Chunked so a multi-gigabyte database needs only a small vector. */
-    enum { CHUNK = 65536 };
-    unsigned char vec[CHUNK];
-    int rc = 0;
-    for (int64_t first = 0; first < npages; first += CHUNK) {
-        int64_t n = npages - first < CHUNK ? npages - first : CHUNK;
-        int64_t len = n * ps;
-        if (first * ps + len > size)
-            len = size - first * ps;
-        if (mincore((char *)map + first * ps, (size_t)len, vec) != 0) {
-            rc = -1;
-            break;
-        }
-        for (int64_t i = 0; i < n; i++)
-            st->resident += vec[i] & 1;
-    }
-    munmap(map, (size_t)size);
-    return rc;
-}
+#include "base/os.h"
 
 /* One file: optionally evict, then measure. missing_ok: a -wal file that
  * does not exist is not an error. */
@@ -74,22 +36,15 @@ static void one_file(const char *path, int evict, int missing_ok,
     int bad = fstat(fd, &sb) != 0;
     if (!bad && evict) {
         /* DONTNEED skips dirty pages, so write them back first. Only the
-         * data pages need to be clean: sync_file_range writes them without
-         * the journal commit that fsync/fdatasync force (a read that
+         * data pages need to be clean (see os_writeback_wait: a read that
          * updated atime makes the inode dirty, and committing that for each
-         * of 100k files took 35 s instead of under 2 s here). It works on a
-         * read-only descriptor and for pages written through any other.
-         * EINVAL/ENOSYS: a filesystem without it; fall back to fdatasync. */
-        if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
-                            SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) != 0 &&
-            fdatasync(fd) != 0 && errno != EINVAL)
-            bad = 1;
-        else if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0)
+         * of 100k files took 35 s instead of under 2 s here). */
+        if (os_writeback_wait(fd) != 0 || os_evict(fd) != 0)
             bad = 1;
     }
     if (!bad) {
         st->files++;
-        if (count_resident(fd, (int64_t)sb.st_size, st) != 0)
+        if (os_resident(fd, (int64_t)sb.st_size, &st->pages, &st->resident) != 0)
             bad = 1;
     }
     if (bad && st->errors++ == 0 && err)
@@ -106,6 +61,12 @@ static int walk(const struct coldcache_set *s, int evict,
     if (!s || !s->path) {
         if (err)
             snprintf(err, (size_t)errlen, "no path given");
+        return -1;
+    }
+    const char *missing = os_evict_missing();
+    if (missing) {
+        if (err)
+            snprintf(err, (size_t)errlen, "%s", missing);
         return -1;
     }
     struct stat sb;
@@ -154,36 +115,23 @@ int coldcache_resident(const struct coldcache_set *s, struct coldcache_stat *st,
     return walk(s, 0, st, err, errlen);
 }
 
+const char *coldcache_missing(void)
+{
+    return os_evict_missing();
+}
+
 int coldcache_advise_fd(int fd, int random)
 {
-    return posix_fadvise(fd, 0, 0, random ? POSIX_FADV_RANDOM : POSIX_FADV_NORMAL);
+    return os_readahead(fd, random);
 }
 
 int coldcache_advise_path(const char *path, int random)
 {
-    char want[PATH_MAX];
-    if (!path || !realpath(path, want))
-        return 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return 0;
-    int own = dirfd(d);
+    int fds[64];
+    int n = os_fds_on_path(path, fds, 64);
     int count = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long fd = strtol(e->d_name, &end, 10);
-        if (*end != '\0' || end == e->d_name || fd == own)
-            continue;
-        char link[64], target[PATH_MAX];
-        snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
-        ssize_t n = readlink(link, target, sizeof target - 1);
-        if (n <= 0)
-            continue;
-        target[n] = '\0';
-        if (strcmp(target, want) == 0 && coldcache_advise_fd((int)fd, random) == 0)
+    for (int i = 0; i < n; i++)
+        if (coldcache_advise_fd(fds[i], random) == 0)
             count++;
-    }
-    closedir(d);
     return count;
 }

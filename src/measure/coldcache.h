@@ -1,5 +1,5 @@
 /* coldcache: make a run cold without root, and prove it.
- * Eviction is posix_fadvise(POSIX_FADV_DONTNEED) after writing back dirty
+ * Platform calls go through base/os.h. Eviction is posix_fadvise(POSIX_FADV_DONTNEED) after writing back dirty
  * pages of each file involved (sync_file_range, falling back to fdatasync:
  * a full fsync per clean file forces a journal commit each and made
  * evicting 100k files take 35 s instead of 2 s); mincore() on a read-only mapping tells how much is still
@@ -39,6 +39,10 @@ struct coldcache_stat {
     int64_t errors;     /* files that could not be opened/advised */
 };
 
+/* NULL where this platform can evict and verify (base/os.h); otherwise why
+ * not, for a one-line refusal of --cold. */
+const char *coldcache_missing(void);
+
 /* Write back + FADV_DONTNEED every file. Fills *st with residency measured
  * after eviction. Returns 0, or -1 with a one-line reason in err. */
 int coldcache_evict(const struct coldcache_set *s, struct coldcache_stat *st,
@@ -50,8 +54,9 @@ int coldcache_resident(const struct coldcache_set *s, struct coldcache_stat *st,
  * open descriptor (readahead off/on). */
 int coldcache_advise_fd(int fd, int random);
 /* Same for every descriptor of this process open on `path` (found through
- * /proc/self/fd): the only way to reach SQLite's own descriptor without
- * depending on its private structures. Returns how many were advised. */
+ * /proc/self/fd, or by device and inode elsewhere): the only way to reach
+ * SQLite's own descriptor without depending on its private structures.
+ * Returns how many were advised. */
 int coldcache_advise_path(const char *path, int random);
 
 #endif

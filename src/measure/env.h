@@ -3,7 +3,7 @@
  * filesystem type of the path measured, CPU model, command line. */
 #ifndef KVTEST_ENV_H
 #define KVTEST_ENV_H
-#include <cjson/cJSON.h>
+#include "base/json.h"
 
 /* {
  *   "sqlite_version": "3.52.0", "sqlite_source_id": "...",
@@ -20,10 +20,11 @@ cJSON *env_json(const char *path);
 
 /* Name of the filesystem holding path ("ext4", "tmpfs", "overlay", ...,
  * or "0x1234abcd" when not known by name). Writes into buf. Returns 0, or
- * -1 if statfs failed on path and on its parent directory. */
+ * -1 if statfs failed on path and on its parent directory, or the platform
+ * cannot tell (base/os.h). */
 int env_fs_type(const char *path, char *buf, int cap);
 
-/* CPU model name from /proc/cpuinfo into buf ("unknown" if absent). */
+/* CPU model name (/proc/cpuinfo, sysctl) into buf ("unknown" if absent). */
 void env_cpu_model(char *buf, int cap);
 
 #endif

@@ -73,7 +73,7 @@
 #ifndef KVTEST_REPORT_H
 #define KVTEST_REPORT_H
 #include <stdio.h>
-#include <cjson/cJSON.h>
+#include "base/json.h"
 #include "measure/hist.h"
 
 /* Percentiles of h in microseconds, as documented above. NULL on OOM. */

@@ -3,9 +3,9 @@
  * content generation, and fully reproducible from one seed. */
 #include "measure/rng.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/random.h>
+
+#include "base/os.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -85,16 +85,5 @@ void rng_fill(rng_t *r, void *buf, size_t n)
 
 int rng_os_bytes(void *buf, size_t n)
 {
-    unsigned char *p = buf;
-    while (n > 0) {
-        ssize_t got = getrandom(p, n, 0);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += got;
-        n -= (size_t)got;
-    }
-    return 0;
+    return os_random_bytes(buf, n);
 }

@@ -20,7 +20,8 @@ uint64_t rng_below(rng_t *r, uint64_t n);
 double rng_double(rng_t *r);
 /* Fill buf with pseudo-random bytes (incompressible). */
 void rng_fill(rng_t *r, void *buf, size_t n);
-/* n bytes from the kernel CSPRNG (getrandom). 0 on success, -1 on error. */
+/* n bytes from the kernel CSPRNG (getrandom, /dev/urandom: base/os.h).
+ * 0 on success, -1 on error. */
 int rng_os_bytes(void *buf, size_t n);
 
 #endif

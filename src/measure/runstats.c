@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "measure/runstats.h"
+#include "base/os.h"
 
 const struct runstats_label runstats_io_labels[7] = {
     {"rchar", "Bytes received by read():"},
@@ -17,22 +18,11 @@ const struct runstats_label runstats_io_labels[7] = {
 
 void runstats_io_read(struct io_counters *c)
 {
+    const char *keys[7];
+    for (int i = 0; i < 7; i++)
+        keys[i] = runstats_io_labels[i].key;
     memset(c, 0, sizeof *c);
-    FILE *f = fopen("/proc/self/io", "r");
-    if (!f)
-        return;
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (!colon)
-            continue;
-        *colon = '\0';
-        for (int i = 0; i < 7; i++)
-            if (strcmp(line, runstats_io_labels[i].key) == 0)
-                c->v[i] = strtoll(colon + 1, NULL, 10);
-    }
-    fclose(f);
-    c->ok = 1;
+    c->ok = os_io_counters(keys, 7, c->v) == 0;
 }
 
 void runstats_sql_take(struct sql_stats *s, sqlite3 *db)

@@ -22,7 +22,8 @@ struct sql_stats {
     int heap, hits, misses, writes;
 };
 
-/* Read /proc/self/io (c->ok = 0 where it does not exist). */
+/* Read /proc/self/io through base/os.h (c->ok = 0 where it does not
+ * exist). */
 void runstats_io_read(struct io_counters *c);
 /* Snapshot the global SQLite status and, if db, its cache counters
  * (hits/misses/writes are reset, as upstream does). */

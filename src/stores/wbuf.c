@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "stores/wbuf.h"
+#include "base/os.h"
 #include "sqlite3.h"
 
 /* Buffered runs are written with pwrite() on a descriptor of our own (the
@@ -70,7 +71,7 @@ static int wflush(struct wfile *f)
     f->unkicked += f->n;
     f->n = 0;
     if (f->kick_fd >= 0 && f->unkicked >= WBUF_KICK) {
-        sync_file_range(f->kick_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+        os_writeback_start(f->kick_fd);
         f->unkicked = 0;
     }
     return rc;
