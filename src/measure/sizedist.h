@@ -15,7 +15,7 @@
 #define KVTEST_SIZEDIST_H
 #include <stdint.h>
 #include <stdio.h>
-#include <cjson/cJSON.h>
+#include "base/json.h"
 
 #define SIZEDIST_JSON_MAX 100000
 #define SIZEDIST_BUCKETS 65   /* 0, then [2^i, 2^(i+1)) for i = 0..63 */
