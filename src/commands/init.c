@@ -10,7 +10,8 @@
  * journal and no syncs until the end -- safe because the file only gets
  * its real name (rename) once it is complete and fsynced. The temporary
  * file is registered with cleanup, so a failure, Ctrl-C or SIGTERM removes
- * it (base/cleanup.h). The inserting loop is in init_fill.c. */
+ * it (base/cleanup.h). The inserting loop is in init_fill.c, the SQLite
+ * side in stores/db_create.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
