@@ -1,5 +1,5 @@
 /* export_jobs: the writers of "kvtest export". With --jobs J, J threads
- * each read their own key range through their own connection and write
+ * each read their own key range through their own scan and write
  * one file per blob; the first failure stops them all. A file that could
  * not be written completely is removed, and the whole build directory is
  * removed by the caller on any failure. */
@@ -15,7 +15,7 @@
 
 #include "commands/export_int.h"
 #include "measure/progress.h"
-#include "sqlite3.h"
+#include "stores/db_scan.h"
 #include "stores/layout.h"
 
 struct shared {
@@ -112,8 +112,8 @@ static void file_fail(struct shared *sh, const char *rel, int e)
     job_fail(sh, "%s: %s", shown, strerror(e));
 }
 
-/* Write the rows of st to files; stops at the first failure. */
-static void job_write(struct job *jb, sqlite3 *db, sqlite3_stmt *st)
+/* Write the rows of the scan to files; stops at the first failure. */
+static void job_write(struct job *jb, struct db_scan *scan)
 {
     struct shared *sh = jb->sh;
     const struct export_opts *o = sh->o;
@@ -129,11 +129,9 @@ static void job_write(struct job *jb, sqlite3 *db, sqlite3_stmt *st)
     path[dirlen] = '/';
     char *rel = path + dirlen + 1;
     int rc;
-    int64_t mine = 0;
-    while (!atomic_load(&sh->failed) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t k = sqlite3_column_int64(st, 0);
-        const void *v = sqlite3_column_blob(st, 1);
-        int64_t n = sqlite3_column_bytes(st, 1);
+    int64_t mine = 0, k, n;
+    const void *v;
+    while (!atomic_load(&sh->failed) && (rc = db_scan_next(scan, &k, &v, &n)) == 1) {
         if (k < 0) {
             job_fail(sh, "%s: %s", o->db, "negative key: not a kvtest database");
             break;
@@ -149,8 +147,8 @@ static void job_write(struct job *jb, sqlite3 *db, sqlite3_stmt *st)
         if (jb->index == 0 && (++mine & 63) == 0)
             progress_update(&sh->pr, atomic_load(&sh->done), atomic_load(&sh->bytes));
     }
-    if (!atomic_load(&sh->failed) && rc != SQLITE_DONE)
-        job_fail(sh, "%s: %s", o->db, sqlite3_errmsg(db));
+    if (!atomic_load(&sh->failed) && rc != 0)
+        job_fail(sh, "%s: %s", o->db, db_scan_error(scan));
     free(path);
 }
 
@@ -158,43 +156,25 @@ static void *job_main(void *arg)
 {
     struct job *jb = arg;
     struct shared *sh = jb->sh;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_open_v2(sh->o->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT k, v FROM kv WHERE k BETWEEN ?1 AND ?2 ORDER BY k", -1,
-                           &st, NULL) != SQLITE_OK) {
-        job_fail(sh, "%s: %s", sh->o->db, db ? sqlite3_errmsg(db) : "out of memory");
-    } else {
-        sqlite3_bind_int64(st, 1, jb->from);
-        sqlite3_bind_int64(st, 2, jb->to);
-        job_write(jb, db, st);
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    struct db_scan *scan = NULL;
+    char err[512];   /* SQLite's messages are one short line */
+    if (db_scan_open(&scan, sh->o->db, jb->from, jb->to, err, sizeof err) != 0)
+        job_fail(sh, "%s: %s", sh->o->db, err);
+    else
+        job_write(jb, scan);
+    db_scan_close(scan);
     return NULL;
 }
 
 /* Key range and count, to split the work and show progress. */
 static int key_range(struct export_run *r)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *q = NULL;
-    int rc = 0;
-    if (sqlite3_open_v2(r->o->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT min(k), max(k), count(*) FROM kv", -1, &q, NULL) !=
-            SQLITE_OK ||
-        sqlite3_step(q) != SQLITE_ROW) {
-        snprintf(r->err, sizeof r->err, "%s: %s", r->o->db,
-                 db ? sqlite3_errmsg(db) : "out of memory");
-        rc = -1;
-    } else {
-        r->lo = sqlite3_column_int64(q, 0);
-        r->hi = sqlite3_column_int64(q, 1);
-        r->count = sqlite3_column_int64(q, 2);
+    char err[512];   /* SQLite's messages are one short line */
+    if (db_scan_bounds(r->o->db, &r->lo, &r->hi, &r->count, err, sizeof err) != 0) {
+        snprintf(r->err, sizeof r->err, "%s: %s", r->o->db, err);
+        return -1;
     }
-    sqlite3_finalize(q);
-    sqlite3_close(db);
-    return rc;
+    return 0;
 }
 
 /* Start the jobs (job 0 in this thread when there is only one) and wait

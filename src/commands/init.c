@@ -10,7 +10,8 @@
  * journal and no syncs until the end -- safe because the file only gets
  * its real name (rename) once it is complete and fsynced. The temporary
  * file is registered with cleanup, so a failure, Ctrl-C or SIGTERM removes
- * it (base/cleanup.h). The inserting loop is in init_fill.c. */
+ * it (base/cleanup.h). The inserting loop is in init_fill.c, the SQLite
+ * side in stores/db_create.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,12 +30,10 @@
 #include "stores/layout.h"
 #include "measure/report.h"
 #include "measure/rng.h"
-#include "sqlite3.h"
 #include "stores/store.h"
 #include "base/units.h"
 #include "base/cleanup.h"
 #include "commands/init_int.h"
-#include "stores/wbuf.h"
 
 #define INIT_MAX_COUNT 1000000000LL
 
@@ -222,32 +221,27 @@ static int tmp_create(const struct init_opts *o, const char *cmd, struct tmpdb *
 static int tmp_fill(const struct init_opts *o, const char *cmd, struct tmpdb *t,
                     int randomblob, struct init_from *src, int64_t *bytes)
 {
-    sqlite3 *db = NULL;
+    struct db_create *c = NULL;
     char msg[1200] = "";
     /* Our method writes through the coalescing shim; the randomblob
      * baseline runs exactly as SQLite's kvtest does, on the default VFS. */
-    int rc = sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READWRITE,
-                             randomblob ? NULL : wbuf_vfs_name());
-    if (rc == SQLITE_OK)
-        rc = randomblob ? init_fill_randomblob(db, o)
-             : src    ? init_from_fill(db, o, cmd, src, bytes)
-                      : init_fill_fast(db, o, cmd, bytes);
-    if (rc == SQLITE_OK && src && src->stored == 0) {
-        sqlite3_close(db);
+    int rc = db_create_open(&c, t->path, !randomblob);
+    if (rc == 0)
+        rc = randomblob ? db_create_randomblob(c, o->pagesize, o->count, o->size, o->variance)
+             : src    ? init_from_fill(c, o, cmd, src, bytes)
+                      : init_fill_fast(c, o, cmd, bytes);
+    if (rc == 0 && src && src->stored == 0) {
+        db_create_close(c, msg, sizeof msg);
         tmp_discard(t);
         return cli_fail(cmd, "%s: no file could be read (%lld unreadable, %lld changed while "
                         "read)", o->from, (long long)src->unreadable, (long long)src->changed);
     }
-    if (rc != SQLITE_OK) {
-        int e = wbuf_last_errno() ? wbuf_last_errno() : db ? sqlite3_system_errno(db) : 0;
-        snprintf(msg, sizeof msg, "%s%s%s", db ? sqlite3_errmsg(db) : "out of memory",
-                 e ? ": " : "", e ? strerror(e) : "");
-    } else if (sqlite3_close(db) != SQLITE_OK) {
-        snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(db));
-    } else {
+    if (rc != 0) {
+        db_create_error(c, msg, sizeof msg);
+        db_create_discard(c);
+    } else if (db_create_close(c, msg, sizeof msg) == 0) {
         return 0;
     }
-    sqlite3_close_v2(db);
     tmp_discard(t);
     return cli_fail(cmd, "%s: %s", o->path, msg);
 }

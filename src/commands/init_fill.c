@@ -1,7 +1,8 @@
 /* init_fill: the inserting loop of "kvtest init". Content comes from
  * xoshiro (several GB/s, vs SQLite's ChaCha20 randomness) and is generated
  * in a second thread, a ring of RING blobs ahead of the thread that
- * inserts; the original randomblob() method is kept as a baseline. */
+ * inserts. The SQLite side (and the original randomblob() method, kept as
+ * a baseline) is stores/db_create.c. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,39 +82,11 @@ static void ring_release(struct ring *g, int64_t k)
     pthread_mutex_unlock(&g->mu);
 }
 
-/* The original program's method, kept (hidden option --method randomblob)
- * so the speed of ours can be compared against it in one binary. */
-int init_fill_randomblob(sqlite3 *db, const struct init_opts *o)
+int init_fill_fast(struct db_create *c, const struct init_opts *o, const char *cmd,
+                   int64_t *bytes)
 {
-    char *sql = sqlite3_mprintf(
-        "PRAGMA page_size=%lld;"
-        "VACUUM;"
-        "BEGIN;"
-        "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB);"
-        "WITH RECURSIVE c(x) AS (VALUES(1) UNION ALL SELECT x+1 FROM c WHERE x<%lld)"
-        " INSERT INTO kv(k,v) SELECT x, randomblob(%lld+(random()%%(%lld))) FROM c;"
-        "COMMIT;",
-        (long long)o->pagesize, (long long)o->count, (long long)o->size,
-        (long long)o->variance + 1);
-    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    sqlite3_free(sql);
-    return rc;
-}
-
-int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int64_t *bytes)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "PRAGMA page_size=%lld; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-             "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
-             "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB); BEGIN;",
-             (long long)o->pagesize);
-    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    if (rc != SQLITE_OK)
-        return rc;
-    sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(db, "INSERT INTO kv(k,v) VALUES(?1,?2)", -1, &st, NULL);
-    if (rc != SQLITE_OK)
+    int rc = db_create_begin(c, o->pagesize);
+    if (rc != 0)
         return rc;
 
     struct ring g;
@@ -129,8 +102,8 @@ int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int6
         if (!(g.slot[i] = malloc((size_t)maxlen))) {
             for (int j = 0; j < i; j++)
                 free(g.slot[j]);
-            sqlite3_finalize(st);
-            return SQLITE_NOMEM;
+            db_create_puts_done(c);
+            return -1;
         }
     pthread_t th;
     int threaded = nslots == RING && pthread_create(&th, NULL, producer, &g) == 0;
@@ -139,7 +112,7 @@ int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int6
     progress_start(&pr, cmd, o->count);
     unsigned char *own = threaded ? NULL : g.slot[0];
     int64_t committed = 0;
-    for (int64_t k = 1; k <= o->count && rc == SQLITE_OK; k++) {
+    for (int64_t k = 1; k <= o->count && rc == 0; k++) {
         const unsigned char *blob;
         int64_t n;
         int i = (int)(k % RING);
@@ -152,20 +125,15 @@ int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int6
             init_blob_fill(o, k, own, n);
             blob = own;
         }
-        sqlite3_bind_int64(st, 1, k);
-        sqlite3_bind_blob64(st, 2, blob, (sqlite3_uint64)n, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
+        rc = db_create_put(c, k, blob, n);
         *bytes += n;
         /* Commit every 32 MB: a commit writes the dirty pages sorted by
          * page number, i.e. in long contiguous runs that the wbuf shim turns
          * into 1 MiB writes; letting the page cache spill instead writes
          * single pages in LRU order. No journal, so a commit costs nothing
          * else. */
-        if (rc == SQLITE_OK && *bytes - committed >= 32000000) {
-            rc = sqlite3_exec(db, "COMMIT; BEGIN", NULL, NULL, NULL);
+        if (rc == 0 && *bytes - committed >= 32000000) {
+            rc = db_create_batch(c);
             committed = *bytes;
         }
         if (threaded)
@@ -185,9 +153,9 @@ int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int6
         free(g.slot[i]);
     pthread_mutex_destroy(&g.mu);
     pthread_cond_destroy(&g.cv);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    db_create_puts_done(c);
+    if (rc == 0)
+        rc = db_create_commit(c);
     return rc;
 }
 

@@ -78,46 +78,21 @@ static int read_exact(int fd, unsigned char *buf, int64_t n, int last)
     return 0;
 }
 
-/* A large file: a zeroblob of its size, filled chunk by chunk. Returns an
- * SQLite code; *frc gets read_exact's verdict (the row is removed unless 0). */
-static int store_chunked(sqlite3 *db, sqlite3_stmt *ins, int fd, int64_t k, int64_t n,
-                         unsigned char *buf, int *frc)
+/* db_create_read_fn over a file descriptor (ctx points to it). */
+static int read_fd(void *ctx, unsigned char *buf, int64_t len, int last)
 {
-    sqlite3_bind_int64(ins, 1, k);
-    sqlite3_bind_zeroblob64(ins, 2, (sqlite3_uint64)n);
-    int rc = sqlite3_step(ins);
-    sqlite3_reset(ins);
-    if (rc != SQLITE_DONE)
-        return rc;
-    sqlite3_blob *b = NULL;
-    rc = sqlite3_blob_open(db, "main", "kv", "v", k, 1, &b);
-    *frc = 0;
-    for (int64_t off = 0; rc == SQLITE_OK && *frc == 0 && off < n; off += FROM_CHUNK) {
-        int64_t len = n - off < FROM_CHUNK ? n - off : FROM_CHUNK;
-        *frc = read_exact(fd, buf, len, off + len == n);
-        if (*frc == 0)
-            rc = sqlite3_blob_write(b, buf, (int)len, (int)off);
-    }
-    int rc2 = sqlite3_blob_close(b);
-    if (rc == SQLITE_OK)
-        rc = rc2;
-    if (rc == SQLITE_OK && *frc != 0) {
-        char sql[80];
-        snprintf(sql, sizeof sql, "DELETE FROM kv WHERE k=%lld", (long long)k);
-        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    }
-    return rc;
+    return read_exact(*(int *)ctx, buf, len, last);
 }
 
 /* One candidate: store it as key src->stored + 1, or count why not. */
-static int store_one(sqlite3 *db, sqlite3_stmt *ins, int topfd, const struct init_opts *o,
+static int store_one(struct db_create *c, int topfd, const struct init_opts *o,
                      const char *cmd, struct init_from *src, int64_t i, unsigned char *buf,
                      int64_t *bytes)
 {
     const char *rel = src->w.f[i].rel;
     int fd = openat(topfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     struct stat st;
-    int frc = -1, rc = SQLITE_OK;
+    int frc = -1, rc = 0;
     int64_t k = src->stored + 1;
     if (fd >= 0 && fstat(fd, &st) == 0) {
         int64_t n = (int64_t)st.st_size;
@@ -125,15 +100,12 @@ static int store_one(sqlite3 *db, sqlite3_stmt *ins, int topfd, const struct ini
             frc = 1;   /* replaced or resized since the walk */
         } else if (n <= FROM_CHUNK) {
             frc = read_exact(fd, buf, n, 1);
-            if (frc == 0) {
-                sqlite3_bind_int64(ins, 1, k);
-                sqlite3_bind_blob64(ins, 2, buf, (sqlite3_uint64)n, SQLITE_STATIC);
-                rc = sqlite3_step(ins);
-                sqlite3_reset(ins);
-                rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-            }
+            if (frc == 0)
+                rc = db_create_put(c, k, buf, n);
         } else {
-            rc = store_chunked(db, ins, fd, k, n, buf, &frc);
+            /* Streamed into a zeroblob of its size; the row is removed
+             * again unless read_exact says 0. */
+            rc = db_create_put_chunked(c, k, n, buf, FROM_CHUNK, read_fd, &fd, &frc);
         }
         if (frc == 0)
             *bytes += n;
@@ -141,7 +113,7 @@ static int store_one(sqlite3 *db, sqlite3_stmt *ins, int topfd, const struct ini
     int e = errno;
     if (fd >= 0)
         close(fd);
-    if (rc != SQLITE_OK)
+    if (rc != 0)
         return rc;
     if (frc == 0) {
         src->key_file[src->stored++] = i;
@@ -150,55 +122,35 @@ static int store_one(sqlite3 *db, sqlite3_stmt *ins, int topfd, const struct ini
     } else if (src->unreadable++ < FROM_WARNINGS) {
         cli_warn(cmd, "skipped %s/%s: %s", o->from, rel, strerror(e));
     }
-    return SQLITE_OK;
+    return 0;
 }
 
-static int write_paths(sqlite3 *db, const struct init_from *src)
+/* db_create_path_fn: key k's relative path (ctx is the struct init_from). */
+static const char *key_path(void *ctx, int64_t k)
 {
-    int rc = sqlite3_exec(db, "CREATE TABLE kv_path(k INTEGER PRIMARY KEY, path TEXT NOT NULL)",
-                          NULL, NULL, NULL);
-    sqlite3_stmt *st = NULL;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "INSERT INTO kv_path(k,path) VALUES(?1,?2)", -1, &st, NULL);
-    for (int64_t k = 1; rc == SQLITE_OK && k <= src->stored; k++) {
-        sqlite3_bind_int64(st, 1, k);
-        sqlite3_bind_text(st, 2, src->w.f[src->key_file[k - 1]].rel, -1, SQLITE_STATIC);
-        rc = sqlite3_step(st);
-        sqlite3_reset(st);
-        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    const struct init_from *src = ctx;
+    return src->w.f[src->key_file[k - 1]].rel;
 }
 
-int init_from_fill(sqlite3 *db, const struct init_opts *o, const char *cmd,
+int init_from_fill(struct db_create *c, const struct init_opts *o, const char *cmd,
                    struct init_from *src, int64_t *bytes)
 {
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "PRAGMA page_size=%lld; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-             "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
-             "CREATE TABLE kv(k INTEGER PRIMARY KEY, v BLOB); BEGIN;",
-             (long long)o->pagesize);
-    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    sqlite3_stmt *ins = NULL;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "INSERT INTO kv(k,v) VALUES(?1,?2)", -1, &ins, NULL);
+    int rc = db_create_begin(c, o->pagesize);
     int64_t largest = 0;
     for (int64_t i = 0; i < src->w.n; i++)
         largest = src->w.f[i].size > largest ? src->w.f[i].size : largest;
     unsigned char *buf = malloc((size_t)(largest < FROM_CHUNK ? largest : FROM_CHUNK));
     int topfd = open(o->from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (rc == SQLITE_OK && (!buf || topfd < 0))
-        rc = buf ? SQLITE_CANTOPEN : SQLITE_NOMEM;
+    if (rc == 0 && (!buf || topfd < 0))
+        rc = -1;
     struct progress pr;
     progress_start(&pr, cmd, src->w.n);
     int64_t committed = 0;
-    for (int64_t i = 0; i < src->w.n && rc == SQLITE_OK; i++) {
-        rc = store_one(db, ins, topfd, o, cmd, src, i, buf, bytes);
+    for (int64_t i = 0; i < src->w.n && rc == 0; i++) {
+        rc = store_one(c, topfd, o, cmd, src, i, buf, bytes);
         /* Commit every 32 MB, as init_fill_fast does and for its reason. */
-        if (rc == SQLITE_OK && *bytes - committed >= 32000000) {
-            rc = sqlite3_exec(db, "COMMIT; BEGIN", NULL, NULL, NULL);
+        if (rc == 0 && *bytes - committed >= 32000000) {
+            rc = db_create_batch(c);
             committed = *bytes;
         }
         if ((i & 63) == 0)
@@ -211,11 +163,11 @@ int init_from_fill(sqlite3 *db, const struct init_opts *o, const char *cmd,
     if (topfd >= 0)
         close(topfd);
     free(buf);
-    sqlite3_finalize(ins);
-    if (rc == SQLITE_OK)
-        rc = write_paths(db, src);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    db_create_puts_done(c);
+    if (rc == 0)
+        rc = db_create_paths(c, src->stored, key_path, src);
+    if (rc == 0)
+        rc = db_create_commit(c);
     return rc;
 }
 

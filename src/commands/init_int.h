@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "commands/init.h"
-#include "sqlite3.h"
+#include "stores/db_create.h"
 #include "stores/walk.h"
 
 /* --from DIR: what was found, what was stored, what was left out. */
@@ -22,8 +22,9 @@ struct init_from {
 int init_from_scan(const struct init_opts *o, const char *cmd, struct init_from *src);
 void init_from_free(struct init_from *src);
 /* Store each candidate's bytes as one blob, keys 1..N in path order, then
- * their paths in kv_path. Adds the blob bytes to *bytes. An SQLite code. */
-int init_from_fill(sqlite3 *db, const struct init_opts *o, const char *cmd,
+ * their paths in kv_path. Adds the blob bytes to *bytes. 0, or non-zero
+ * with the cause in db_create_error. */
+int init_from_fill(struct db_create *c, const struct init_opts *o, const char *cmd,
                    struct init_from *src, int64_t *bytes);
 void init_from_report(const struct init_opts *o, const struct init_from *src, int64_t bytes,
                       double secs);
@@ -34,10 +35,9 @@ int init_sizes_load(struct init_opts *o, const char *cmd, int64_t **owned);
 
 /* Ours: xoshiro content generated in a second thread while this one
  * inserts, no journal, commits every 32 MB. Adds the blob bytes to *bytes.
- * Returns an SQLite result code. */
-int init_fill_fast(sqlite3 *db, const struct init_opts *o, const char *cmd, int64_t *bytes);
-
-/* SQLite kvtest's own INSERT ... SELECT randomblob(), as a baseline. */
-int init_fill_randomblob(sqlite3 *db, const struct init_opts *o);
+ * 0, or non-zero with the cause in db_create_error. (The randomblob
+ * baseline is db_create_randomblob.) */
+int init_fill_fast(struct db_create *c, const struct init_opts *o, const char *cmd,
+                   int64_t *bytes);
 
 #endif
