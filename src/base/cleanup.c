@@ -177,6 +177,11 @@ static void wait_if_interrupted(void)
         pause();
 }
 
+int cleanup_interrupted(void)
+{
+    return atomic_load(&g.interrupted);
+}
+
 void cleanup_end(void)
 {
     wait_if_interrupted();

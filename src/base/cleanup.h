@@ -22,6 +22,9 @@ int cleanup_begin(const char *cmd);
 /* Undo one cleanup_begin(); the last one stops the watcher and restores
  * the signal mask. Registrations left over are removed first. */
 void cleanup_end(void);
+/* 1 once a signal arrived and the watcher is removing what was registered:
+ * long loops that create files stop, so the removal can finish. */
+int cleanup_interrupted(void);
 
 /* Register a file or a directory (removed with all its content) that this
  * process created. Returns a handle >= 0, or -1 if the table is full. */

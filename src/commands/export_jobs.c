@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
 #include "commands/export_int.h"
 #include "measure/progress.h"
 #include "stores/db_scan.h"
@@ -131,7 +132,8 @@ static void job_write(struct job *jb, struct db_scan *scan)
     int rc;
     int64_t mine = 0, k, n;
     const void *v;
-    while (!atomic_load(&sh->failed) && (rc = db_scan_next(scan, &k, &v, &n)) == 1) {
+    while (!atomic_load(&sh->failed) && !cleanup_interrupted() &&
+           (rc = db_scan_next(scan, &k, &v, &n)) == 1) {
         if (k < 0) {
             job_fail(sh, "%s: %s", o->db, "negative key: not a kvtest database");
             break;
