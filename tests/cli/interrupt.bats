@@ -5,23 +5,17 @@
 # with exactly one line on stderr, leave no *.kvtest-tmp-* behind, and leave
 # the target either absent or as it was before.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
-    : "${KVTEST:?KVTEST must name the binary under test}"
-    D="$BATS_TEST_TMPDIR"
+    common_setup
     MNT=""
     PID=""
 }
 
 teardown() {
     # A command still running because a test failed part-way: ours, by PID.
-    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-        kill -KILL "$PID" 2>/dev/null
-        wait "$PID" 2>/dev/null || true
-    fi
+    stop_leftover "$PID"
     if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
         umount "$MNT"
     fi

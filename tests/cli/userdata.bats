@@ -4,13 +4,10 @@
 # --sizes-from DIR|FILE draws random blobs from DIR's size distribution,
 # stat prints the distribution of a database or directory.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
-    : "${KVTEST:?KVTEST must name the binary under test}"
-    D="$BATS_TEST_TMPDIR"
+    common_setup
     PID=""
     # Root reads any file; without these capabilities it obeys the mode bits.
     DROP=()
@@ -21,10 +18,7 @@ setup() {
 }
 
 teardown() {
-    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-        kill -KILL "$PID" 2>/dev/null
-        wait "$PID" 2>/dev/null || true
-    fi
+    stop_leftover "$PID"
     chmod -R u+rwX "$D" 2>/dev/null || true
 }
 
