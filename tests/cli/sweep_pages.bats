@@ -167,22 +167,11 @@ page_size_of() {
 }
 
 @test "--page-sizes --keep: SIGTERM during a later page size removes every database of that size" {
-    "$KVTEST" sweep "$D/sw" --sizes 1k --total 40M --warmup 0 --page-sizes 4k,64k --keep \
-        >"$D/out" 2>"$D/err" &
-    PID=$!
-    local i
-    for i in $(seq 600); do
-        compgen -G "$D/sw/sweep-1000-p65536.db.kvtest-tmp-*" >/dev/null && break
-        kill -0 "$PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    compgen -G "$D/sw/sweep-1000-p65536.db.kvtest-tmp-*" >/dev/null ||
+    start sweep "$D/sw" --sizes 1k --total 40M --warmup 0 --page-sizes 4k,64k --keep
+    wait_until have_glob "$D/sw/sweep-1000-p65536.db.kvtest-tmp-*" ||
         fail "the second page size never started: $(cat "$D/err")"
-    kill -TERM "$PID"
-    st=0
-    wait "$PID" || st=$?
-    PID=""
-    assert_equal "$st" 143
+    stop_with TERM
+    assert_equal "$status" 143
     run cat "$D/err"
     assert_equal "${#lines[@]}" 1
     assert_output --partial "interrupted by signal 15"

@@ -212,17 +212,10 @@ stored_paths() {
     mkdir -p "$D/big"
     local i
     for i in $(seq 1 40); do head -c 2000000 /dev/urandom >"$D/big/f$i"; done
-    "$KVTEST" init "$D/x.db" --from "$D/big" >"$D/out" 2>"$D/err" &
-    PID=$!
-    for i in $(seq 600); do
-        compgen -G "$D/x.db.kvtest-tmp-*" >/dev/null && break
-        kill -0 "$PID" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -INT "$PID"
-    status=0
-    wait "$PID" || status=$?
-    PID=""
+    start init "$D/x.db" --from "$D/big"
+    wait_until have_glob "$D/x.db.kvtest-tmp-*" ||
+        fail "init never started writing: $(cat "$D/err")"
+    stop_with INT
     # 80 MB take far longer to copy than a signal takes to arrive: a 0 here
     # means the signal was ignored, not that init was too quick.
     assert_equal "$status" 130

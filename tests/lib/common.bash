@@ -17,6 +17,12 @@
 #                             flat and tree exports DIR/flat, DIR/tree
 #   copy_layouts [NAME...]    private copies in $D of $S/NAME (default: x.db
 #                             flat tree), for tests that write
+#   start ARGS...             run kvtest ARGS in the background (PID; stdout
+#                             in $D/out, stderr in $D/err)
+#   wait_until TEST...        wait (bounded, 60 s) until the command TEST
+#                             holds; 1 if it never does or PID ended first
+#   have_glob GLOB            some path matches GLOB
+#   stop_with SIG             send SIG to PID; its exit status in $status
 #   stop_leftover PID         teardown: a command a failed test left running
 #                             in the background (ours) is killed by PID
 #   shortener_setup           KVTEST (default ./kvtest), SERVERS_DIR, DB and
@@ -63,6 +69,33 @@ copy_layouts() {
     for n in "$@"; do
         cp -r "$S/$n" "$D/$n"
     done
+}
+
+start() {
+    "$KVTEST" "$@" >"$D/out" 2>"$D/err" &
+    PID=$!
+}
+
+wait_until() {
+    local i
+    for i in $(seq 600); do
+        if "$@"; then return 0; fi
+        kill -0 "$PID" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+have_glob() {
+    compgen -G "$1" >/dev/null
+}
+
+stop_with() {
+    kill "-$1" "$PID"
+    status=0
+    wait "$PID" || status=$?
+    PID=""
+    echo "exit $status; stderr: $(cat "$D/err")"
 }
 
 stop_leftover() {
