@@ -68,14 +68,23 @@ for b in tests/cli/*.bats; do
     count "cli $name" "$rc" "$plan" "$p" "$f" "$s" || grep -v '^ok ' "$tap"
 done
 
-# Every shell script passes shellcheck.
-for s in scripts/*.sh tests/*.sh .ci/run; do
-    [ -e "$s" ] || continue
-    if shellcheck -x "$s" >"$log/sc.out" 2>&1; then
+# Every shell script passes shellcheck; the bats helpers in tests/lib are
+# sourced, not run, so their dialect is given (-s bash).
+# lint_one FILE [OPTIONS]: check one file, counted as one test.
+lint_one() {
+    local s=$1
+    shift
+    if shellcheck -x "$@" "$s" >"$log/sc.out" 2>&1; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1)); echo "shellcheck $s:"; cat "$log/sc.out"
     fi
+}
+for s in scripts/*.sh tests/*.sh .ci/run; do
+    [ -e "$s" ] && lint_one "$s"
+done
+for s in tests/lib/*.bash tests/lib/*.sh; do
+    [ -e "$s" ] && lint_one "$s" -s bash
 done
 
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "shortener/args.h"
 #include "measure/coldcache.h"
 #include "shortener/bench_int.h"
 #include "shortener/shortener_cmds.h"
@@ -183,15 +184,10 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
         {"seed", CLI_INT, &o->seed, 0, INT64_MAX, 0, 0},
         {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
     };
-    const char *pos[1];
-    int npos;
-    int rc = cli_parse(CMD, argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])), pos, 1,
-                       &npos);
+    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])),
+                            &o->path, "missing DBFILE");
     if (rc)
         return rc;
-    if (npos != 1)
-        return cli_usage(CMD, "missing DBFILE");
-    o->path = pos[0];
     if (o->lookups < o->threads)
         return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",
                          (long long)o->lookups, (long long)o->threads);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/cli.h"
+#include "shortener/args.h"
 #include "shortener/links.h"
 #include "shortener/shortener_cmds.h"
 
@@ -52,14 +53,11 @@ int shortener_init(int argc, char **argv)
         {"schema", CLI_STR, &schema, 0, 0, 0, 0},
         {"from", CLI_STR, &from, 0, 0, 0, 0},
     };
-    const char *pos[1];
-    int npos = 0;
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]),
-                       pos, 1, &npos);
+    const char *db;
+    int rc = args_parse_one(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), &db,
+                            "missing DBFILE (usage: kvtest shortener init DBFILE [--links N])");
     if (rc != 0)
         return rc;
-    if (npos != 1)
-        return cli_usage(cmd, "missing DBFILE (usage: kvtest shortener init DBFILE [--links N])");
     struct links_create_opts co = {n < 0 ? 0 : n, (uint64_t)seed, force, LINKS_SCHEMA_SEED, from};
     if (links_schema_parse(schema, &co.schema) != 0)
         return cli_usage(cmd, "--schema must be seed or covering, not '%s'", schema);
@@ -67,13 +65,13 @@ int shortener_init(int argc, char **argv)
         return cli_usage(cmd, "--links and --from exclude each other (--from copies SRCDB's links)");
     char err[512];
     int64_t made = 0;
-    rc = links_create_db_opts(pos[0], &co, &made, err, sizeof err);
+    rc = links_create_db_opts(db, &co, &made, err, sizeof err);
     if (rc != 0) {
         if (rc == 2)
             return cli_usage(cmd, "%s", err);
         return cli_fail(cmd, "%s", err);
     }
-    printf("Created %s with %lld links\n", pos[0], (long long)made);
+    printf("Created %s with %lld links\n", db, (long long)made);
     if (co.schema != LINKS_SCHEMA_SEED || from)
         printf("Schema: %s%s%s\n", links_schema_name(co.schema), from ? ", links copied from " : "",
                from ? from : "");
@@ -94,22 +92,19 @@ int shortener_keys(int argc, char **argv)
     const struct cli_opt opts[] = {
         {"limit", CLI_INT, &limit, 1, INT64_MAX, 0, 0},
     };
-    const char *pos[1];
-    int npos = 0;
-    int rc = cli_parse(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]),
-                       pos, 1, &npos);
+    const char *db;
+    int rc = args_parse_one(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), &db,
+                            "missing DBFILE (usage: kvtest shortener keys DBFILE [--limit N])");
     if (rc != 0)
         return rc;
-    if (npos != 1)
-        return cli_usage(cmd, "missing DBFILE (usage: kvtest shortener keys DBFILE [--limit N])");
     char err[512];
-    struct links *l = links_open(pos[0], 1, err, sizeof err);
+    struct links *l = links_open(db, 1, err, sizeof err);
     if (!l)
         return cli_fail(cmd, "%s", err);
     int64_t got = links_foreach_id(l, limit, print_id, stdout);
     if (got < 0) {
         rc = ferror(stdout) ? cli_fail(cmd, "write error on stdout")
-                            : cli_fail(cmd, "%s: %s", pos[0], links_errmsg(l));
+                            : cli_fail(cmd, "%s: %s", db, links_errmsg(l));
     }
     links_close(l);
     if (rc == 0 && fflush(stdout) != 0)

@@ -17,6 +17,7 @@
 
 #include "base/cli.h"
 #include "base/units.h"
+#include "shortener/args.h"
 #include "shortener/load_engine.h"
 #include "shortener/load_http.h"
 #include "shortener/load_report.h"
@@ -225,16 +226,13 @@ int shortener_load(int argc, char **argv)
         {"progress", CLI_FLAG, &o.progress, 0, 0, 0, 0},
         {"json", CLI_FLAG, &o.json, 0, 0, 0, 0},
     };
-    const char *pos[1];
-    int npos;
-    int rc = cli_parse(CMD, argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])), pos, 1,
-                       &npos);
+    const char *url;
+    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])), &url,
+                            "missing URL (for example http://127.0.0.1:5000)");
     if (rc)
         return rc;
-    if (npos != 1)
-        return cli_usage(CMD, "missing URL (for example http://127.0.0.1:5000)");
     char base[512];
-    if ((rc = check_url(pos[0], base, sizeof(base))) != 0)
+    if ((rc = check_url(url, base, sizeof(base))) != 0)
         return rc;
     o.base = base;
     if ((rc = check_opts(&o, duration_s, threads)) != 0)

@@ -52,30 +52,48 @@ static const char *json_string_field(const char *body, size_t len, const char *f
     return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
+/* What every answer check starts with: the expected status, a JSON object
+ * body and a string member `field` (in *s; *root to delete in any case).
+ * LOAD_OK, or the failure with its reason in why. */
+static enum load_fail check_reply(long status, long want, const char *body, size_t len,
+                                  const char *field, cJSON **root, const char **s,
+                                  char *why, size_t whycap)
+{
+    *root = NULL;
+    *s = NULL;
+    if (status != want) {
+        say(why, whycap, "HTTP %ld (expected %ld)", status, want);
+        return LOAD_FAIL_STATUS;
+    }
+    *s = json_string_field(body, len, field, root);
+    if (!*root) {
+        say(why, whycap, "%ld with a body that is not a JSON object", want);
+        return LOAD_FAIL_BODY;
+    }
+    if (!*s) {
+        say(why, whycap, "%ld without a string \"%s\"", want, field);
+        return LOAD_FAIL_BODY;
+    }
+    return LOAD_OK;
+}
+
 enum load_fail loadmix_check_post(long status, const char *body, size_t len,
                                   char *id, size_t idcap, char *why, size_t whycap)
 {
-    if (status != 201) {
-        say(why, whycap, "HTTP %ld (expected 201)", status);
-        return LOAD_FAIL_STATUS;
-    }
     cJSON *root;
-    const char *s = json_string_field(body, len, "short_link", &root);
-    enum load_fail f = LOAD_OK;
-    if (!root) {
-        say(why, whycap, "201 with a body that is not a JSON object");
-        f = LOAD_FAIL_BODY;
-    } else if (!s) {
-        say(why, whycap, "201 without a string \"short_link\"");
-        f = LOAD_FAIL_BODY;
-    } else if (!linkid_valid(s, strlen(s))) {
-        say(why, whycap, "201 with an invalid short_link");
-        f = LOAD_FAIL_BODY;
-    } else if (strlen(s) >= idcap) {
-        say(why, whycap, "201 with a short_link too long to keep");
-        f = LOAD_FAIL_BODY;
-    } else {
-        memcpy(id, s, strlen(s) + 1);
+    const char *s;
+    enum load_fail f = check_reply(status, 201, body, len, "short_link", &root, &s, why, whycap);
+    if (f == LOAD_OK) {
+        size_t n = strlen(s);
+        if (!linkid_valid(s, n)) {
+            say(why, whycap, "201 with an invalid short_link");
+            f = LOAD_FAIL_BODY;
+        } else if (n >= idcap) {
+            say(why, whycap, "201 with a short_link too long to keep");
+            f = LOAD_FAIL_BODY;
+        } else {
+            memcpy(id, s, n + 1);
+        }
     }
     cJSON_Delete(root);
     return f;
@@ -84,25 +102,15 @@ enum load_fail loadmix_check_post(long status, const char *body, size_t len,
 enum load_fail loadmix_check_get(long status, const char *body, size_t len,
                                  const char *expect_url, char *why, size_t whycap)
 {
-    if (status != 200) {
-        say(why, whycap, "HTTP %ld (expected 200)", status);
-        return LOAD_FAIL_STATUS;
-    }
     cJSON *root;
-    const char *s = json_string_field(body, len, "link", &root);
-    enum load_fail f = LOAD_OK;
-    if (!root) {
-        say(why, whycap, "200 with a body that is not a JSON object");
-        f = LOAD_FAIL_BODY;
-    } else if (!s) {
-        say(why, whycap, "200 without a string \"link\"");
-        f = LOAD_FAIL_BODY;
-    } else if (expect_url) {
+    const char *s;
+    enum load_fail f = check_reply(status, 200, body, len, "link", &root, &s, why, whycap);
+    if (f == LOAD_OK && expect_url) {
         if (strcmp(s, expect_url) != 0) {
             say(why, whycap, "200 with a link other than the one created");
             f = LOAD_FAIL_BODY;
         }
-    } else if (strncmp(s, "http://", 7) != 0 && strncmp(s, "https://", 8) != 0) {
+    } else if (f == LOAD_OK && strncmp(s, "http://", 7) != 0 && strncmp(s, "https://", 8) != 0) {
         say(why, whycap, "200 with a link that is not an http(s) URL");
         f = LOAD_FAIL_BODY;
     }

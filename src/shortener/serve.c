@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/cli.h"
+#include "shortener/args.h"
 #include "shortener/service.h"
 #include "shortener/service_http.h"
 #include "shortener/shortener_cmds.h"
@@ -142,15 +143,10 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         {"header-timeout", CLI_INT, &o->header, 1, 86400, 0, 0},
         {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
     };
-    const char *pos[1];
-    int npos = 0;
-    int rc = cli_parse(CMD, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]),
-                       pos, 1, &npos);
+    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), &o->db,
+                            "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
     if (rc != 0)
         return rc;
-    if (npos != 1)
-        return cli_usage(CMD, "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
-    o->db = pos[0];
     if (strcmp(o->sqlite_cache, "on") == 0)
         o->sc = 1;
     else if (strcmp(o->sqlite_cache, "off") == 0)

@@ -223,22 +223,38 @@ static int key_error(struct db_store *s, int64_t key, char *err, int errlen)
     return -1;
 }
 
+/* The incremental-blob path (--blob-api) of db_read (r NULL: read into
+ * s->buf, *data) and db_update (r given: rewrite in place with fresh bytes
+ * from r). 1 = done, *n bytes; 0 = missing; -1 = error in err. */
+static int blob_io(struct db_store *s, int64_t key, rng_t *r, const void **data, int64_t *n,
+                   char *err, int errlen)
+{
+    int64_t len;
+    int rc = blob_at(s, key, &len, err, errlen);
+    if (rc <= 0)
+        return rc;
+    if (r) {
+        rng_fill(r, s->buf.p, (size_t)len);
+        blobsum_seal(s->buf.p, (size_t)len);
+        rc = sqlite3_blob_write(s->blob, s->buf.p, (int)len, 0);
+    } else {
+        rc = sqlite3_blob_read(s->blob, s->buf.p, (int)len, 0);
+    }
+    if (rc != SQLITE_OK)
+        return key_error(s, key, err, errlen);
+    if (data)
+        *data = s->buf.p;
+    *n = len;
+    return 1;
+}
+
 static int db_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
                    int errlen)
 {
     struct db_store *s = db_of(base);
     *n = 0;
-    if (s->o.blob_api) {
-        int64_t len;
-        int rc = blob_at(s, key, &len, err, errlen);
-        if (rc <= 0)
-            return rc;
-        if (sqlite3_blob_read(s->blob, s->buf.p, (int)len, 0) != SQLITE_OK)
-            return key_error(s, key, err, errlen);
-        *data = s->buf.p;
-        *n = len;
-        return 1;
-    }
+    if (s->o.blob_api)
+        return blob_io(s, key, NULL, data, n, err, errlen);
     /* Reset here rather than after the step, so the column pointer stays
      * valid for the caller (verification) until the next read. */
     sqlite3_reset(s->stmt);
@@ -261,18 +277,8 @@ static int db_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char
 {
     struct db_store *s = db_of(base);
     *n = 0;
-    if (s->o.blob_api) {
-        int64_t len;
-        int rc = blob_at(s, key, &len, err, errlen);
-        if (rc <= 0)
-            return rc;
-        rng_fill(r, s->buf.p, (size_t)len);
-        blobsum_seal(s->buf.p, (size_t)len);
-        if (sqlite3_blob_write(s->blob, s->buf.p, (int)len, 0) != SQLITE_OK)
-            return key_error(s, key, err, errlen);
-        *n = len;
-        return 1;
-    }
+    if (s->o.blob_api)
+        return blob_io(s, key, r, NULL, n, err, errlen);
     s->fresh_rng = r;
     s->fresh_n = 0;
     sqlite3_bind_int64(s->stmt, 1, key);

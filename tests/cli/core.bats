@@ -3,28 +3,10 @@
 # defaults, file names), byte-identical exports, and every bad-input case.
 # Small sizes only: the suite runs in seconds.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
-    : "${KVTEST:?KVTEST must name the binary under test}"
-    D="$BATS_TEST_TMPDIR"
-}
-
-# Value after "Label:" in text output.
-field() {
-    sed -n "s/^$1: *//p" | head -n1 | awk '{print $1}'
-}
-
-# One line on stderr naming the problem, given exit status.
-expect_error() {
-    local want="$1" pattern="$2"
-    shift 2
-    run "$KVTEST" "$@"
-    [ "$status" -eq "$want" ] || { echo "status $status, wanted $want: $output"; return 1; }
-    [ "${#lines[@]}" -eq 1 ] || { echo "not one line: $output"; return 1; }
-    [[ "$output" == "kvtest "*"$pattern"* ]] || { echo "message: $output"; return 1; }
+    common_setup
 }
 
 @test "no arguments: usage on stderr, exit 2" {

@@ -2,30 +2,16 @@
 # kvtest space, stat on export directories, and sweep (issue 3).
 # Small sizes only: the whole suite runs in seconds.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
-    : "${KVTEST:?KVTEST must name the binary under test}"
-    D="$BATS_TEST_TMPDIR"
-}
-
-# One database with its flat and tree exports, shared by a test.
-make_layouts() {
-    "$KVTEST" init "$D/x.db" --count 300 --size 3000 --variance 500 >/dev/null
-    "$KVTEST" export "$D/x.db" "$D/flat" >/dev/null
-    "$KVTEST" export "$D/x.db" "$D/tree" --tree >/dev/null
-}
-
-# Value after a "Label:" line of text output.
-field() {
-    sed -n "s/^$1: *//p" | head -n1 | awk '{print $1}'
+    common_setup
 }
 
 # ---- space ---------------------------------------------------------------
 
 @test "space: three layouts side by side, same content, overhead vs database" {
-    make_layouts
+    make_layouts "$D" --count 300 --size 3000 --variance 500
     run "$KVTEST" space "$D/x.db" "$D/flat" "$D/tree"
     [ "$status" -eq 0 ]
     [ "${#lines[@]}" -ge 4 ]
@@ -41,7 +27,7 @@ field() {
 }
 
 @test "space --json: one object, figures consistent with du" {
-    make_layouts
+    make_layouts "$D" --count 300 --size 3000 --variance 500
     run "$KVTEST" space "$D/x.db" "$D/flat" --json
     [ "$status" -eq 0 ]
     [ "${#lines[@]}" -eq 1 ]
@@ -56,7 +42,7 @@ field() {
 }
 
 @test "space: usage and runtime errors" {
-    make_layouts
+    make_layouts "$D" --count 300 --size 3000 --variance 500
     run "$KVTEST" space
     [ "$status" -eq 2 ]; [[ "$output" == "kvtest space: "* ]]
     run "$KVTEST" space "$D/x.db"
@@ -78,7 +64,7 @@ field() {
 }
 
 @test "space: warns when an export does not hold the database's blobs" {
-    make_layouts
+    make_layouts "$D" --count 300 --size 3000 --variance 500
     mkdir "$D/part"
     cp "$D"/flat/00000* "$D/part/"
     run "$KVTEST" space "$D/x.db" "$D/part"
@@ -89,7 +75,7 @@ field() {
 # ---- stat on directories and space lines of stat on a database ---------
 
 @test "stat on a flat export: files, apparent, allocated, directory overhead" {
-    make_layouts
+    make_layouts "$D" --count 300 --size 3000 --variance 500
     run "$KVTEST" stat "$D/flat"
     [ "$status" -eq 0 ]
     [ "$(echo "$output" | field Layout)" = flat ]
@@ -103,7 +89,7 @@ field() {
 }
 
 @test "stat on a tree export: layout tree, nested directories counted" {
-    make_layouts
+    make_layouts "$D" --count 300 --size 3000 --variance 500
     run "$KVTEST" stat "$D/tree"
     [ "$status" -eq 0 ]
     [ "$(echo "$output" | field Layout)" = tree ]
@@ -113,7 +99,7 @@ field() {
 }
 
 @test "stat on a database adds file size, allocated, payload, utilisation" {
-    make_layouts
+    make_layouts "$D" --count 300 --size 3000 --variance 500
     run "$KVTEST" stat "$D/x.db"
     [ "$status" -eq 0 ]
     [[ "$output" == *"Number of entries:"* ]]   # upstream lines first

@@ -3,20 +3,16 @@
 # on stderr before measuring, and --json records it (result.missing_keys),
 # so an incomplete export is never measured silently.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup_file() {
     : "${KVTEST:?KVTEST must name the binary under test}"
     export S="$BATS_FILE_TMPDIR"
-    "$KVTEST" init "$S/x.db" --count 300 --size 1000 >/dev/null
-    "$KVTEST" export "$S/x.db" "$S/flat" >/dev/null
-    "$KVTEST" export "$S/x.db" "$S/tree" --tree >/dev/null
+    make_layouts "$S" --count 300 --size 1000
 }
 
 setup() {
-    D="$BATS_TEST_TMPDIR"
+    common_setup
 }
 
 @test "a complete export: no warning, missing_keys 0" {
@@ -32,7 +28,7 @@ setup() {
 }
 
 @test "flat export with holes: the exact count on stderr and in the JSON" {
-    cp -r "$S/flat" "$D/flat"
+    copy_layouts flat
     rm "$D/flat/000007" "$D/flat/000100" "$D/flat/000299"
     run --separate-stderr "$KVTEST" run "$D/flat" --count 50
     assert_success
@@ -44,7 +40,7 @@ setup() {
 }
 
 @test "tree export with holes, a whole leaf directory among them" {
-    cp -r "$S/tree" "$D/tree"
+    copy_layouts tree
     rm -r "$D/tree/00/01"            # keys 100..199
     rm "$D/tree/00/02/50"            # key 250
     run --separate-stderr "$KVTEST" run "$D/tree" --count 20 --json
@@ -54,7 +50,7 @@ setup() {
 }
 
 @test "the warning comes before the measurement, on stderr only" {
-    cp -r "$S/flat" "$D/flat"
+    copy_layouts flat
     rm "$D/flat/000001"
     run --separate-stderr "$KVTEST" run "$D/flat" --count 10
     assert_success
@@ -72,7 +68,7 @@ setup() {
 }
 
 @test "holes are counted within --max-id; keys above the data are misses, not holes" {
-    cp -r "$S/flat" "$D/flat"
+    copy_layouts flat
     rm "$D/flat/000005" "$D/flat/000250"
     run --separate-stderr "$KVTEST" run "$D/flat" --count 10 --max-id 100 --json
     assert_success

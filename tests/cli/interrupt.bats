@@ -5,43 +5,20 @@
 # with exactly one line on stderr, leave no *.kvtest-tmp-* behind, and leave
 # the target either absent or as it was before.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
-    : "${KVTEST:?KVTEST must name the binary under test}"
-    D="$BATS_TEST_TMPDIR"
+    common_setup
     MNT=""
     PID=""
 }
 
 teardown() {
     # A command still running because a test failed part-way: ours, by PID.
-    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-        kill -KILL "$PID" 2>/dev/null
-        wait "$PID" 2>/dev/null || true
-    fi
+    stop_leftover "$PID"
     if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
         umount "$MNT"
     fi
-}
-
-# Run kvtest in the background: stdout to $D/out, stderr to $D/err.
-start() {
-    "$KVTEST" "$@" >"$D/out" 2>"$D/err" &
-    PID=$!
-}
-
-# Wait (bounded, 60 s) until the shell test "$@" holds, or the command ended.
-wait_until() {
-    local i
-    for i in $(seq 600); do
-        if "$@"; then return 0; fi
-        kill -0 "$PID" 2>/dev/null || return 1
-        sleep 0.1
-    done
-    return 1
 }
 
 # Is there a file or directory matching glob $1 of at least $2 KiB or $2 entries?
@@ -56,15 +33,6 @@ grown() {
         fi
     done
     return 1
-}
-
-# Send signal $1 to the running command; $status gets its exit status.
-stop_with() {
-    kill "-$1" "$PID"
-    status=0
-    wait "$PID" || status=$?
-    PID=""
-    echo "exit $status; stderr: $(cat "$D/err")"
 }
 
 # Nothing temporary left anywhere under $1.

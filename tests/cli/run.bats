@@ -3,31 +3,16 @@
 # fairness rules (same keys, bytes and max-id for every layout), and the
 # features beyond upstream (repeat, cold, threads, zipf, verify, JSON).
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup_file() {
     : "${KVTEST:?KVTEST must name the binary under test}"
     export S="$BATS_FILE_TMPDIR"
-    "$KVTEST" init "$S/x.db" --count 400 --size 2000 --variance 500 >/dev/null
-    "$KVTEST" export "$S/x.db" "$S/flat" >/dev/null
-    "$KVTEST" export "$S/x.db" "$S/tree" --tree >/dev/null
+    make_layouts "$S" --count 400 --size 2000 --variance 500
 }
 
 setup() {
-    D="$BATS_TEST_TMPDIR"
-}
-
-field() {
-    sed -n "s/^$1: *//p" | head -n1 | awk '{print $1}'
-}
-
-# A private copy, for tests that write.
-copy_layouts() {
-    cp "$S/x.db" "$D/x.db"
-    cp -r "$S/flat" "$D/flat"
-    cp -r "$S/tree" "$D/tree"
+    common_setup
 }
 
 @test "database run: the upstream result lines in the upstream order" {

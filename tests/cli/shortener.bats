@@ -3,27 +3,16 @@
 # on a free loopback port, real HTTP through curl. Servers are stopped by PID
 # in teardown.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '../lib/servers'
+load '../lib/common'
 
 setup() {
-    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
-    SERVERS_DIR=$BATS_TEST_TMPDIR
-    DB=$BATS_TEST_TMPDIR/links.db
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    shortener_setup
 }
 
 # Every service still running is stopped with SIGTERM and must exit 0: under
 # AddressSanitizer a leak or memory error at shutdown makes that fail.
 teardown() {
-    local had=${SERVICE_PID:-}
-    stop_all_servers
-    if [ -n "$had" ] && [ "${SERVICE_STATUS:-0}" -ne 0 ]; then
-        echo "service exited with status $SERVICE_STATUS:" >&2
-        cat "$SERVICE_ERR" >&2
-        return 1
-    fi
+    shortener_teardown
 }
 
 # req METHOD PATH [curl args...]: sets STATUS, BODY, HEADERS (file).

@@ -4,22 +4,16 @@
 # loopback ports, and deliberately broken servers for the failure paths.
 # Small scale: every test takes seconds. No timing assertions.
 
-load '../lib/servers'
+load '../lib/common'
 
 setup() {
-    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
-    SERVERS_DIR=$BATS_TEST_TMPDIR
-    DB=$BATS_TEST_TMPDIR/links.db
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    shortener_setup
     OTHER_PID=
 }
 
 teardown() {
-    if [ -n "$OTHER_PID" ]; then
-        kill -KILL "$OTHER_PID" 2>/dev/null || true
-        wait "$OTHER_PID" 2>/dev/null || true
-    fi
-    stop_all_servers
+    stop_leftover "$OTHER_PID"
+    shortener_teardown
 }
 
 make_db() {   # make_db N

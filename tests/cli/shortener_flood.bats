@@ -5,33 +5,19 @@
 # descriptors (header timeout). Real service on a free loopback port, real
 # sockets from a small Python helper; bounded in count and time.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '../lib/servers'
+load '../lib/common'
 
 FLOOD=2000
 
 setup() {
-    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
-    SERVERS_DIR=$BATS_TEST_TMPDIR
-    DB=$BATS_TEST_TMPDIR/links.db
+    shortener_setup
     FLOOD_PID=
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
     command -v python3 >/dev/null || skip "python3 is not installed"
 }
 
 teardown() {
-    if [ -n "$FLOOD_PID" ]; then
-        kill "$FLOOD_PID" 2>/dev/null || true
-        wait "$FLOOD_PID" 2>/dev/null || true
-    fi
-    local had=${SERVICE_PID:-}
-    stop_all_servers
-    if [ -n "$had" ] && [ "${SERVICE_STATUS:-0}" -ne 0 ]; then
-        echo "service exited with status $SERVICE_STATUS:" >&2
-        cat "$SERVICE_ERR" >&2
-        return 1
-    fi
+    [ -z "$FLOOD_PID" ] || stop_pid "$FLOOD_PID" TERM
+    shortener_teardown
 }
 
 # flood PORT N HOLD_S: open N connections to 127.0.0.1:PORT, send half a

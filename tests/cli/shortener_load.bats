@@ -8,24 +8,16 @@
 # figure asserted is the one the stalls force (>= 100 ms at p99, from
 # 200 ms stalls), which a slow machine can only make larger.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '../lib/servers'
+load '../lib/common'
 
 setup() {
-    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
-    SERVERS_DIR=$BATS_TEST_TMPDIR
-    DB=$BATS_TEST_TMPDIR/links.db
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    shortener_setup
     STALL_PID=
 }
 
 teardown() {
-    if [ -n "$STALL_PID" ]; then
-        kill -TERM "$STALL_PID" 2>/dev/null || true
-        wait "$STALL_PID" 2>/dev/null || true
-    fi
-    stop_all_servers
+    [ -z "$STALL_PID" ] || stop_pid "$STALL_PID" TERM
+    shortener_teardown
 }
 
 # start_stall_server [ARGS]: sets STALL_PORT, STALL_PID, STALL_URL.

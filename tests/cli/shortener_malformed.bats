@@ -5,9 +5,7 @@
 # the server must still answer and shut down cleanly afterwards (under
 # AddressSanitizer, a crash or leak fails the last test).
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '../lib/servers'
+load '../lib/common'
 
 setup_file() {
     export KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}

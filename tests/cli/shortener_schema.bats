@@ -2,20 +2,15 @@
 # shortener init --schema / --from, bench --compare-db, and bench's cache
 # break-even line: real SQLite files and a real valkey-server.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '../lib/servers'
+load '../lib/common'
 
 setup() {
-    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
-    SERVERS_DIR=$BATS_TEST_TMPDIR
-    DB=$BATS_TEST_TMPDIR/links.db
+    shortener_setup
     COV=$BATS_TEST_TMPDIR/covering.db
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 }
 
 teardown() {
-    stop_all_servers
+    shortener_teardown
 }
 
 @test "init refuses an unknown --schema with exit 2 and creates nothing" {

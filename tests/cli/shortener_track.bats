@@ -8,16 +8,11 @@
 # of five trials, so one slow moment of a loaded machine cannot fail it; a
 # trial that never sees the change (3 s) fails on its own.
 
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
-load '../lib/servers'
+load '../lib/common'
 
 setup() {
-    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
-    SERVERS_DIR=$BATS_TEST_TMPDIR
-    DB=$BATS_TEST_TMPDIR/links.db
+    shortener_setup
     PROBE=$BATS_TEST_DIRNAME/../lib/track_probe.py
-    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
     "$KVTEST" shortener init "$DB" --links 50 --seed 5 >/dev/null
     "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/ids"
     start_valkey
@@ -25,7 +20,7 @@ setup() {
 }
 
 teardown() {
-    stop_all_servers
+    shortener_teardown
 }
 
 ids() {   # ids N: the first N ids

@@ -3,21 +3,15 @@
 # page size over the same keys and bytes, the files timed once per size, a
 # crossover per page size. Real SQLite files, small --total: seconds.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
-    : "${KVTEST:?KVTEST must name the binary under test}"
-    D="$BATS_TEST_TMPDIR"
+    common_setup
     PID=""
 }
 
 teardown() {
-    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-        kill -KILL "$PID" 2>/dev/null
-        wait "$PID" 2>/dev/null || true
-    fi
+    stop_leftover "$PID"
 }
 
 # The page size a database really has, as kvtest stat reads it.
@@ -173,22 +167,11 @@ page_size_of() {
 }
 
 @test "--page-sizes --keep: SIGTERM during a later page size removes every database of that size" {
-    "$KVTEST" sweep "$D/sw" --sizes 1k --total 40M --warmup 0 --page-sizes 4k,64k --keep \
-        >"$D/out" 2>"$D/err" &
-    PID=$!
-    local i
-    for i in $(seq 600); do
-        compgen -G "$D/sw/sweep-1000-p65536.db.kvtest-tmp-*" >/dev/null && break
-        kill -0 "$PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    compgen -G "$D/sw/sweep-1000-p65536.db.kvtest-tmp-*" >/dev/null ||
+    start sweep "$D/sw" --sizes 1k --total 40M --warmup 0 --page-sizes 4k,64k --keep
+    wait_until have_glob "$D/sw/sweep-1000-p65536.db.kvtest-tmp-*" ||
         fail "the second page size never started: $(cat "$D/err")"
-    kill -TERM "$PID"
-    st=0
-    wait "$PID" || st=$?
-    PID=""
-    assert_equal "$st" 143
+    stop_with TERM
+    assert_equal "$status" 143
     run cat "$D/err"
     assert_equal "${#lines[@]}" 1
     assert_output --partial "interrupted by signal 15"

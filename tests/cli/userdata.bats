@@ -4,13 +4,10 @@
 # --sizes-from DIR|FILE draws random blobs from DIR's size distribution,
 # stat prints the distribution of a database or directory.
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
-    : "${KVTEST:?KVTEST must name the binary under test}"
-    D="$BATS_TEST_TMPDIR"
+    common_setup
     PID=""
     # Root reads any file; without these capabilities it obeys the mode bits.
     DROP=()
@@ -21,10 +18,7 @@ setup() {
 }
 
 teardown() {
-    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
-        kill -KILL "$PID" 2>/dev/null
-        wait "$PID" 2>/dev/null || true
-    fi
+    stop_leftover "$PID"
     chmod -R u+rwX "$D" 2>/dev/null || true
 }
 
@@ -234,17 +228,10 @@ stored_paths() {
     mkdir -p "$D/big"
     local i
     for i in $(seq 1 40); do head -c 2000000 /dev/urandom >"$D/big/f$i"; done
-    "$KVTEST" init "$D/x.db" --from "$D/big" >"$D/out" 2>"$D/err" &
-    PID=$!
-    for i in $(seq 600); do
-        compgen -G "$D/x.db.kvtest-tmp-*" >/dev/null && break
-        kill -0 "$PID" 2>/dev/null || break
-        sleep 0.05
-    done
-    kill -INT "$PID"
-    status=0
-    wait "$PID" || status=$?
-    PID=""
+    start init "$D/x.db" --from "$D/big"
+    wait_until have_glob "$D/x.db.kvtest-tmp-*" ||
+        fail "init never started writing: $(cat "$D/err")"
+    stop_with INT
     # 80 MB take far longer to copy than a signal takes to arrive: a 0 here
     # means the signal was ignored, not that init was too quick.
     assert_equal "$status" 130

@@ -178,22 +178,15 @@ static void test_cli_parse(void **state)
     assert_int_equal(ord, 1);
     assert_true(z == 1.5);
     assert_string_equal(name, "q");
-    char *a2[] = {"--asc", "--desc"};
-    assert_int_equal(cli_parse("t", 2, a2, opts, n, pos, 2, &npos), 2);
-    char *a3[] = {"--bogus"};
-    assert_int_equal(cli_parse("t", 1, a3, opts, n, pos, 2, &npos), 2);
-    char *a4[] = {"--count"};
-    assert_int_equal(cli_parse("t", 1, a4, opts, n, pos, 2, &npos), 2);
-    char *a5[] = {"--count", "0"};
-    assert_int_equal(cli_parse("t", 2, a5, opts, n, pos, 2, &npos), 2);
-    char *a6[] = {"--count", "-3"};
-    assert_int_equal(cli_parse("t", 2, a6, opts, n, pos, 2, &npos), 2);
-    char *a7[] = {"a", "b", "c"};
-    assert_int_equal(cli_parse("t", 3, a7, opts, n, pos, 2, &npos), 2);
-    char *a8[] = {"--nosync=1"};
-    assert_int_equal(cli_parse("t", 1, a8, opts, n, pos, 2, &npos), 2);
-    char *a9[] = {"--zipf", "0"};
-    assert_int_equal(cli_parse("t", 2, a9, opts, n, pos, 2, &npos), 2);
+    /* Each a misuse: exit status 2. */
+    struct { int argc; char *argv[3]; } bad[] = {
+        {2, {"--asc", "--desc"}}, {1, {"--bogus"}}, {1, {"--count"}},
+        {2, {"--count", "0"}}, {2, {"--count", "-3"}}, {3, {"a", "b", "c"}},
+        {1, {"--nosync=1"}}, {2, {"--zipf", "0"}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cli_parse("t", bad[i].argc, bad[i].argv, opts, n, pos, 2, &npos) != 2)
+            fail_msg("misuse %zu (%s) was accepted", i, bad[i].argv[0]);
     char *a10[] = {"--", "-file"};
     assert_int_equal(cli_parse("t", 2, a10, opts, n, pos, 2, &npos), 0);
     assert_string_equal(pos[0], "-file");

@@ -23,6 +23,10 @@
 
 static char dir[256];
 static char db[300];
+/* The fixture's layouts: db, and its flat and tree exports (made by
+ * test_export, which runs first); set by setup. */
+static char flat[300], tree[300];
+static const char *layouts[3] = {db, flat, tree};
 
 static int setup(void **state)
 {
@@ -31,6 +35,8 @@ static int setup(void **state)
     if (!mkdtemp(dir))
         return -1;
     snprintf(db, sizeof db, "%s/x.db", dir);
+    snprintf(flat, sizeof flat, "%s/flat", dir);
+    snprintf(tree, sizeof tree, "%s/tree3", dir);
     struct init_opts o;
     init_defaults(&o);
     o.path = db;
@@ -166,15 +172,11 @@ static void test_export_flat_tree_jobs(void **state)
 static void test_store_kinds(void **state)
 {
     (void)state;
-    char flat[400], tree[400];
-    snprintf(flat, sizeof flat, "%s/flat", dir);
-    snprintf(tree, sizeof tree, "%s/tree3", dir);
-    const char *paths[3] = {db, flat, tree};
     enum layout_kind kinds[3] = {LAYOUT_DB, LAYOUT_FLAT, LAYOUT_TREE};
     char err[512];
     for (int i = 0; i < 3; i++) {
         for (int api = 0; api < 2; api++) {
-            struct store_opts so = {.path = paths[i], .kind = kinds[i], .fadvise = -1,
+            struct store_opts so = {.path = layouts[i], .kind = kinds[i], .fadvise = -1,
                                     .db = {.blob_api = api, .cache_size = 100}};
             struct store *s;
             assert_int_equal(store_open(&s, &so, err, sizeof err), 0);
@@ -187,22 +189,18 @@ static void test_store_kinds(void **state)
             assert_int_equal(store_commit(s, err, sizeof err), 0);
             assert_int_equal(store_close(s, err, sizeof err), 0);
         }
-        assert_int_equal(store_max_key(paths[i], kinds[i], err, sizeof err), 300);
+        assert_int_equal(store_max_key(layouts[i], kinds[i], err, sizeof err), 300);
     }
 }
 
 static void test_run_same_keys_bytes(void **state)
 {
     (void)state;
-    char flat[400], tree[400];
-    snprintf(flat, sizeof flat, "%s/flat", dir);
-    snprintf(tree, sizeof tree, "%s/tree3", dir);
-    const char *paths[3] = {db, flat, tree};
     int64_t bytes[3];
     for (int i = 0; i < 3; i++) {
         struct run_opts o;
         run_defaults(&o);
-        o.path = paths[i];
+        o.path = layouts[i];
         o.count = 150;
         o.order = ORDER_RANDOM;
         o.quiet = 1;
@@ -226,14 +224,11 @@ static void test_run_same_keys_bytes(void **state)
 static void test_run_update_then_verify(void **state)
 {
     (void)state;
-    char flat[400];
-    snprintf(flat, sizeof flat, "%s/flat", dir);
-    const char *paths[2] = {db, flat};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2; i++) {   /* db and flat */
         for (int api = 0; api < 2; api++) {
             struct run_opts o;
             run_defaults(&o);
-            o.path = paths[i];
+            o.path = layouts[i];
             o.count = 40;
             o.update = 1;
             o.blob_api = api;

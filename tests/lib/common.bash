@@ -1,0 +1,120 @@
+# shellcheck shell=bash
+# The variables set here are read by the suites (SC2034), and status,
+# output and lines are set by bats' run (SC2154).
+# shellcheck disable=SC2034,SC2154
+# common.bash: what every command-line suite shares, loaded first by each
+# tests/cli/*.bats (load '../lib/common'). It loads bats-support,
+# bats-assert and the server helpers (servers.bash), and defines:
+#
+#   common_setup              KVTEST must name the binary under test;
+#                             D = this test's scratch directory
+#   field LABEL               (stdin) the first word after "LABEL:" in text
+#                             output
+#   expect_error ST PATTERN ARGS...
+#                             run kvtest ARGS: exit status ST and exactly one
+#                             line "kvtest ...PATTERN..."
+#   make_layouts DIR ARGS...  DIR/x.db from "kvtest init" with ARGS, and its
+#                             flat and tree exports DIR/flat, DIR/tree
+#   copy_layouts [NAME...]    private copies in $D of $S/NAME (default: x.db
+#                             flat tree), for tests that write
+#   start ARGS...             run kvtest ARGS in the background (PID; stdout
+#                             in $D/out, stderr in $D/err)
+#   wait_until TEST...        wait (bounded, 60 s) until the command TEST
+#                             holds; 1 if it never does or PID ended first
+#   have_glob GLOB            some path matches GLOB
+#   stop_with SIG             send SIG to PID; its exit status in $status
+#   stop_leftover PID         teardown: a command a failed test left running
+#                             in the background (ours) is killed by PID
+#   shortener_setup           KVTEST (default ./kvtest), SERVERS_DIR, DB and
+#                             ASAN_OPTIONS for the shortener suites
+#   shortener_teardown        stop every server; a service still running
+#                             must exit 0 on SIGTERM (under AddressSanitizer
+#                             a leak or memory error at shutdown makes that
+#                             fail)
+
+bats_require_minimum_version 1.5.0
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load '../lib/servers'
+
+common_setup() {
+    : "${KVTEST:?KVTEST must name the binary under test}"
+    D="$BATS_TEST_TMPDIR"
+}
+
+field() {
+    sed -n "s/^$1: *//p" | head -n1 | awk '{print $1}'
+}
+
+expect_error() {
+    local want="$1" pattern="$2"
+    shift 2
+    run "$KVTEST" "$@"
+    [ "$status" -eq "$want" ] || { echo "status $status, wanted $want: $output"; return 1; }
+    [ "${#lines[@]}" -eq 1 ] || { echo "not one line: $output"; return 1; }
+    [[ "$output" == "kvtest "*"$pattern"* ]] || { echo "message: $output"; return 1; }
+}
+
+make_layouts() {
+    local dir=$1
+    shift
+    "$KVTEST" init "$dir/x.db" "$@" >/dev/null
+    "$KVTEST" export "$dir/x.db" "$dir/flat" >/dev/null
+    "$KVTEST" export "$dir/x.db" "$dir/tree" --tree >/dev/null
+}
+
+copy_layouts() {
+    local n
+    [ $# -gt 0 ] || set -- x.db flat tree
+    for n in "$@"; do
+        cp -r "$S/$n" "$D/$n"
+    done
+}
+
+start() {
+    "$KVTEST" "$@" >"$D/out" 2>"$D/err" &
+    PID=$!
+}
+
+wait_until() {
+    local i
+    for i in $(seq 600); do
+        if "$@"; then return 0; fi
+        kill -0 "$PID" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+have_glob() {
+    compgen -G "$1" >/dev/null
+}
+
+stop_with() {
+    kill "-$1" "$PID"
+    status=0
+    wait "$PID" || status=$?
+    PID=""
+    echo "exit $status; stderr: $(cat "$D/err")"
+}
+
+stop_leftover() {
+    [ -z "${1:-}" ] || stop_pid "$1" KILL
+}
+
+shortener_setup() {
+    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
+    SERVERS_DIR=$BATS_TEST_TMPDIR
+    DB=$BATS_TEST_TMPDIR/links.db
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+}
+
+shortener_teardown() {
+    local had=${SERVICE_PID:-}
+    stop_all_servers
+    if [ -n "$had" ] && [ "${SERVICE_STATUS:-0}" -ne 0 ]; then
+        echo "service exited with status $SERVICE_STATUS:" >&2
+        cat "$SERVICE_ERR" >&2
+        return 1
+    fi
+}
