@@ -60,11 +60,7 @@ while [ $# -gt 0 ]; do
             shift 2 ;;
         --no-cold) DO_COLD=0; shift ;;
         --no-sweep) DO_SWEEP=0; shift ;;
-        --force) FORCE=1; shift ;;
-        --keep) KEEP=1; shift ;;
-        --no-report) REPORT=0; shift ;;
-        -h|--help) usage 0 ;;
-        *) usage_die "unknown option $1 (try --help)" ;;
+        *) kv_common_flag "$1" || usage_die "unknown option $1 (try --help)"; shift ;;
     esac
 done
 for v in REPEAT WARMUP COLD_REPEAT SWEEP_REPEAT; do

@@ -18,6 +18,18 @@ die() { printf '%s: %s\n' "$KV_PROG" "$*" >&2; exit 1; }
 usage_die() { printf '%s: %s\n' "$KV_PROG" "$*" >&2; exit 2; }
 say() { printf '[%s] %s: %s\n' "$(date -u +%H:%M:%S)" "$KV_PROG" "$*" >&2; }
 
+# kv_common_flag ARG: the flags every experiment script takes (--force,
+# --keep, --no-report, --help); 1 when ARG is not one of them.
+kv_common_flag() {
+    case $1 in
+        --force) FORCE=1 ;;
+        --keep) KEEP=1 ;;
+        --no-report) REPORT=0 ;;
+        -h|--help) usage 0 ;;
+        *) return 1 ;;
+    esac
+}
+
 # need_tools TOOL... : fail with one line naming every missing tool.
 need_tools() {
     local missing=() t

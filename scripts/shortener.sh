@@ -43,11 +43,7 @@ while [ $# -gt 0 ]; do
                 --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
             esac
             shift 2 ;;
-        --force) FORCE=1; shift ;;
-        --keep) KEEP=1; shift ;;
-        --no-report) REPORT=0; shift ;;
-        -h|--help) usage 0 ;;
-        *) usage_die "unknown option $1 (try --help)" ;;
+        *) kv_common_flag "$1" || usage_die "unknown option $1 (try --help)"; shift ;;
     esac
 done
 for v in DURATION REPEAT ROUNDS THREADS; do
@@ -156,7 +152,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
             "$KVTEST" shortener load "$URL" --duration "$DURATION" --threads "$THREADS" \
             --keys "$KEYS" --create-ratio 0 --seed "$((r + 100))" --json
         wtmp=$(mktemp "$OUT/logs/.wrk.XXXXXX")
-        kv_run shortener-wrk "$wtmp" wrk -t1 -c"$THREADS" -d"${DURATION}s" \
+        kv_run shortener-wrk "$wtmp" wrk -t2 -c"$THREADS" -d"${DURATION}s" \
             -s "$KV_SCRIPTS/wrk-links.lua" "$URL" -- "$KEYS"
         grep '^{"tool":"wrk"' "$wtmp" |
             jq -c --argjson m "$(meta wrk "$name" "$r" 0)" '. + {bench: $m}' >>"$RAW"
