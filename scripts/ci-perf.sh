@@ -403,7 +403,7 @@ DESCRIBE='{
 }'
 TOLS='{"read_files_over_db_blob":1.5, "read_files_over_db_sql":1.5, "read_sql_over_blob":1.4,
        "write_files_over_db":1.6, "latency_timing_overhead":1.4,
-       "read_db_sql_over_calib":1.4, "read_db_blob_over_calib":1.4, "read_files_over_calib":1.4,
+       "read_db_sql_over_calib":1.4, "read_db_blob_over_calib":1.4, "read_files_over_calib":1.5,
        "write_db_over_calib":1.6, "write_files_over_calib":1.6,
        "http_valkey_over_none":1.6, "lookup_valkey_over_raw_rtt":1.6}'
 
