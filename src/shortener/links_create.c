@@ -63,13 +63,11 @@ int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
     return links_create_db_opts(path, &o, &copied, err, errcap);
 }
 
-int links_create_db_opts(const char *path, const struct links_create_opts *o,
-                         int64_t *copied, char *err, size_t errcap)
+/* Before creating anything: a readable --from, and a target that may be
+ * written. 0, or the exit status with the reason in err. */
+static int check_target(const char *path, const struct links_create_opts *o, char *err,
+                        size_t errcap)
 {
-    int64_t n = o->n;
-    uint64_t seed = o->seed;
-    int force = o->force;
-    *copied = 0;
     if (o->from) {   /* a clear message before creating anything */
         struct links *src = links_open(o->from, 1, err, errcap);
         if (!src)
@@ -86,7 +84,7 @@ int links_create_db_opts(const char *path, const struct links_create_opts *o,
             snprintf(err, errcap, "%s: is a directory", path);
             return 1;
         }
-        if (sb.st_size > 0 && !force) {
+        if (sb.st_size > 0 && !o->force) {
             snprintf(err, errcap, "%s: file exists (use --force to replace it)", path);
             return 1;
         }
@@ -98,11 +96,14 @@ int links_create_db_opts(const char *path, const struct links_create_opts *o,
         snprintf(err, errcap, "path too long");
         return 2;
     }
+    return 0;
+}
 
-    /* Build under a temporary name beside the target, then rename: a
-     * failure or a kill never leaves a half-filled database at path. */
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
+/* Build under a temporary name beside the target, then rename: a failure
+ * or a kill never leaves a half-filled database at path. 0 or 1. */
+static int make_tmp(const char *path, char *tmp, size_t cap, char *err, size_t errcap)
+{
+    snprintf(tmp, cap, "%s.tmp-XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         snprintf(err, errcap, "%s: %s", tmp, strerror(errno));
@@ -119,46 +120,64 @@ int links_create_db_opts(const char *path, const struct links_create_opts *o,
         return 1;
     }
     close(fd);
+    return 0;
+}
 
-    struct links *l = links_new(tmp, SQLITE_OPEN_READWRITE, err, errcap);
-    if (!l) {
-        unlink(tmp);
-        return 1;
-    }
-    int bad = 0;
+/* Schema, then the copied or generated links, in one transaction.
+ * 0, or 1 with the reason in l->err. */
+static int fill(struct links *l, const struct links_create_opts *o, int64_t *copied)
+{
     unsigned char pool[4096];
     size_t pos = sizeof pool;
     char *url = malloc(LINKS_URL_MAX + 1);
     if (!url) {
         snprintf(l->err, sizeof l->err, "out of memory");
-        bad = 1;
+        return 1;
     }
     l->schema = o->schema;
-    if (!bad && (links_configure(l, 1) != 0 ||
-                 links_exec(l, o->schema == LINKS_SCHEMA_COVERING ? LINKS_SQL_COVERING
-                                                                  : LINKS_SQL_SEED) != 0 ||
-                 links_prepare(l) != 0 || links_exec(l, "BEGIN") != 0))
-        bad = 1;
+    int bad = links_configure(l, 1) != 0 ||
+              links_exec(l, o->schema == LINKS_SCHEMA_COVERING ? LINKS_SQL_COVERING
+                                                               : LINKS_SQL_SEED) != 0 ||
+              links_prepare(l) != 0 || links_exec(l, "BEGIN") != 0;
     if (!bad && o->from && copy_links(l, o->from, copied) != 0)
         bad = 1;
     int64_t now = (int64_t)time(NULL);
     char id[LINKS_ID_LEN + 1];
-    for (int64_t k = 0; !bad && !o->from && k < n; k++) {
-        size_t len = urlgen_sample(seed, (uint64_t)k, url, LINKS_URL_MAX + 1);
+    for (int64_t k = 0; !bad && !o->from && k < o->n; k++) {
+        size_t len = urlgen_sample(o->seed, (uint64_t)k, url, LINKS_URL_MAX + 1);
         if (links_insert(l, url, len, now, id, pool, sizeof pool, &pos) != LINKS_OK)
             bad = 1;
     }
     if (!bad && links_exec(l, "COMMIT") != 0)
         bad = 1;
     if (!bad && !o->from)
-        *copied = n;
+        *copied = o->n;
     free(url);
     memset(pool, 0, sizeof pool);
+    return bad;
+}
+
+int links_create_db_opts(const char *path, const struct links_create_opts *o,
+                         int64_t *copied, char *err, size_t errcap)
+{
+    *copied = 0;
+    int rc = check_target(path, o, err, errcap);
+    if (rc)
+        return rc;
+    char tmp[4096];
+    if (make_tmp(path, tmp, sizeof tmp, err, errcap) != 0)
+        return 1;
+    struct links *l = links_new(tmp, SQLITE_OPEN_READWRITE, err, errcap);
+    if (!l) {
+        unlink(tmp);
+        return 1;
+    }
+    int bad = fill(l, o, copied);
     if (bad)
         snprintf(err, errcap, "%s: %s", path, l->err);
     links_close(l);   /* last connection: checkpoints and removes the WAL */
     if (!bad) {
-        if (force)
+        if (o->force)
             unlink_sidecars(path);
         if (rename(tmp, path) != 0) {
             snprintf(err, errcap, "%s: %s", path, strerror(errno));
