@@ -1,0 +1,355 @@
+/* stats: distribution-free intervals and rank tests (see stats.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/rng.h"
+#include "measure/stats.h"
+
+#define LEVEL 0.95
+#define Z975 1.959963984540054
+/* Both sides at most this large and no ties: the exact null distribution
+ * of U (a table of about m*m*n/2 doubles, built in O(m*m*n*n)). */
+#define EXACT_MAX 50
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Insertion sort below a few dozen values: the bootstrap sorts thousands
+ * of small arrays, where qsort's call per comparison dominates. */
+static void sort_doubles(double *v, size_t n)
+{
+    if (n > 32) {
+        qsort(v, n, sizeof *v, cmp_double);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+static double median_sorted(const double *v, size_t n)
+{
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int all_finite(const double *v, size_t n, int positive)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]) || (positive && !(v[i] > 0)))
+            return 0;
+    return 1;
+}
+
+double stats_median(const double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    double *c = malloc(n * sizeof *c);
+    if (!c)
+        return NAN;
+    memcpy(c, v, n * sizeof *c);
+    sort_doubles(c, n);
+    double m = median_sorted(c, n);
+    free(c);
+    return m;
+}
+
+/* P(B <= k) for B ~ Binomial(n, 1/2), k < n, summed in log space so that
+ * n in the thousands does not underflow 2^-n. */
+static double binom_half_cdf(size_t n, size_t k)
+{
+    double s = 0, ln2n = (double)n * log(2.0);
+    for (size_t i = 0; i <= k; i++)
+        s += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+                 lgamma((double)(n - i) + 1) - ln2n);
+    return s;
+}
+
+/* Coverage of [X(d), X(n-d+1)] (1-based order statistics). */
+static double pair_coverage(size_t n, size_t d)
+{
+    return 1.0 - 2.0 * binom_half_cdf(n, d - 1);
+}
+
+int stats_median_ci(const double *v, size_t n, struct stats_ci *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0 || !all_finite(v, n, 0))
+        return -1;
+    double *x = malloc(n * sizeof *x);
+    if (!x)
+        return -1;
+    memcpy(x, v, n * sizeof *x);
+    sort_doubles(x, n);
+    out->est = median_sorted(x, n);
+    out->lo = x[0];
+    out->hi = x[n - 1];
+    if (pair_coverage(n, 1) >= LEVEL) {
+        /* d: the innermost pair that still reaches 95%. Beyond a few
+         * thousand rounds the normal approximation places it. */
+        size_t d = 1;
+        if (n > 2000)
+            d = (size_t)fmax(1.0, floor((double)n / 2 - Z975 * sqrt((double)n) / 2));
+        while (d + 1 <= n - d && pair_coverage(n, d + 1) >= LEVEL)
+            d++;
+        double lam = 0;
+        if (d + 1 <= n - d) {
+            double g0 = pair_coverage(n, d), g1 = pair_coverage(n, d + 1);
+            double I = (g0 - LEVEL) / (g0 - g1);
+            lam = ((double)(n - d) * I) / ((double)d + (double)(n - 2 * d) * I);
+        }
+        out->lo = (1 - lam) * x[d - 1] + lam * x[d];
+        out->hi = (1 - lam) * x[n - d] + lam * x[n - d - 1];
+        out->covered = 1;
+    }
+    free(x);
+    return 0;
+}
+
+/* cdf[u] = P(U <= u) under the null for sides m and n, u in [0, m*n]:
+ * c(i, j, u) counts arrangements of i values of one side and j of the
+ * other with U = u; the largest value belongs to one side or the other,
+ * so c(i, j, u) = c(i-1, j, u-j) + c(i, j-1, u). Rolled over j. Returns
+ * NULL on out of memory. */
+static double *u_null_cdf(size_t m, size_t n)
+{
+    size_t w = m * n + 1;
+    double *prev = calloc((m + 1) * w, sizeof *prev);
+    double *cur = calloc((m + 1) * w, sizeof *cur);
+    double *cdf = malloc(w * sizeof *cdf);
+    if (!prev || !cur || !cdf) {
+        free(prev), free(cur), free(cdf);
+        return NULL;
+    }
+    for (size_t i = 0; i <= m; i++)
+        prev[i * w] = 1;   /* j = 0: U = 0 whatever i */
+    for (size_t j = 1; j <= n; j++) {
+        memset(cur, 0, (m + 1) * w * sizeof *cur);
+        cur[0] = 1;        /* i = 0 */
+        for (size_t i = 1; i <= m; i++)
+            for (size_t u = 0; u <= i * j; u++)
+                cur[i * w + u] = (u >= j ? cur[(i - 1) * w + u - j] : 0) + prev[i * w + u];
+        double *t = prev;
+        prev = cur, cur = t;
+    }
+    double total = 0;
+    for (size_t u = 0; u < w; u++)
+        total += prev[m * w + u];
+    double acc = 0;
+    for (size_t u = 0; u < w; u++) {
+        acc += prev[m * w + u];
+        cdf[u] = acc / total;
+    }
+    free(prev), free(cur);
+    return cdf;
+}
+
+/* U of a against b (pairs a > b, ties count one half) and whether the
+ * pooled values hold a tie; the tie term of the variance goes to *tie. */
+static double u_statistic(const double *a, size_t na, const double *b, size_t nb,
+                          int *ties, double *tie)
+{
+    double u = 0;
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            u += a[i] > b[j] ? 1.0 : a[i] == b[j] ? 0.5 : 0.0;
+    size_t n = na + nb;
+    double *p = malloc(n * sizeof *p);
+    *ties = 0, *tie = 0;
+    if (!p)
+        return u;
+    memcpy(p, a, na * sizeof *p);
+    memcpy(p + na, b, nb * sizeof *p);
+    sort_doubles(p, n);
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && p[k] == p[i])
+            k++;
+        double t = (double)(k - i);
+        if (t > 1)
+            *ties = 1, *tie += t * t * t - t;
+        i = k;
+    }
+    free(p);
+    return u;
+}
+
+double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb)
+{
+    if (na == 0 || nb == 0)
+        return 1.0;
+    int ties;
+    double tie;
+    double u = u_statistic(a, na, b, nb, &ties, &tie);
+    double mn = (double)na * (double)nb;
+    if (!ties && na <= EXACT_MAX && nb <= EXACT_MAX) {
+        double *cdf = u_null_cdf(na, nb);
+        if (cdf) {
+            /* The null distribution is symmetric: the upper tail of u is
+             * the lower tail of mn - u. */
+            size_t k = (size_t)fmin(u, mn - u);
+            double p = 2 * cdf[k];
+            free(cdf);
+            return p > 1 ? 1 : p;
+        }
+    }
+    double N = (double)(na + nb);
+    double var = mn / 12.0 * ((N + 1) - tie / (N * (N - 1)));
+    if (!(var > 0))
+        return 1.0;   /* every value tied: nothing to tell apart */
+    double z = (fabs(u - mn / 2) - 0.5) / sqrt(var);
+    if (z < 0)
+        z = 0;
+    double p = erfc(z / sqrt(2.0));
+    return p > 1 ? 1 : p;
+}
+
+void stats_holm(const double *p, double *adj, size_t n)
+{
+    size_t *ix = malloc(n * sizeof *ix);
+    double *q = malloc(n * sizeof *q);
+    if (!ix || !q) {
+        /* Plain Bonferroni is never less strict than Holm. */
+        for (size_t i = 0; i < n; i++)
+            adj[i] = fmin(1.0, p[i] * (double)n);
+        free(ix), free(q);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        ix[i] = i, q[i] = p[i];
+    for (size_t i = 1; i < n; i++) {   /* by p ascending, stable */
+        size_t t = ix[i], j = i;
+        for (; j > 0 && q[ix[j - 1]] > q[t]; j--)
+            ix[j] = ix[j - 1];
+        ix[j] = t;
+    }
+    double run = 0;
+    for (size_t k = 0; k < n; k++) {
+        double v = fmin(1.0, q[ix[k]] * (double)(n - k));
+        run = fmax(run, v);   /* adjusted p-values never decrease */
+        adj[ix[k]] = run;
+    }
+    free(ix), free(q);
+}
+
+/* The largest w with P(U <= w) <= 2.5% under the null; -1 when even U = 0
+ * is likelier than that (too few samples for a 95% interval). */
+static long moses_w(size_t m, size_t n)
+{
+    double mn = (double)m * (double)n;
+    if (m > EXACT_MAX || n > EXACT_MAX) {
+        double sd = sqrt(mn * (double)(m + n + 1) / 12.0);
+        return (long)floor(mn / 2 - Z975 * sd - 0.5);
+    }
+    double *cdf = u_null_cdf(m, n);
+    if (!cdf)
+        return -1;
+    long w = -1;
+    for (size_t u = 0; u <= m * n && cdf[u] <= (1 - LEVEL) / 2; u++)
+        w = (long)u;
+    free(cdf);
+    return w;
+}
+
+int stats_ratio_ci(const double *old, size_t nold, const double *nw, size_t nnew,
+                   struct stats_ci *out)
+{
+    memset(out, 0, sizeof *out);
+    if (nold == 0 || nnew == 0 || !all_finite(old, nold, 1) || !all_finite(nw, nnew, 1))
+        return -1;
+    size_t k = nold * nnew;
+    double *d = malloc(k * sizeof *d);
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < nold; i++)
+        for (size_t j = 0; j < nnew; j++)
+            d[i * nnew + j] = log(nw[j]) - log(old[i]);
+    qsort(d, k, sizeof *d, cmp_double);
+    out->est = exp(median_sorted(d, k));
+    long w = moses_w(nold, nnew);
+    if (w >= 0 && (size_t)w < k / 2) {
+        out->lo = exp(d[w]);
+        out->hi = exp(d[k - 1 - (size_t)w]);
+        out->covered = 1;
+    } else {
+        out->lo = exp(d[0]);
+        out->hi = exp(d[k - 1]);
+    }
+    free(d);
+    return 0;
+}
+
+int stats_paired_ratio_ci(const double *num, const double *den, size_t n, int resamples,
+                          uint64_t seed, struct stats_ci *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0 || resamples < 100 || !all_finite(num, n, 1) || !all_finite(den, n, 1))
+        return -1;
+    double *r = malloc(n * sizeof *r), *s = malloc(n * sizeof *s);
+    double *meds = malloc((size_t)resamples * sizeof *meds);
+    if (!r || !s || !meds) {
+        free(r), free(s), free(meds);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        r[i] = num[i] / den[i];
+    memcpy(s, r, n * sizeof *s);
+    sort_doubles(s, n);
+    out->est = median_sorted(s, n);
+    rng_t g;
+    rng_seed(&g, seed);
+    for (int b = 0; b < resamples; b++) {
+        for (size_t i = 0; i < n; i++)
+            s[i] = r[rng_below(&g, n)];
+        sort_doubles(s, n);
+        meds[b] = median_sorted(s, n);
+    }
+    qsort(meds, (size_t)resamples, sizeof *meds, cmp_double);
+    size_t lo = (size_t)floor((1 - LEVEL) / 2 * resamples);
+    size_t hi = (size_t)ceil((1 + LEVEL) / 2 * resamples) - 1;
+    out->lo = meds[lo];
+    out->hi = meds[hi];
+    out->covered = n >= STATS_MIN_SAMPLES;
+    free(r), free(s), free(meds);
+    return 0;
+}
+
+int stats_compare(const double *old, size_t nold, const double *nw, size_t nnew,
+                  struct stats_cmp *out)
+{
+    memset(out, 0, sizeof *out);
+    if (stats_median_ci(old, nold, &out->old) || stats_median_ci(nw, nnew, &out->nw) ||
+        stats_ratio_ci(old, nold, nw, nnew, &out->ratio))
+        return -1;
+    out->p = out->p_adj = stats_mann_whitney(nw, nnew, old, nold);
+    out->nold = nold, out->nnew = nnew;
+    return 0;
+}
+
+enum stats_verdict stats_decide(const struct stats_cmp *c, int higher_better, double alpha)
+{
+    if (c->nold < STATS_MIN_SAMPLES || c->nnew < STATS_MIN_SAMPLES)
+        return STATS_TOO_FEW;
+    if (!(c->p_adj < alpha) || c->ratio.est == 1.0)
+        return STATS_SAME;
+    int up = c->ratio.est > 1.0;
+    return up == !higher_better ? STATS_SLOWER : STATS_FASTER;
+}
+
+const char *stats_verdict_name(enum stats_verdict v)
+{
+    switch (v) {
+    case STATS_FASTER: return "faster";
+    case STATS_SLOWER: return "slower";
+    case STATS_TOO_FEW: return "too few samples";
+    default: return "~";
+    }
+}
