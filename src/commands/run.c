@@ -2,6 +2,7 @@
  * plan (run_plan.c), measure (run_series.c over run_loop.c), report
  * (run_out.c); see run.h and run_int.h. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands/run.h"
@@ -45,7 +46,11 @@ const char help_run[] =
     "                      counters of the measured runs\n"
     "\n"
     "Beyond SQLite's kvtest:\n"
-    "  --repeat N          N measured runs (default 1): min/median/max are reported\n"
+    "  --repeat N          N measured runs (default 1): min/median/max are reported,\n"
+    "                      and with N >= 2 the median's 95% confidence interval,\n"
+    "                      distribution-free: order statistics of the median\n"
+    "                      (binomial, Hettmansperger-Sheather interpolation). Below\n"
+    "                      6 runs no pair reaches 95%: min-max is shown instead\n"
     "  --warmup W          W discarded runs first (default 0)\n"
     "  --cold              evict the files from the page cache before each measured\n"
     "                      run (write-back + posix_fadvise DONTNEED, no root needed) and\n"
@@ -89,6 +94,9 @@ void run_result_free(struct run_result *r)
         return;
     hist_free(r->latency);
     r->latency = NULL;
+    free(r->us_runs);
+    r->us_runs = NULL;
+    r->nruns = 0;
 }
 
 int run_measure(const struct run_opts *o, struct run_result *r, const char *cmd)
@@ -113,6 +121,13 @@ int run_measure(const struct run_opts *o, struct run_result *r, const char *cmd)
             .resident_max = sum.resident_max, .cold_effective = o->cold ? sum.cold_effective : 0,
             .missing_keys = plan.missing_keys, .latency = sum.merged};
         sum.merged = NULL;   /* now the result's */
+        r->us_runs = malloc(sizeof(double) * (size_t)sum.nruns);
+        if (r->us_runs) {
+            memcpy(r->us_runs, sum.us, sizeof(double) * (size_t)sum.nruns);
+            r->nruns = sum.nruns;
+        } else {
+            ret = cli_fail(cmd, "out of memory");
+        }
     }
     run_summary_free(&sum);
     return ret;

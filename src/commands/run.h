@@ -55,6 +55,10 @@ struct run_result {
                                (1..max_id); -1 for a database (not counted) */
     struct hist *latency;   /* merged over measured runs; NULL if off.
                                Owned by the result: run_result_free(). */
+    double *us_runs;        /* us per blob of every measured run, in order
+                               (nruns of them): sweep's bootstrap resamples
+                               them. Owned by the result: run_result_free(). */
+    int nruns;
 };
 
 void run_defaults(struct run_opts *o);

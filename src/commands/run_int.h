@@ -11,6 +11,7 @@
 #include "measure/hist.h"
 #include "commands/run.h"
 #include "measure/runstats.h"
+#include "measure/stats.h"
 #include "stores/store.h"
 
 /* VERIFY_USER: an "init --from" database, where a blob without our tag is
@@ -56,6 +57,7 @@ struct run_summary {
     struct run_fig *figs;            /* per measured run */
     double *us, *mb;                 /* per run */
     double us_spread[3], mb_spread[3];   /* min, median, max */
+    struct stats_ci us_ci, mb_ci;        /* the median's 95% interval (stats.h) */
     double resident_max, storage_per_blob;
     int cold_effective;
     struct io_counters io_sum;       /* summed over the measured runs */

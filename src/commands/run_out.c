@@ -113,12 +113,19 @@ static cJSON *run_json(const struct run_fig *f, double us, double mb)
     return x;
 }
 
-static void spread_json(cJSON *parent, const char *name, const double v[3])
+/* min/median/max and the median's 95% interval over the n rounds (with
+ * ci_covered false below 6 rounds, where the interval is min..max). */
+static void spread_json(cJSON *parent, const char *name, const double v[3],
+                        const struct stats_ci *ci, int n)
 {
     cJSON *a = cJSON_AddObjectToObject(parent, name);
     cJSON_AddNumberToObject(a, "min", v[0]);
     cJSON_AddNumberToObject(a, "median", v[1]);
     cJSON_AddNumberToObject(a, "max", v[2]);
+    cJSON_AddNumberToObject(a, "ci_lo", ci->lo);
+    cJSON_AddNumberToObject(a, "ci_hi", ci->hi);
+    cJSON_AddBoolToObject(a, "ci_covered", ci->covered);
+    cJSON_AddNumberToObject(a, "n", n);
 }
 
 /* The figures of the median run and the latency, first in "result". */
@@ -151,8 +158,8 @@ static void figures_json(cJSON *res, const struct run_plan *p, const struct run_
     for (int i = 0; i < s->nruns; i++)
         cJSON_AddItemToArray(runs, run_json(&s->figs[i], s->us[i], s->mb[i]));
     cJSON *rep = cJSON_AddObjectToObject(res, "repeat");
-    spread_json(rep, "us_per_blob", s->us_spread);
-    spread_json(rep, "mb_per_s", s->mb_spread);
+    spread_json(rep, "us_per_blob", s->us_spread, &s->us_ci, s->nruns);
+    spread_json(rep, "mb_per_s", s->mb_spread, &s->mb_ci, s->nruns);
 }
 
 /* The parts that depend on options, after the figures. */
@@ -256,6 +263,18 @@ static void text_upstream(const struct run_plan *p, const struct run_summary *s,
     printf("Content %s rate: %.1f MB/s\n", rw, s->mb[s->med]);
 }
 
+/* "Median LABEL: est (95% CI lo-hi, N rounds)", or with fewer rounds than
+ * any pair of order statistics needs for 95%, the range it falls back to. */
+static void text_median_ci(const char *label, const struct stats_ci *ci, int n, int prec)
+{
+    if (ci->covered)
+        printf("Median %s: %.*f (95%% CI %.*f-%.*f, %d rounds)\n", label, prec, ci->est, prec,
+               ci->lo, prec, ci->hi, n);
+    else
+        printf("Median %s: %.*f (min-max %.*f-%.*f, under 95%% coverage with %d rounds)\n",
+               label, prec, ci->est, prec, ci->lo, prec, ci->hi, n);
+}
+
 /* Our lines, after upstream's. */
 static void text_extras(const struct run_plan *p, const struct run_summary *s, const char *rw)
 {
@@ -270,6 +289,10 @@ static void text_extras(const struct run_plan *p, const struct run_summary *s, c
                "MB/s min %.1f median %.1f max %.1f\n", s->nruns, (long long)o->warmup,
                s->us_spread[0], s->us_spread[1], s->us_spread[2], s->mb_spread[0],
                s->mb_spread[1], s->mb_spread[2]);
+    if (s->nruns > 1) {
+        text_median_ci("us per BLOB", &s->us_ci, s->nruns, 3);
+        text_median_ci("MB/s", &s->mb_ci, s->nruns, 1);
+    }
     if (o->threads > 1)
         printf("Threads: %lld readers, total throughput %.0f blobs/s\n", (long long)o->threads,
                fm->seconds > 0 ? (double)(fm->count + fm->misses) / fm->seconds : 0.0);

@@ -123,6 +123,13 @@ static int figures(const struct run_plan *p, struct run_summary *s)
     spread(s->mb, sorted, n, s->mb_spread);
     spread(s->us, sorted, n, s->us_spread);
     free(sorted);
+    /* Distribution-free: order statistics of the median, so a skewed round
+     * (a preempted pass) widens the interval without moving its centre.
+     * A zero figure (no cycles) has no interval: [v, v], not covered. */
+    if (stats_median_ci(s->us, (size_t)n, &s->us_ci) != 0)
+        s->us_ci = (struct stats_ci){s->us_spread[1], s->us_spread[0], s->us_spread[2], 0};
+    if (stats_median_ci(s->mb, (size_t)n, &s->mb_ci) != 0)
+        s->mb_ci = (struct stats_ci){s->mb_spread[1], s->mb_spread[0], s->mb_spread[2], 0};
     /* The median run is the one nearest the median us-per-blob (for even N
      * the median is between two runs), so the printed lines are one real,
      * consistent run. */

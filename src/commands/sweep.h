@@ -44,6 +44,46 @@ void sweep_crossover_pages(const double *sizes, const double *files_us,
                            const double *db_us, int n, int npages,
                            double *ratios, struct sweep_crossing *out);
 
+/* ---- sweep_boot.c: the crossover's 95% interval ---- */
+#define SWEEP_BOOT_MAX_SIZES 64
+#define SWEEP_BOOT_RESAMPLES 4000
+#define SWEEP_BOOT_SEED 20260101u   /* fixed: a report is reproducible */
+
+/* The measured rounds (us per blob) of one layout at one size. */
+struct sweep_rounds {
+    const double *v;
+    int n;
+};
+
+struct sweep_cross_ci {
+    int estimable;   /* 0: a layout has a single round (rounds == 1) */
+    int rounds;      /* fewest rounds of any layout at any size */
+    int resamples;   /* resamples that gave a crossover or a side */
+    double lo, hi;   /* bytes; NAN where open */
+    int lo_open;     /* the 2.5% end is below the smallest size (files win there) */
+    int hi_open;     /* the 97.5% end is above the largest (database wins everywhere) */
+    int beyond;      /* +1: even the 2.5% end is above the largest size (lo is
+                        that size); -1: even the 97.5% end is below the
+                        smallest (hi is that size); else 0 */
+};
+
+/* Percentile bootstrap of the crossover of files[i] over db[i] (rounds at
+ * sizes[i], n sizes as for sweep_crossover): each of the resamples draws
+ * every layout's rounds with replacement, takes medians and recomputes the
+ * crossover; the 2.5% and 97.5% quantiles are the interval. xoshiro seeded
+ * with seed. 0 (out filled; estimable 0 with a single round), or -1 on bad
+ * input (n out of 1..SWEEP_BOOT_MAX_SIZES, an empty layout, resamples
+ * below 100) or out of memory. */
+int sweep_crossover_boot(const double *sizes, int n, const struct sweep_rounds *files,
+                         const struct sweep_rounds *db, int resamples, uint64_t seed,
+                         struct sweep_cross_ci *out);
+
+/* sweep_crossover_line_page's line with the interval first in its
+ * parenthesis: "Crossover (page 4096): 135k bytes (95% CI 80k-190k; files
+ * faster ...)". ci NULL: the line without it. */
+void sweep_crossover_line_ci(const struct sweep_crossing *c, const struct sweep_cross_ci *ci,
+                             const double *sizes, int n, long pagesize, char *buf, size_t cap);
+
 /* Parse a --page-sizes list ("4k,16k,64k": k is 1024 here, since a page
  * size is a power of two; 4096 and 4KiB work too) into out[0..*n),
  * ascending. Each must be a page size SQLite accepts: a power of two in

@@ -23,6 +23,8 @@ struct sweep_calc {
     double sizes[SWEEP_MAX_SIZES];
     double ratio[SWEEP_MAX_PAGES * SWEEP_MAX_SIZES];
     struct sweep_crossing cross[SWEEP_MAX_PAGES];
+    struct sweep_cross_ci ci[SWEEP_MAX_PAGES];
+    int ci_ok[SWEEP_MAX_PAGES];   /* the bootstrap ran (0: bad input or memory) */
     char line[SWEEP_MAX_PAGES][LINE_CAP];
 };
 
@@ -44,6 +46,9 @@ static cJSON *result_json(const struct run_result *r)
     cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
     if (r->latency)
         cJSON_AddItemToObject(o, "latency", report_hist_json(r->latency));
+    cJSON *runs = cJSON_AddArrayToObject(o, "runs_us");
+    for (int i = 0; i < r->nruns; i++)
+        cJSON_AddItemToArray(runs, cJSON_CreateNumber(r->us_runs[i]));
     return o;
 }
 
@@ -61,7 +66,33 @@ static cJSON *row_json(const struct sweep_row *row, int p, double ratio)
     return r;
 }
 
-static cJSON *cross_json(const struct sweep_crossing *c, const char *line)
+/* null when a single round leaves nothing to resample. */
+static void ci_json(cJSON *j, const struct sweep_cross_ci *ci, int ok)
+{
+    if (!ok || !ci->estimable) {
+        cJSON_AddNullToObject(j, "ci");
+        return;
+    }
+    cJSON *c = cJSON_AddObjectToObject(j, "ci");
+    if (ci->lo_open)
+        cJSON_AddNullToObject(c, "lo");
+    else
+        cJSON_AddNumberToObject(c, "lo", ci->lo);
+    if (ci->hi_open)
+        cJSON_AddNullToObject(c, "hi");
+    else
+        cJSON_AddNumberToObject(c, "hi", ci->hi);
+    cJSON_AddBoolToObject(c, "lo_open", ci->lo_open);
+    cJSON_AddBoolToObject(c, "hi_open", ci->hi_open);
+    cJSON_AddStringToObject(c, "beyond", ci->beyond > 0 ? "above" : ci->beyond < 0 ? "below"
+                                                                                   : "none");
+    cJSON_AddNumberToObject(c, "resamples", ci->resamples);
+    cJSON_AddNumberToObject(c, "rounds", ci->rounds);
+    cJSON_AddStringToObject(c, "method", "percentile bootstrap over rounds");
+}
+
+static cJSON *cross_json(const struct sweep_crossing *c, const char *line,
+                         const struct sweep_cross_ci *ci, int ci_ok)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "kind", cross_kind(c->kind));
@@ -71,6 +102,7 @@ static cJSON *cross_json(const struct sweep_crossing *c, const char *line)
         cJSON_AddNullToObject(j, "size");
     cJSON_AddNumberToObject(j, "crossings", c->crossings);
     cJSON_AddStringToObject(j, "line", line);
+    ci_json(j, ci, ci_ok);
     return j;
 }
 
@@ -105,7 +137,7 @@ static void report_json(const struct sweep_opts *o, const struct sweep_row *rows
     cJSON *arr = cJSON_AddArrayToObject(j, "rows");
     for (int i = 0; i < k->n; i++)
         cJSON_AddItemToArray(arr, row_json(&rows[i], 0, k->ratio[i]));
-    cJSON_AddItemToObject(j, "crossover", cross_json(&k->cross[0], k->line[0]));
+    cJSON_AddItemToObject(j, "crossover", cross_json(&k->cross[0], k->line[0], &k->ci[0], k->ci_ok[0]));
     cJSON_AddBoolToObject(j, "files_measured_once", 1);
     cJSON *pages = cJSON_AddArrayToObject(j, "pages");
     for (int p = 0; p < o->npages; p++) {
@@ -114,7 +146,7 @@ static void report_json(const struct sweep_opts *o, const struct sweep_row *rows
         cJSON *pr = cJSON_AddArrayToObject(pj, "rows");
         for (int i = 0; i < k->n; i++)
             cJSON_AddItemToArray(pr, row_json(&rows[i], p, k->ratio[p * k->n + i]));
-        cJSON_AddItemToObject(pj, "crossover", cross_json(&k->cross[p], k->line[p]));
+        cJSON_AddItemToObject(pj, "crossover", cross_json(&k->cross[p], k->line[p], &k->ci[p], k->ci_ok[p]));
         cJSON_AddItemToArray(pages, pj);
     }
     cJSON_AddBoolToObject(j, "complete", k->n == o->nsizes);
@@ -191,9 +223,17 @@ void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int 
             db[p * done + i] = rows[i].db[p][1].us_per_blob;
     }
     sweep_crossover_pages(k->sizes, files, db, done, o->npages, k->ratio, k->cross);
-    for (int p = 0; p < o->npages; p++)
-        sweep_crossover_line_page(&k->cross[p], k->sizes, done,
-                                  o->npages > 1 ? (long)o->pages[p] : 0, k->line[p], LINE_CAP);
+    for (int p = 0; p < o->npages; p++) {
+        struct sweep_rounds fr[SWEEP_MAX_SIZES], dr[SWEEP_MAX_SIZES];
+        for (int i = 0; i < done; i++) {
+            fr[i] = (struct sweep_rounds){rows[i].files.us_runs, rows[i].files.nruns};
+            dr[i] = (struct sweep_rounds){rows[i].db[p][1].us_runs, rows[i].db[p][1].nruns};
+        }
+        k->ci_ok[p] = sweep_crossover_boot(k->sizes, done, fr, dr, SWEEP_BOOT_RESAMPLES,
+                                           SWEEP_BOOT_SEED, &k->ci[p]) == 0;
+        sweep_crossover_line_ci(&k->cross[p], k->ci_ok[p] ? &k->ci[p] : NULL, k->sizes, done,
+                                o->npages > 1 ? (long)o->pages[p] : 0, k->line[p], LINE_CAP);
+    }
     if (o->json)
         report_json(o, rows, k);
     else

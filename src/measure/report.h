@@ -45,8 +45,13 @@
  *     "runs": [ { "seconds", "us_per_blob", "mb_per_s", "bytes", "count",
  *                 "misses", "storage_read_bytes", "storage_write_bytes",
  *                 "cold": {...} when --cold }, ... ],   one per measured run
- *     "repeat": { "us_per_blob": {"min","median","max"},
- *                 "mb_per_s":    {"min","median","max"} },
+ *     "repeat": { "us_per_blob": {"min","median","max",
+ *                                 "ci_lo","ci_hi","ci_covered","n"},
+ *                 "mb_per_s":    {the same} },
+ *                                     median over the n measured runs and its
+ *                                     95% interval (stats_median_ci: order
+ *                                     statistics); ci_covered false below 6
+ *                                     runs, where [ci_lo, ci_hi] = [min, max]
  *     "cold": { "method": "posix_fadvise(POSIX_FADV_DONTNEED) after write-back",
  *               "resident_fraction": 0.0 (max over runs),
  *               "effective": true|false,

@@ -20,7 +20,10 @@
  *                "miss", "repeat", "warmup", "cold", "seed"},
  *    "result": {"links", "configs": [{"config", "sqlite_cache", "valkey",
  *               "lookups_per_s" (median run), "ratio_to_sqlite",
- *               "lookups_per_s_spread": {"min","median","max"},
+ *               "lookups_per_s_spread": {"min","median","max","ci_lo","ci_hi",
+ *                 "ci_covered","n"} (the median's 95% interval over the n
+ *                 rounds, stats_median_ci; ci_covered false below 6 rounds,
+ *                 where it is [min, max]),
  *               "runs": [{"seconds", "lookups_per_s"}],
  *               "latency": report_hist_json() in us, all measured runs,
  *               "hit_ratio" (null without Valkey),
@@ -87,9 +90,12 @@ const char help_shortener_bench[] =
     "  --seed N           seed of the id sequence (default 1)\n"
     "  --json             one JSON object with options, environment and results\n"
     "\n"
-    "One row per configuration: lookups/s (median run), latency percentiles in\n"
-    "microseconds (all measured runs), cache hit ratio, and lookups/s relative\n"
-    "to the sqlite row. Ids come from DBFILE; every answer is checked (an\n"
+    "One row per configuration: lookups/s (median run), latency percentiles and\n"
+    "mean in microseconds (all measured runs), cache hit ratio, and lookups/s\n"
+    "relative to the sqlite row. Then per configuration the median lookups/s\n"
+    "with its 95% confidence interval, distribution-free (order statistics of\n"
+    "the median over the --repeat rounds; below 6 rounds min-max instead).\n"
+    "Ids come from DBFILE; every answer is checked (an\n"
     "existing id must be found, a missing one must not).\n"
     "After the table, with sqlite and valkey rows, one line states the cache\n"
     "break-even from this run's medians: cache-aside pays off only when an\n"

@@ -7,6 +7,7 @@
 
 #include "base/cli.h"
 #include "measure/report.h"
+#include "measure/stats.h"
 #include "shortener/bench_int.h"
 
 static double median_of(const double *v, int n)
@@ -14,6 +15,19 @@ static double median_of(const double *v, int n)
     double tmp[BENCH_MAXREPEAT];
     memcpy(tmp, v, (size_t)n * sizeof(*v));
     return report_median(tmp, n);
+}
+
+/* The median lookups/s and its 95% interval over the measured rounds
+ * (order statistics; [min, max] and not covered below 6 rounds). */
+static struct stats_ci rate_ci(const struct conf_result *r, int n)
+{
+    struct stats_ci ci;
+    if (stats_median_ci(r->rate, (size_t)n, &ci) != 0) {
+        ci.est = median_of(r->rate, n);
+        ci.lo = ci.hi = ci.est;
+        ci.covered = 0;
+    }
+    return ci;
 }
 
 #define DELTA(r, f) ((double)((r)->after.f - (r)->before.f))
@@ -82,7 +96,13 @@ static void json_row(cJSON *row, const struct bench *b, int conf,
         cJSON_AddNullToObject(row, "ratio_to_sqlite");
     double tmp[BENCH_MAXREPEAT];
     memcpy(tmp, r->rate, (size_t)o->repeat * sizeof(double));
-    cJSON_AddItemToObject(row, "lookups_per_s_spread", report_spread_json(tmp, (int)o->repeat));
+    cJSON *sp = report_spread_json(tmp, (int)o->repeat);
+    struct stats_ci ci = rate_ci(r, (int)o->repeat);
+    cJSON_AddNumberToObject(sp, "ci_lo", ci.lo);
+    cJSON_AddNumberToObject(sp, "ci_hi", ci.hi);
+    cJSON_AddBoolToObject(sp, "ci_covered", ci.covered);
+    cJSON_AddNumberToObject(sp, "n", (double)o->repeat);
+    cJSON_AddItemToObject(row, "lookups_per_s_spread", sp);
     cJSON *rr = cJSON_AddArrayToObject(row, "runs");
     for (int64_t m = 0; m < o->repeat; m++) {
         cJSON *x = cJSON_CreateObject();
@@ -231,6 +251,19 @@ int bench_print_json(const struct bench *b, const int *conf, int nconf,
     return 0;
 }
 
+/* "Median lookups/s, CONFIG: M (95% CI LO-HI, N rounds)", or the range
+ * below 6 rounds, as "kvtest run --repeat" words it. */
+static void text_rate_ci(const char *name, const struct conf_result *r, int n)
+{
+    struct stats_ci ci = rate_ci(r, n);
+    if (ci.covered)
+        printf("Median lookups/s, %s: %.0f (95%% CI %.0f-%.0f, %d rounds)\n", name, ci.est,
+               ci.lo, ci.hi, n);
+    else
+        printf("Median lookups/s, %s: %.0f (min-max %.0f-%.0f, under 95%% coverage with %d "
+               "rounds)\n", name, ci.est, ci.lo, ci.hi, n);
+}
+
 void bench_print_text(const struct bench *b, const int *conf, int nconf,
                       const struct conf_result *res)
 {
@@ -243,8 +276,10 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
            o->path, (long long)b->nids, (long long)o->lookups, (long long)o->repeat,
            (long long)o->warmup, (long long)T, T == 1 ? "" : "s",
            o->zipf > 0 ? "zipf" : "uniform", o->miss * 100, o->cold ? ", cold" : "");
-    printf("%-15s %11s %8s %8s %8s %8s %9s %9s %9s\n", "config", "lookups/s", "p50 us",
-           "p90 us", "p99 us", "p99.9 us", "max us", "hit ratio", "vs sqlite");
+    /* The mean next to the percentiles: lookups/s is 1/mean, so a mean
+     * far above p50 says where the time goes (a rare slow lookup). */
+    printf("%-15s %11s %8s %8s %8s %8s %9s %8s %9s %9s\n", "config", "lookups/s", "p50 us",
+           "p90 us", "p99 us", "p99.9 us", "max us", "mean us", "hit ratio", "vs sqlite");
     for (int i = 0; i < nconf; i++) {
         const struct hist *h = res[i].h;
         double rate = median_of(res[i].rate, (int)o->repeat);
@@ -252,6 +287,7 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
                hist_percentile(h, 50) / 1e3, hist_percentile(h, 90) / 1e3,
                hist_percentile(h, 99) / 1e3, hist_percentile(h, 99.9) / 1e3,
                hist_percentile(h, 100) / 1e3);
+        printf(" %8.2f", hist_mean(h) / 1e3);
         int valid;
         double hr = hit_ratio(&res[i], &valid);
         if (valid)
@@ -263,6 +299,8 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
         else
             printf(" %9s\n", "-");
     }
+    for (int i = 0; i < nconf; i++)
+        text_rate_ci(bench_conf_name(b, conf[i]), &res[i], (int)o->repeat);
     struct break_even be;
     break_even(b, conf, nconf, res, &be);
     if (be.valid)

@@ -255,6 +255,71 @@ setup() {
     echo "$output" | jq -e '.result.repeat.us_per_blob.min <= .result.repeat.us_per_blob.median and .result.repeat.us_per_blob.median <= .result.repeat.us_per_blob.max'
 }
 
+# "Median us per BLOB: M (95% CI LO-HI, N rounds)" or, below 6 rounds,
+# "(min-max LO-HI, under 95% coverage with N rounds)"; the classic lines stay.
+@test "--repeat 2: median line gives min-max, under 95% coverage; classic lines unchanged" {
+    run --separate-stderr "$KVTEST" run "$S/x.db" --count 50 --repeat 2
+    assert_success
+    [[ "${lines[5]}" =~ ^Total\ elapsed\ time:\ [0-9]+\.[0-9]{3}$ ]]
+    [[ "${lines[6]}" =~ ^Microseconds\ per\ BLOB\ read:\ [0-9]+\.[0-9]{3}$ ]]
+    [[ "${lines[7]}" =~ ^Content\ read\ rate:\ [0-9]+\.[0-9]\ MB/s$ ]]
+    [[ "${lines[9]}" =~ ^Repeat\ 2\ \(after\ 0\ warm-up\):\ us\ per\ BLOB\ min\ ([0-9.]+)\ median\ ([0-9.]+)\ max\ ([0-9.]+)\;\ MB/s\ min\ [0-9.]+\ median\ [0-9.]+\ max\ [0-9.]+$ ]] || fail "${lines[9]}"
+    local mn=${BASH_REMATCH[1]} md=${BASH_REMATCH[2]} mx=${BASH_REMATCH[3]}
+    [[ "${lines[10]}" =~ ^Median\ us\ per\ BLOB:\ ([0-9.]+)\ \(min-max\ ([0-9.]+)-([0-9.]+),\ under\ 95%\ coverage\ with\ 2\ rounds\)$ ]] || fail "${lines[10]}"
+    # the fallback interval is exactly the range of the Repeat line
+    assert_equal "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}" "$md $mn $mx"
+    [[ "${lines[11]}" =~ ^Median\ MB/s:\ [0-9.]+\ \(min-max\ [0-9.]+-[0-9.]+,\ under\ 95%\ coverage\ with\ 2\ rounds\)$ ]] || fail "${lines[11]}"
+    # one round: no interval line at all
+    run "$KVTEST" run "$S/x.db" --count 50
+    assert_success
+    refute_output --partial "Median us per BLOB"
+}
+
+@test "--repeat 6: median with its 95% CI inside [min, max]" {
+    run "$KVTEST" run "$S/flat" --count 50 --repeat 6
+    assert_success
+    local rep med all=$output
+    rep=$(grep '^Repeat 6 ' <<<"$output")
+    med=$(grep '^Median us per BLOB: ' <<<"$output")
+    [[ "$rep" =~ min\ ([0-9.]+)\ median\ ([0-9.]+)\ max\ ([0-9.]+)\; ]] || fail "$rep"
+    local mn=${BASH_REMATCH[1]} md=${BASH_REMATCH[2]} mx=${BASH_REMATCH[3]}
+    [[ "$med" =~ ^Median\ us\ per\ BLOB:\ ([0-9.]+)\ \(95%\ CI\ ([0-9.]+)-([0-9.]+),\ 6\ rounds\)$ ]] || fail "$med"
+    assert_equal "${BASH_REMATCH[1]}" "$md"
+    run awk -v lo="${BASH_REMATCH[2]}" -v hi="${BASH_REMATCH[3]}" -v mn="$mn" -v md="$md" -v mx="$mx" \
+        'BEGIN { exit !(mn <= lo && lo <= md && md <= hi && hi <= mx) }'
+    assert_success
+    run grep -cE '^Median MB/s: [0-9.]+ \(95% CI [0-9.]+-[0-9.]+, 6 rounds\)$' <<<"$all"
+    assert_output 1
+}
+
+@test "--repeat --json: repeat.*.ci_lo/ci_hi/ci_covered/n, and runs[] for every layout and mode" {
+    run "$KVTEST" run "$S/x.db" --count 50 --repeat 6 --json
+    assert_success
+    local j=$output
+    for m in us_per_blob mb_per_s; do
+        run jq -e --arg m "$m" '.result.repeat[$m] | .n == 6 and .ci_covered == true
+            and .min <= .ci_lo and .ci_lo <= .median and .median <= .ci_hi and .ci_hi <= .max' <<<"$j"
+        assert_success
+    done
+    run "$KVTEST" run "$S/tree" --count 50 --repeat 2 --json
+    assert_success
+    run jq -e '.result.repeat.us_per_blob | .n == 2 and .ci_covered == false
+        and .ci_lo == .min and .ci_hi == .max' <<<"$output"
+    assert_success
+    copy_layouts
+    local p x
+    for p in x.db flat tree; do
+        for x in "" --update "--threads 2" --cold; do
+            # shellcheck disable=SC2086
+            run "$KVTEST" run "$D/$p" --count 20 --repeat 3 --json $x
+            assert_success
+            run jq -e '(.result.runs | length) == 3 and .result.repeat.us_per_blob.n == 3
+                and all(.result.runs[]; .us_per_blob > 0 and .mb_per_s > 0)' <<<"$output"
+            assert_success
+        done
+    done
+}
+
 @test "--cold: residency before each run, method named, storage bytes per blob" {
     for p in x.db flat; do
         run "$KVTEST" run "$S/$p" --count 50 --random --cold --repeat 2

@@ -59,6 +59,34 @@ start_wrong_server() {
     [ "$(awk '$1 == "sqlite" {print $NF}' <<<"$output")" = "1.00" ]
 }
 
+@test "bench: each configuration's median lookups/s with its 95% CI (text and JSON)" {
+    make_db 300
+    run "$KVTEST" shortener bench "$DB" --lookups 500 --repeat 6 --warmup 0 --json
+    assert_success
+    run jq -e 'all(.result.configs[]; .lookups_per_s_spread as $s
+                   | $s.n == 6 and $s.ci_covered == true and $s.median == .lookups_per_s
+                   and $s.min <= $s.ci_lo and $s.ci_lo <= $s.median and $s.median <= $s.ci_hi
+                   and $s.ci_hi <= $s.max and (.runs | length) == 6)' <<<"$output"
+    assert_success
+    run "$KVTEST" shortener bench "$DB" --lookups 500 --repeat 2 --warmup 0 --json
+    assert_success
+    run jq -e 'all(.result.configs[]; .lookups_per_s_spread | .n == 2 and .ci_covered == false
+                   and .ci_lo == .min and .ci_hi == .max)' <<<"$output"
+    assert_success
+    run "$KVTEST" shortener bench "$DB" --lookups 500 --repeat 6 --warmup 0
+    assert_success
+    local t=$output
+    run grep -cE '^Median lookups/s, (sqlite|sqlite-nocache): [0-9]+ \(95% CI [0-9]+-[0-9]+, 6 rounds\)$' <<<"$t"
+    assert_output 2
+    # the table shows the mean beside the percentiles
+    run grep -cE '^config +lookups/s +p50 us .* max us +mean us +hit ratio +vs sqlite$' <<<"$t"
+    assert_output 1
+    run "$KVTEST" shortener bench "$DB" --lookups 500 --repeat 3 --warmup 0
+    assert_success
+    run grep -cE '^Median lookups/s, sqlite: [0-9]+ \(min-max [0-9]+-[0-9]+, under 95% coverage with 3 rounds\)$' <<<"$output"
+    assert_output 1
+}
+
 @test "bench runs all four configurations against a private Valkey (JSON)" {
     make_db 300
     start_valkey

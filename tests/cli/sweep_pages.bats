@@ -178,3 +178,31 @@ page_size_of() {
     # The size did not finish: its first database is not kept either.
     [ ! -e "$D/sw" ] || fail "left behind: $(ls -A "$D/sw")"
 }
+
+@test "--repeat: every layout keeps its rounds (runs_us) and the crossover has a bootstrap interval" {
+    run "$KVTEST" sweep "$D/sw" --sizes 1k,10k --total 50k --warmup 0 --repeat 3 --page-sizes 4k,16k --json
+    assert_success
+    j=$output
+    run jq -e 'all(.pages[].rows[] | .sql, .blob, .files;
+                   (.runs_us | length) == 3 and (.us_per_blob as $u | any(.runs_us[]; . == $u))
+                   and .us_min == (.runs_us | min) and .us_max == (.runs_us | max))' <<<"$j"
+    assert_success
+    run jq -e 'all(.pages[].crossover; .ci.resamples == 4000 and .ci.rounds == 3
+                   and (.ci.lo_open == (.ci.lo == null)) and (.ci.hi_open == (.ci.hi == null))
+                   and (.ci.beyond | IN("none", "above", "below"))
+                   and (.line | test("[(](95% CI [^;]+); ")))
+               and (.crossover.kind | IN("cross", "db_wins", "files_win"))' <<<"$j"
+    assert_success
+    run "$KVTEST" sweep "$D/sw" --sizes 1k,10k --total 50k --warmup 0 --repeat 2
+    assert_success
+    run grep -cE '^Crossover: .*[(]95% CI [^;]+; ' <<<"$output"
+    assert_output 1
+}
+
+@test "one round per layout: no interval, and the line says so" {
+    run "$KVTEST" sweep "$D/sw" --sizes 1k,10k --total 50k --warmup 0 --json
+    assert_success
+    run jq -e '.crossover.ci == null and (.rows[0].files.runs_us | length) == 1
+               and (.crossover.line | contains("(no 95% CI from 1 measured round per layout; "))' <<<"$output"
+    assert_success
+}

@@ -234,6 +234,158 @@ static void test_parse_pages(void **st)
     assert_non_null(strstr(err, "more than 2"));
 }
 
+/* ---- the crossover's bootstrap interval (sweep_boot.c) ---- */
+
+#define NR 8
+
+/* Rounds around a true curve: v * (1 + spread * u), u fixed in [-1, 1]. */
+static void noisy(double *out, double v, double spread, int k)
+{
+    static const double u[NR] = {-1.0, -0.6, -0.3, -0.1, 0.1, 0.35, 0.7, 1.0};
+    for (int i = 0; i < NR; i++)
+        out[i] = v * (1 + spread * u[(i + k) % NR]);
+}
+
+static void test_boot_contains_known_crossing(void **st)
+{
+    (void)st;
+    const double s[] = {1000, 10000, 100000, 1000000};
+    const double dbv[] = {1, 3, 20, 200}, fv[] = {3, 5, 12, 80};
+    /* True ratios 3, 1.667, 0.6, 0.4: files start to win at
+     * 10k * 10^0.625 = 42.2k, by the same interpolation as sweep_crossover. */
+    double truth = 1e4 * pow(10, 0.625);
+    double f[4][NR], d[4][NR];
+    struct sweep_rounds fr[4], dr[4];
+    for (int i = 0; i < 4; i++) {
+        noisy(f[i], fv[i], 0.15, i);
+        noisy(d[i], dbv[i], 0.15, i + 3);
+        fr[i] = (struct sweep_rounds){f[i], NR};
+        dr[i] = (struct sweep_rounds){d[i], NR};
+    }
+    struct sweep_cross_ci ci, again;
+    assert_int_equal(sweep_crossover_boot(s, 4, fr, dr, 2000, 7, &ci), 0);
+    assert_int_equal(ci.estimable, 1);
+    assert_int_equal(ci.rounds, NR);
+    assert_int_equal(ci.resamples, 2000);
+    assert_false(ci.lo_open || ci.hi_open || ci.beyond);
+    assert_true(ci.lo < truth && truth < ci.hi);
+    assert_true(ci.lo >= 10000 && ci.hi <= 100000);   /* noise never flips 1k or 1M */
+    assert_true(ci.hi / ci.lo < 3);                    /* an interval, not the range */
+    /* A fixed seed: the same interval again. */
+    assert_int_equal(sweep_crossover_boot(s, 4, fr, dr, 2000, 7, &again), 0);
+    assert_true(again.lo == ci.lo && again.hi == ci.hi);
+    /* The line puts it first in the parenthesis. */
+    double ratios[4];
+    for (int i = 0; i < 4; i++)
+        ratios[i] = fv[i] / dbv[i];
+    struct sweep_crossing c;
+    sweep_crossover(s, ratios, 4, &c);
+    char line[512], want[96];
+    sweep_crossover_line_ci(&c, &ci, s, 4, 4096, line, sizeof line);
+    assert_true(strncmp(line, "Crossover (page 4096): 42.2k bytes (95% CI ", 43) == 0);
+    assert_non_null(strstr(line, "; files faster than the database above this blob size"));
+    char lo[32], hi[32];
+    sweep_fmt_size(lo, sizeof lo, ci.lo);
+    sweep_fmt_size(hi, sizeof hi, ci.hi);
+    snprintf(want, sizeof want, "(95%% CI %s-%s; ", lo, hi);
+    assert_non_null(strstr(line, want));
+}
+
+static void test_boot_never_cross(void **st)
+{
+    (void)st;
+    const double s[] = {1000, 10000, 100000};
+    double f[3][NR], d[3][NR];
+    struct sweep_rounds fr[3], dr[3];
+    struct sweep_cross_ci ci;
+    struct sweep_crossing c;
+    char line[512];
+    /* The database 3x faster everywhere: every resample says "above". */
+    for (int i = 0; i < 3; i++) {
+        noisy(d[i], 1.0 + i, 0.2, i);
+        noisy(f[i], 3.0 * (1.0 + i), 0.2, i + 2);
+        fr[i] = (struct sweep_rounds){f[i], NR};
+        dr[i] = (struct sweep_rounds){d[i], NR};
+    }
+    assert_int_equal(sweep_crossover_boot(s, 3, fr, dr, 1000, 1, &ci), 0);
+    assert_int_equal(ci.estimable, 1);
+    assert_true(ci.hi_open && !ci.lo_open && ci.beyond == 1);
+    assert_true(ci.lo == 100000 && isnan(ci.hi));
+    const double r3[] = {3, 3, 3};
+    sweep_crossover(s, r3, 3, &c);
+    sweep_crossover_line_ci(&c, &ci, s, 3, 0, line, sizeof line);
+    assert_string_equal(line, "Crossover: none in range 1k..100k (95% CI above 100k: not "
+                        "within the sizes measured; the database is faster at every size)");
+    /* Files 3x faster everywhere: every resample says "below". */
+    for (int i = 0; i < 3; i++)
+        fr[i] = (struct sweep_rounds){d[i], NR}, dr[i] = (struct sweep_rounds){f[i], NR};
+    assert_int_equal(sweep_crossover_boot(s, 3, fr, dr, 1000, 1, &ci), 0);
+    assert_true(ci.lo_open && !ci.hi_open && ci.beyond == -1);
+    assert_true(isnan(ci.lo) && ci.hi == 1000);
+}
+
+static void test_boot_half_open(void **st)
+{
+    (void)st;
+    const double s[] = {1000, 10000, 100000};
+    const double even[NR] = {0.6, 0.7, 0.8, 0.9, 1.1, 1.2, 1.3, 1.4};   /* median 1 */
+    const double one[NR] = {1, 1, 1, 1, 1, 1, 1, 1};
+    double f[3][NR];
+    struct sweep_rounds fr[3], dr[3];
+    struct sweep_cross_ci ci;
+    /* Files tie the database at the largest size: about half the
+     * resamples cross below it, the rest never do. */
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < NR; k++)
+            f[i][k] = 2.0 - 0.5 * i;
+    memcpy(f[2], even, sizeof even);
+    for (int i = 0; i < 3; i++)
+        fr[i] = (struct sweep_rounds){f[i], NR}, dr[i] = (struct sweep_rounds){one, NR};
+    assert_int_equal(sweep_crossover_boot(s, 3, fr, dr, 2000, 3, &ci), 0);
+    assert_true(ci.hi_open && !ci.lo_open && !ci.beyond);
+    assert_true(ci.lo > 10000 && ci.lo < 100000);
+    const double r[] = {2, 1.5, 0.9};
+    struct sweep_crossing c;
+    sweep_crossover(s, r, 3, &c);
+    char line[512];
+    sweep_crossover_line_ci(&c, &ci, s, 3, 0, line, sizeof line);
+    assert_non_null(strstr(line, " to above 100k; files faster"));
+    /* The tie at the smallest size instead: open below. */
+    memcpy(f[0], even, sizeof even);
+    for (int k = 0; k < NR; k++)
+        f[1][k] = 0.5, f[2][k] = 0.3;
+    assert_int_equal(sweep_crossover_boot(s, 3, fr, dr, 2000, 3, &ci), 0);
+    assert_true(ci.lo_open && !ci.hi_open && !ci.beyond);
+    assert_true(ci.hi >= 1000 && ci.hi < 10000);
+}
+
+static void test_boot_one_round_and_bad(void **st)
+{
+    (void)st;
+    const double s[] = {1000, 10000};
+    const double f1[] = {2}, f2[] = {0.5}, d[] = {1};
+    struct sweep_rounds fr[2] = {{f1, 1}, {f2, 1}}, dr[2] = {{d, 1}, {d, 1}};
+    struct sweep_cross_ci ci;
+    assert_int_equal(sweep_crossover_boot(s, 2, fr, dr, 1000, 1, &ci), 0);
+    assert_int_equal(ci.estimable, 0);
+    assert_int_equal(ci.rounds, 1);
+    const double r[] = {2, 0.5};
+    struct sweep_crossing c;
+    sweep_crossover(s, r, 2, &c);
+    char line[512];
+    sweep_crossover_line_ci(&c, &ci, s, 2, 0, line, sizeof line);
+    assert_true(strncmp(line, "Crossover: ", 11) == 0);
+    assert_non_null(strstr(line, "(no 95% CI from 1 measured round per layout; files faster"));
+    assert_int_equal(sweep_crossover_boot(s, 2, fr, dr, 50, 1, &ci), -1);
+    assert_int_equal(sweep_crossover_boot(s, 0, fr, dr, 1000, 1, &ci), -1);
+    struct sweep_rounds empty[2] = {{f1, 0}, {f2, 1}};
+    assert_int_equal(sweep_crossover_boot(s, 2, empty, dr, 1000, 1, &ci), -1);
+    /* An unknown crossover keeps its line, with no interval. */
+    c.kind = SWEEP_BAD;
+    sweep_crossover_line_ci(&c, &ci, s, 2, 4096, line, sizeof line);
+    assert_string_equal(line, "Crossover (page 4096): unknown (no valid measurements)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +400,10 @@ int main(void)
         cmocka_unit_test(test_cross_per_page_bad),
         cmocka_unit_test(test_line_single_page),
         cmocka_unit_test(test_parse_pages),
+        cmocka_unit_test(test_boot_contains_known_crossing),
+        cmocka_unit_test(test_boot_never_cross),
+        cmocka_unit_test(test_boot_half_open),
+        cmocka_unit_test(test_boot_one_round_and_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
