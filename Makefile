@@ -49,7 +49,7 @@ SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
            -fno-omit-frame-pointer
 
 SRCS      := $(filter-out src/base/json_core.c,$(wildcard src/*/*.c))
-CORE_SRCS := kvtest.c $(filter-out src/shortener/%,$(wildcard src/*/*.c))
+CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/commands/compare%,$(wildcard src/*/*.c))
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(wildcard tests/unit/test_*.c)) \
          $(OBJ)/asan/tests/test_os_fallback
 REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))

@@ -56,6 +56,14 @@ static const char usage[] =
     "  shortener init|keys|serve|bench|load ...\n"
 #endif
     "\n"
+    "Results:\n"
+#ifdef KVTEST_CORE
+    "  compare                        not in this build (core build; see make)\n"
+#else
+    "  compare OLD NEW [options]      set two sets of --json results side by\n"
+    "                                 side: faster, slower or no difference\n"
+#endif
+    "\n"
     "  help [COMMAND]                 the reference for COMMAND\n"
     "  --version                      program and SQLite versions\n";
 
@@ -67,6 +75,14 @@ static int no_shortener(int argc, char **argv)
 {
     (void)argc, (void)argv;
     return cli_usage("shortener", "this build has no shortener (core build: "
+                     "build the full kvtest with make)");
+}
+
+/* compare reads --json output: it needs the JSON parser the core lacks. */
+static int no_compare(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    return cli_usage("compare", "this build has no compare (core build: "
                      "build the full kvtest with make)");
 }
 #else
@@ -88,8 +104,10 @@ static const struct command commands[] = {
     {"sweep", cmd_sweep, help_sweep},
 #ifdef KVTEST_CORE
     {"shortener", no_shortener, NULL},   /* NULL help: the refusal is the help */
+    {"compare", no_compare, NULL},
 #else
     {"shortener", cmd_shortener, help_shortener},
+    {"compare", cmd_compare, help_compare},
 #endif
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -11,9 +11,10 @@ int cmd_run(int argc, char **argv);
 int cmd_space(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_shortener(int argc, char **argv);
+int cmd_compare(int argc, char **argv);   /* not in the core build */
 
 /* Help text of a subcommand (NULL if unknown); each module owns its own. */
 extern const char help_init[], help_stat[], help_export[], help_run[],
-    help_space[], help_sweep[], help_shortener[];
+    help_space[], help_sweep[], help_shortener[], help_compare[];
 
 #endif
