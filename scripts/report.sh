@@ -259,7 +259,8 @@ findings_tsv
 if [ -s "$C/reads.json" ] || [ -s "$C/space.csv" ]; then
     w "" "## 1. Blobs: SQLite database or separate files?" ""
     if [ -s "$BP" ]; then
-        w "SQLite's article \"35% Faster Than The Filesystem\", reproduced: $(param "$BP" count) blobs ($(param "$BP" data || true)) in one database (\`kv(k INTEGER PRIMARY KEY, v BLOB)\`), exported as one file per blob in a flat directory and in a tree (\`00/00/01\`). Reads: $(param "$BP" count) random keys per run, $(param "$BP" repeat) measured rounds after $(param "$BP" warmup) warm-up round(s). Cold cache: $(param "$BP" cold_count) random keys per run over the whole key range, $(param "$BP" cold_repeat) rounds, the files evicted from the page cache before each run. Writes: $(param "$BP" writes) random blobs per run (a tenth for the durable variants)."
+        WR=$(param "$BP" write_repeat)
+        w "SQLite's article \"35% Faster Than The Filesystem\", reproduced: $(param "$BP" count) blobs ($(param "$BP" data || true)) in one database (\`kv(k INTEGER PRIMARY KEY, v BLOB)\`), exported as one file per blob in a flat directory and in a tree (\`00/00/01\`). Reads: $(param "$BP" count) random keys per run, $(param "$BP" repeat) measured rounds after $(param "$BP" warmup) warm-up round(s). Cold cache: $(param "$BP" cold_count) random keys per run over the whole key range, $(param "$BP" cold_repeat) rounds, the files evicted from the page cache before each run. Writes: $(param "$BP" writes) random blobs per run (a tenth for the durable variants)${WR:+, $WR measured rounds}."
     fi
 fi
 if [ -s "$C/space.csv" ]; then
