@@ -112,7 +112,7 @@ $(OBJ)/fallback/kvtest: $(FB_OBJS) $(OBJ)/sqlite3.o
 RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/rng.c src/base/os.c)
 build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $^ -lm
+	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
 
 asan: $(OBJ)/asan/kvtest
 unit: $(TESTS)
