@@ -58,7 +58,7 @@ CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
 .PHONY: all test bench install clean deps asan unit fuzz mutants core static arm64-test
-all: $(BIN)
+all: $(BIN) build/ratioci
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
 # by every build of that compiler.
@@ -107,6 +107,13 @@ $(OBJ)/core/kvtest: $(CORE_OBJS) $(OBJ)/sqlite3.o
 $(OBJ)/fallback/kvtest: $(FB_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
 
+# C that a script needs: the report's 95% intervals (scripts/tools/ratioci.c,
+# a seeded bootstrap over paired rounds; scripts/tables.sh calls it).
+RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/rng.c src/base/os.c)
+build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
+
 asan: $(OBJ)/asan/kvtest
 unit: $(TESTS)
 
@@ -144,7 +151,7 @@ deps:
 # line "N passed, N failed" sums them all.
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
@@ -155,7 +162,7 @@ mutants: deps
 	bash scripts/mutants.sh scripts/mutants.txt
 
 bench: deps
-	$(MAKE) $(BIN)
+	$(MAKE) $(BIN) build/ratioci
 	bash scripts/bench.sh $(SCALE)
 
 install: $(BIN)

@@ -2,7 +2,7 @@
 # fasterthanfs.sh: SQLite's "35% Faster Than The Filesystem" on this machine.
 #
 #   scripts/fasterthanfs.sh [--count 100k] [--size 10k] [--variance 2k]
-#       [--repeat 5] [--warmup 1] [--writes 10k] [--cold-count 5k]
+#       [--repeat 5] [--warmup 1] [--writes 10k] [--write-repeat N] [--cold-count 5k]
 #       [--cold-repeat 3] [--sweep-sizes 1k,4k,10k,30k,100k,300k,1M]
 #       [--sweep-total 200M] [--sweep-repeat 3] [--sweep-pages 4k]
 #       [--no-cold] [--no-sweep]
@@ -19,7 +19,8 @@
 # as a tree, account the disk space of the three layouts, then time reads in
 # random order (SQL, blob API, blob API + mmap of the whole database, flat
 # files, tree files) warm and cold, writes in random order (WAL, journal off
-# + synchronous off, files with and without fsync, one --multitrans run), and
+# + synchronous off, files with and without fsync, one --multitrans run;
+# --write-repeat rounds, by default half of --repeat rounded up), and
 # a blob-size sweep for the crossover size (one per page size of
 # --sweep-pages, e.g. 4k,64k). Variants are interleaved round by
 # round, so drift on a shared machine hits them alike; round 0 is a warm-up
@@ -34,7 +35,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-COUNT=100k SIZE=10k VARIANCE=2k REPEAT=5 WARMUP=1 WRITES=10k
+COUNT=100k SIZE=10k VARIANCE=2k REPEAT=5 WARMUP=1 WRITES=10k WREPEAT=""
 COLD_COUNT=5k COLD_REPEAT=3 DO_COLD=1 DO_SWEEP=1
 SWEEP_SIZES=1k,4k,10k,30k,100k,300k,1M SWEEP_TOTAL=200M SWEEP_REPEAT=3 SWEEP_PAGES=4k
 OUTDIR="" FORCE=0 KEEP=0 KV="" REPORT=1 DEFER="" FROM="" SIZES_FROM="" COUNT_SET=0
@@ -42,13 +43,14 @@ OUTDIR="" FORCE=0 KEEP=0 KV="" REPORT=1 DEFER="" FROM="" SIZES_FROM="" COUNT_SET
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case $1 in
-        --count|--size|--variance|--repeat|--warmup|--writes|--cold-count|--cold-repeat|\
+        --count|--size|--variance|--repeat|--warmup|--writes|--write-repeat|--cold-count|--cold-repeat|\
         --sweep-sizes|--sweep-total|--sweep-repeat|--sweep-pages|--out|--kvtest|--defer-delete|\
         --from|--sizes-from)
             [ $# -ge 2 ] || usage_die "$1 needs a value"
             case $1 in
                 --count) COUNT=$2 ;; --size) SIZE=$2 ;; --variance) VARIANCE=$2 ;;
                 --repeat) REPEAT=$2 ;; --warmup) WARMUP=$2 ;; --writes) WRITES=$2 ;;
+                --write-repeat) WREPEAT=$2 ;;
                 --cold-count) COLD_COUNT=$2 ;; --cold-repeat) COLD_REPEAT=$2 ;;
                 --sweep-sizes) SWEEP_SIZES=$2 ;; --sweep-total) SWEEP_TOTAL=$2 ;;
                 --sweep-repeat) SWEEP_REPEAT=$2 ;; --sweep-pages) SWEEP_PAGES=$2 ;;
@@ -67,6 +69,8 @@ for v in REPEAT WARMUP COLD_REPEAT SWEEP_REPEAT; do
     [[ ${!v} =~ ^[0-9]+$ ]] || usage_die "--${v,,} must be a whole number, not ${!v}"
 done
 [ "$REPEAT" -ge 1 ] || usage_die "--repeat must be at least 1"
+WREPEAT=${WREPEAT:-$(( (REPEAT + 1) / 2 ))}
+[[ $WREPEAT =~ ^[1-9][0-9]*$ ]] || usage_die "--write-repeat must be a positive whole number, not $WREPEAT"
 [ -z "$FROM" ] || [ -z "$SIZES_FROM" ] || usage_die "--from and --sizes-from conflict"
 [ -z "$FROM" ] || [ "$COUNT_SET" = 0 ] || usage_die "--from stores every file: no --count"
 [ -z "$FROM" ] || [ -d "$FROM" ] || usage_die "--from $FROM: not a directory"
@@ -89,8 +93,8 @@ rm -f "$RAW" "$OUT"/raw/sweep.jsonl "$OUT"/raw/space.jsonl "$OUT"/logs/blobs-*.t
 if [ -n "$DEFER" ]; then KEEP=1 kv_scratch blobs; else kv_scratch blobs; fi
 DB=$SCR/x1.db FLAT=$SCR/x1 TREE=$SCR/x1-tree
 T0=$(kv_now)
-printf 'count\t%s\nsize\t%s\nvariance\t%s\nrepeat\t%s\nwarmup\t%s\nwrites\t%s\ncold_count\t%s\ncold_repeat\t%s\nsweep_sizes\t%s\nsweep_total\t%s\nsweep_repeat\t%s\n' \
-    "$COUNT" "$SIZE" "$VARIANCE" "$REPEAT" "$WARMUP" "$WRITES" "$COLD_COUNT" \
+printf 'count\t%s\nsize\t%s\nvariance\t%s\nrepeat\t%s\nwarmup\t%s\nwrites\t%s\nwrite_repeat\t%s\ncold_count\t%s\ncold_repeat\t%s\nsweep_sizes\t%s\nsweep_total\t%s\nsweep_repeat\t%s\n' \
+    "$COUNT" "$SIZE" "$VARIANCE" "$REPEAT" "$WARMUP" "$WRITES" "$WREPEAT" "$COLD_COUNT" \
     "$COLD_REPEAT" "$SWEEP_SIZES" "$SWEEP_TOTAL" "$SWEEP_REPEAT" >"$OUT/raw/blobs-params.tsv"
 : >"$OUT/logs/blobs-skipped.txt"
 skipped() { say "skipping: $*"; printf '%s\n' "$*" >>"$OUT/logs/blobs-skipped.txt"; }
@@ -235,7 +239,7 @@ WRITE_VARS=("db-wal|$DB|--jmode wal ${SYNC[*]} --count $WRITES"
             "flat-fsync|$FLAT|--fsync --count $FEW"
             "db-wal-multitrans|$DB|--jmode wal ${SYNC[*]} --multitrans --count $FEW")
 [ ${#SYNC[@]} -gt 0 ] || skipped "kvtest run has no --synchronous: WAL writes use SQLite's default (FULL)"
-wtotal=$((WARMUP + (REPEAT + 1) / 2))
+wtotal=$((WARMUP + WREPEAT))
 t=$(kv_now)
 for ((r = 0; r < wtotal; r++)); do
     w=0; [ "$r" -lt "$WARMUP" ] && w=1

@@ -160,6 +160,43 @@ kv_results_dir() {
     OUT=$(cd "$1" && pwd)
     C=$OUT/csv
 }
+# ------------------------------------------------------------- intervals
+# The report's 95% intervals come from build/ratioci (scripts/tools/
+# ratioci.c, built by make; KV_RATIOCI names another copy): a seeded
+# bootstrap over paired rounds is no job for jq or awk.
+kv_find_ratioci() {
+    KV_RATIOCI=${KV_RATIOCI:-$KV_ROOT/build/ratioci}
+    [ -x "$KV_RATIOCI" ] || die "no $KV_RATIOCI (build it with: make build/ratioci)"
+}
+
+# kv_ci_table: stdin lines "KEY<TAB>NUM<TAB>DEN", one per paired round, or
+# "KEY<TAB>VALUE", one per round, keys in any order; stdout one JSON object
+# {KEY: {est, lo, hi, n, covered}}: the median ratio NUM/DEN of each paired
+# key, the median of each single-valued one, and its 95% interval. A key
+# ratioci refuses (a zero, a missing figure) is left out and named on stderr.
+kv_ci_table() {
+    local tmp key mode i=0 r
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/kvci.XXXXXX")
+    awk -F'\t' -v d="$tmp" 'NF >= 2 && $1 != "" {
+            if (!($1 in id)) { id[$1] = ++n; print $1 "\t" (NF >= 3 ? "" : "--median") > (d "/keys") }
+            f = d "/" id[$1]
+            if (NF >= 3) print $2, $3 > f; else print $2 > f
+        }'
+    touch "$tmp/keys"
+    while IFS=$'\t' read -r key mode; do
+        i=$((i + 1))
+        # shellcheck disable=SC2086  # mode is empty or --median
+        if r=$("$KV_RATIOCI" $mode <"$tmp/$i" 2>"$tmp/err"); then
+            printf '%s\t%s\n' "$key" "$r"
+        else
+            say "no interval for $key: $(cat "$tmp/err")"
+        fi
+    done <"$tmp/keys" | jq -Rn '[inputs | split("\t") | .[1] |= (split(" ") | map(tonumber))
+        | {key: .[0], value: {est: .[1][0], lo: .[1][1], hi: .[1][2], n: .[1][3],
+                              covered: (.[1][4] == 1)}}] | from_entries'
+    rm -rf "$tmp"
+}
+
 # kv_envl KEY: one value from OUT/env/environment.txt (empty if absent).
 kv_envl() { sed -n "s/^$1: //p" "$OUT/env/environment.txt" 2>/dev/null | head -n1 || true; }
 

@@ -4,6 +4,7 @@
 #
 #   reads           random-read latency per access method relative to files
 #   writes          write latency per variant
+# Error bars are 95% intervals (the *_lo, *_hi columns tables.sh writes).
 #   space           disk space of database, flat and tree layouts
 #   percentiles     read latency percentiles, warm and cold
 #   sweep           time per blob vs blob size, crossover marked
@@ -73,7 +74,9 @@ if has_data "$C/sweep.csv"; then
         pv+="; pages='$(awk -F'\t' 'NR > 1 { printf "%s ", $1 }' "$C/sweep-pages.tsv")'"
         pv+="; crosses='$(awk -F'\t' 'NR > 1 { printf "%s ", $3 }' "$C/sweep-pages.tsv")'"
     fi
-    chart sweep "in='$C/sweep.csv'; cross=${cross:-0}; subtitle='$sub'$pv"
+    sci=0   # error bars only where kvtest sweep gave per-run times
+    awk -F, 'NR > 1 && $8 != "" { found = 1 } END { exit !found }' "$C/sweep.csv" && sci=1
+    chart sweep "in='$C/sweep.csv'; cross=${cross:-0}; hasci=$sci; subtitle='$sub'$pv"
 fi
 if has_data "$C/shortener-bench.csv" || has_data "$C/shortener-http.csv"; then
     hb=0; hh=0

@@ -27,12 +27,98 @@ def x: if . == null then "n/a" else r(2) | tostring | . + "x" end;
 def vs($a; $b): if $a == null or $b == null then "n/a"
     elif $a <= $b then "\($b / $a | x) faster" else "\($a / $b | x) slower" end;
 def pct: if . == null then "n/a" else r(1) | tostring | . + "%" end;
+def sig3: if . >= 100 then r(0) elif . >= 10 then r(1) else r(2) end;
+def sz3: if . == null then "n/a" elif . >= 1e6 then "\(. / 1e6 | sig3)M"
+    elif . >= 1e3 then "\(. / 1e3 | sig3)k" else "\(round)" end;
 '
-# j FILE [JQ OPTIONS...] PROGRAM: run PROGRAM (with FMT) over FILE.
+# Ratios with their 95% interval (csv/intervals.json, from tables.sh): each
+# is the median of per-round ratios of two variants measured in the same
+# round. ci(KEY) is null when there is none (then the plain ratio of the
+# medians is used). cmp(CI; "time"|"rate") words a comparison: a time ratio
+# below 1, or a rate ratio above 1, is faster, but only where the interval
+# excludes 1; rat(CI) a ratio that is no comparison (kvtest load / wrk).
+# The same words in one place: tests/cli/report.bats checks them.
+CIFMT='
+def ci($k): ($cis[0][$k] // null);
+def civ($c): if $c.covered then "95% CI \($c.lo | n2)–\($c.hi | n2)"
+    else "range \($c.lo | n2)–\($c.hi | n2) over \($c.n) rounds, too few for a 95% CI" end;
+def nodiff($c): "no difference measurable here (\($c.est | x), \(civ($c)))";
+def cmp($c; $kind):
+    ($c | if $kind == "rate" then {est: (1 / .est), lo: (1 / .hi), hi: (1 / .lo), n, covered} else . end) as $t
+    | if $t.lo <= 1 and $t.hi >= 1 then nodiff($c)
+      elif $t.hi < 1 then "\(1 / $t.est | x) faster (\(civ({lo: (1 / $t.hi), hi: (1 / $t.lo), n: $t.n, covered: $t.covered})))"
+      else "\($t.est | x) slower (\(civ($t)))" end;
+def cmpor($c; $kind; $fallback): if $c == null then $fallback else cmp($c; $kind) end;
+def ivl($l; $h): if .[$l] != null and .[$h] != null then " (\(.[$l] | n2)–\(.[$h] | n2))" else "" end;
+def ivl: ivl("ratio_lo"; "ratio_hi");
+def rat($c): if $c.lo <= 1 and $c.hi >= 1 then nodiff($c) else "\($c.est | x) (\(civ($c)))" end;
+'
+FMT=$FMT$CIFMT
+CIF=$C/intervals.json
+if [ ! -s "$CIF" ]; then   # tables from before intervals: plain ratios
+    CIF=$OUT/.intervals-none.json
+    echo '{}' >"$CIF"
+    kv_track_dir "$CIF"
+fi
+# j FILE [JQ OPTIONS...] PROGRAM: run PROGRAM (with FMT and the intervals)
+# over FILE.
 j() {
     local f=$1 prog=${!#}
     local opts=("${@:2:$#-2}")
-    jq -r "${opts[@]}" "$FMT$prog" "$f"
+    jq -r --slurpfile cis "$CIF" "${opts[@]}" "$FMT$prog" "$f"
+}
+
+# findings_tsv: OUT/findings.tsv, one line per headline finding with its
+# figure and interval, for scripts/repro.sh to set two runs side by side:
+#   id  label  estimate  lo  hi  kind
+# kind: ratio (of times, NUM/DEN: below 1 NUM is faster), rate (of rates:
+# above 1 NUM is faster) or bytes (a crossover size). lo/hi: NA when the
+# run gave no interval; -inf/inf for an open end of a crossover interval.
+# A crossover that did not happen has its kind (db_wins, files_win) as the
+# estimate.
+findings_tsv() {
+    local sw=$C/sweep-crossover.json
+    [ -s "$sw" ] || sw=/dev/null
+    {
+        printf 'id\tlabel\testimate\tlo\thi\tkind\n'
+        jq -rn --slurpfile cis "$CIF" --slurpfile sw <(cat "$sw" 2>/dev/null || echo '[]') '
+          def num: if . == null then "NA" else tostring end;
+          ($cis[0] // {}) as $c
+          | ([["reads-warm-blob", "warm reads, blob API / flat files (time)", "read/warm/db-blob/flat", "ratio"],
+              ["reads-warm-sql", "warm reads, SQL / flat files (time)", "read/warm/db-sql/flat", "ratio"],
+              ["reads-warm-mmap", "warm reads, blob API + mmap / flat files (time)", "read/warm/db-blob-mmap/flat", "ratio"],
+              ["reads-warm-tree", "warm reads, tree / flat files (time)", "read/warm/tree/flat", "ratio"],
+              ["reads-cold-blob", "cold reads, blob API / flat files (time)", "read/cold/db-blob/flat", "ratio"],
+              ["reads-cold-sql", "cold reads, SQL / flat files (time)", "read/cold/db-sql/flat", "ratio"],
+              ["reads-cold-mmap", "cold reads, blob API + mmap / flat files (time)", "read/cold/db-blob-mmap/flat", "ratio"],
+              ["writes-wal", "writes, WAL / flat files (time)", "write/warm/db-wal/flat", "ratio"],
+              ["writes-nosync", "writes, journal+sync off / flat files (time)", "write/warm/db-nosync/flat", "ratio"],
+              ["writes-multitrans", "writes, one WAL txn per blob / one for all (time)", "write/warm/db-wal-multitrans/db-wal", "ratio"],
+              ["lookup-valkey", "in-process lookups, valkey / sqlite (rate)", "lookup/valkey/sqlite", "rate"],
+              ["lookup-nocache", "in-process lookups, sqlite page cache off / on (rate)", "lookup/sqlite-nocache/sqlite", "rate"],
+              ["lookup-track", "in-process lookups, valkey+track / sqlite (rate)", "lookup/valkey-track/sqlite", "rate"],
+              ["lookup-covering", "in-process lookups, covering / seed schema (rate)", "lookup/sqlite-covering/sqlite", "rate"],
+              ["lookup-cold-valkey", "in-process lookups --cold, valkey / sqlite (rate)", "lookup-cold/valkey/sqlite", "rate"],
+              ["http-valkey", "HTTP GET/s, valkey / no cache (rate)", "http/valkey/sqlite", "rate"],
+              ["http-track", "HTTP GET/s, valkey+track / valkey (rate)", "http/valkey-track/valkey", "rate"],
+              ["http-track-sqlite", "HTTP GET/s, valkey+track / no cache (rate)", "http/valkey-track/sqlite", "rate"],
+              ["loadwrk-sqlite", "HTTP, kvtest load / wrk, no cache (rate)", "loadwrk/sqlite/wrk", "rate"],
+              ["loadwrk-valkey", "HTTP, kvtest load / wrk, valkey (rate)", "loadwrk/valkey/wrk", "rate"]][]
+             | . as [$id, $lab, $key, $kind] | select($c[$key])
+             | [$id, $lab, $c[$key].est, $c[$key].lo, $c[$key].hi, $kind]),
+            (($sw[0] // [])[] as $p
+             | ([$p.first_size, $p.last_size] | unique[]) as $s
+             | ($c["sweep/\($p.pagesize)/\($s)"] // {}) as $k
+             | select($k.est or ($s == $p.first_size and $p.first_ratio) or ($s == $p.last_size and $p.last_ratio))
+             | ["sweep-\($p.pagesize)-\($s)", "sweep, files / blob API at \($s) bytes, \($p.pagesize)-byte pages (time)",
+                ($k.est // (if $s == $p.first_size then $p.first_ratio else $p.last_ratio end)), $k.lo, $k.hi, "ratio"]),
+            (($sw[0] // [])[]
+             | ["crossover-\(.pagesize)", "crossover size, \(.pagesize)-byte pages",
+                (if .kind == "cross" then .size else .kind end),
+                (.ci // null | if . == null then null elif .lo_open then "-inf" else .lo end),
+                (.ci // null | if . == null then null elif .hi_open then "inf" else .hi end), "bytes"])
+          | map(num) | join("\t")'
+    } >"$OUT/findings.tsv"
 }
 param() { [ -s "$1" ] || return 0; awk -F'\t' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 
@@ -68,30 +154,32 @@ else
     w "Produced by the kvtest experiment scripts on $(kv_envl date_utc)."
 fi
 w "Machine: $(kv_envl cpu), $(kv_envl memory) RAM, $(kv_envl kernel), $(kv_envl os); output directory on $(kv_envl 'filesystem of output dir' | cut -d' ' -f1). Full environment at the end." \
-  "" "Every figure is the median over measured rounds; variants were interleaved round by round, and warm-up rounds were discarded (see *Methodology* in the project README). Ratios compare two paths measured in the same run." ""
+  "" "Every figure is the median over measured rounds; variants were interleaved round by round, and warm-up rounds were discarded (see *Methodology* in the project README). Each ratio is the median of the per-round ratios of two paths measured in the same round, with its 95% interval (percentile bootstrap over the paired rounds, 10000 resamples, fixed seed: \`build/ratioci\`); a ratio is called faster or slower only where its interval excludes 1, otherwise *no difference measurable here*. Below 4 paired rounds the bootstrap cannot reach 95%: such ratios give the range of the resampled medians instead. Intervals are in \`csv/intervals.json\` and the \`*_lo\`, \`*_hi\` columns of \`csv/\`; the headline findings with their intervals are in \`findings.tsv\`." ""
 
 # ------------------------------------------------------------- findings
 w "## Findings" ""
 if [ -s "$C/reads.json" ]; then
     j "$C/reads.json" '
       def g($v; $c): (map(select(.variant == $v and .cache == $c))[0] // {});
+      def vf($v): cmpor(ci("read/warm/\($v)/flat"); "time"; vs(g($v; "warm").us; g("flat"; "warm").us));
       g("flat"; "warm") as $f | g("db-blob"; "warm") as $b | g("db-sql"; "warm") as $s
       | g("db-blob-mmap"; "warm") as $m | g("tree"; "warm") as $t
       | if $f.us and $b.us then
-        "- **Reads, warm cache:** SQLite blob-API reads took \($b.us | us) µs per blob against \($f.us | us) µs for separate flat files: \(vs($b.us; $f.us)) (median of \($b.rounds) rounds of \($b.count | n0) random reads). SQL `SELECT` reads: \($s.us | us) µs (\(vs($s.us; $f.us)) than files); blob API with the whole database memory-mapped: \($m.us | us) µs (\(vs($m.us; $f.us))); files in a tree of directories: \($t.us | us) µs (\(vs($t.us; $f.us)) than flat)."
+        "- **Reads, warm cache** (\($b.rounds) rounds of \($b.count | n0) random reads): SQLite blob-API reads took \($b.us | us) µs per blob against \($f.us | us) µs for separate flat files: \(vf("db-blob")). SQL `SELECT` reads: \($s.us | us) µs, vs files \(vf("db-sql")); blob API with the whole database memory-mapped: \($m.us | us) µs, vs files \(vf("db-blob-mmap")); files in a tree of directories: \($t.us | us) µs, vs flat files \(vf("tree"))."
         else empty end' >>"$R"
     j "$C/reads.json" --arg size "$(param "$BP" size)" '
       def g($v; $c): (map(select(.variant == $v and .cache == $c))[0] // {});
+      def vf($v): cmpor(ci("read/cold/\($v)/flat"); "time"; vs(g($v; "cold").us; g("flat"; "cold").us));
       g("flat"; "cold") as $f | g("db-blob"; "cold") as $b | g("db-sql"; "cold") as $s
       | g("db-blob-mmap"; "cold") as $m | g("db-blob-ra-off"; "cold") as $bra | g("flat-ra-off"; "cold") as $fra
       | if $f.us and $b.us then
-        "- **Reads, cold cache** (page cache evicted before every run; at most \([.[] | select(.cache == "cold") | .resident // 0] | max * 100 | pct) of the files stayed resident\(if all(.[] | select(.cache == "cold"); .effective != false) then "" else ", **eviction did not fully take hold**" end)): blob API \($b.us | us) µs vs flat files \($f.us | us) µs per blob, \(vs($b.us; $f.us)); SQL \($s.us | us) µs; mmap \($m.us | us) µs. Bytes read from storage per blob: database \(($b.storage_per_blob // null) | if . then (. / 1024 | n1) + " KiB" else "n/a" end), files \(($f.storage_per_blob // null) | if . then (. / 1024 | n1) + " KiB" else "n/a" end), for blobs of \($size) bytes on average.\(if $bra.us then " With readahead off (`--fadvise random`): blob API \($bra.us | us) µs and \(($bra.storage_per_blob // 0) / 1024 | n1) KiB per blob, flat files \($fra.us | us) µs and \(($fra.storage_per_blob // 0) / 1024 | n1) KiB." else "" end)"
+        "- **Reads, cold cache** (page cache evicted before every run; at most \([.[] | select(.cache == "cold") | .resident // 0] | max * 100 | pct) of the files stayed resident\(if all(.[] | select(.cache == "cold"); .effective != false) then "" else ", **eviction did not fully take hold**" end)): blob API \($b.us | us) µs vs flat files \($f.us | us) µs per blob: \(vf("db-blob")); SQL \($s.us | us) µs, vs files \(vf("db-sql")); mmap \($m.us | us) µs, vs files \(vf("db-blob-mmap")). Bytes read from storage per blob: database \(($b.storage_per_blob // null) | if . then (. / 1024 | n1) + " KiB" else "n/a" end), files \(($f.storage_per_blob // null) | if . then (. / 1024 | n1) + " KiB" else "n/a" end), for blobs of \($size) bytes on average.\(if $bra.us then " With readahead off (`--fadvise random`): blob API \($bra.us | us) µs and \(($bra.storage_per_blob // 0) / 1024 | n1) KiB per blob, flat files \($fra.us | us) µs and \(($fra.storage_per_blob // 0) / 1024 | n1) KiB." else "" end)"
         else empty end' >>"$R"
 fi
 if [ -s "$C/space.csv" ]; then
     awk -F, 'NR > 1 { a[$1] = $4; c[$1] = $3; o[$1] = $5 }
         END { if (a["db"] > 0 && a["flat"] > 0)
-            printf "- **Disk space:** the database took %.1f MiB for %.1f MiB of blob content; the flat export took %.1f MiB (%+.1f%%, so the database is %.1f%% smaller) and the tree %.1f MiB (%+.1f%%).\n",
+            printf "- **Disk space** (one measurement: sizes do not vary between rounds): the database took %.1f MiB for %.1f MiB of blob content; the flat export took %.1f MiB (%+.1f%%, so the database is %.1f%% smaller) and the tree %.1f MiB (%+.1f%%).\n",
                 a["db"], c["db"], a["flat"], o["flat"], (1 - a["db"] / a["flat"]) * 100, a["tree"], o["tree"] }' \
         "$C/space.csv" >>"$R"
 fi
@@ -101,29 +189,27 @@ if [ -s "$C/writes.json" ]; then
       g("flat") as $f | g("db-wal") as $w | g("db-nosync") as $n | g("flat-fsync") as $fs
       | g("db-wal-multitrans") as $mt | g("tree") as $t
       | if $f.us and $w.us then
-        "- **Writes** (fresh content over \($w.count | n0) blobs in random order): SQLite in WAL mode \($w.us | us) µs per blob vs flat files \($f.us | us) µs, \(vs($w.us; $f.us)); SQLite with journal and sync off \($n.us | us) µs (\(vs($n.us; $f.us)) than files)\(if $t.us then "; tree files \($t.us | us) µs" else "" end). Durable variants: files with `fsync` after each \($fs.us | us) µs per blob; one WAL transaction per blob (`--multitrans`) \($mt.us | us) µs, \(if $mt.us and $w.us then ($mt.us / $w.us | x) else "n/a" end) the cost of one transaction for all."
+        "- **Writes** (fresh content over \($w.count | n0) blobs in random order, \($w.rounds) rounds): SQLite in WAL mode \($w.us | us) µs per blob vs flat files \($f.us | us) µs: \(cmpor(ci("write/warm/db-wal/flat"); "time"; vs($w.us; $f.us))); SQLite with journal and sync off \($n.us | us) µs, vs files \(cmpor(ci("write/warm/db-nosync/flat"); "time"; vs($n.us; $f.us)))\(if $t.us then "; tree files \($t.us | us) µs" else "" end). Durable variants: files with `fsync` after each \($fs.us | us) µs per blob; one WAL transaction per blob (`--multitrans`) \($mt.us | us) µs, vs one transaction for all \(cmpor(ci("write/warm/db-wal-multitrans/db-wal"); "time"; vs($mt.us; $w.us)))."
         else empty end' >>"$R"
 fi
-if [ -s "$C/sweep-crossover.txt" ] && [ -s "$C/sweep.csv" ]; then
-    line=$(sed -n 's/^line=//p' "$C/sweep-crossover.txt")
-    awk -F, -v line="$line" 'NR == 2 { s0 = $1; r0 = $6 } NR > 1 { s1 = $1; r1 = $6 }
-        function sz(b) { return b >= 1e6 ? b / 1e6 "M" : b >= 1e3 ? b / 1e3 "k" : b }
-        END { if (NR > 2) printf "- **Blob-size sweep** (warm cache, random reads): reading separate files took %.2fx the time of the blob API at %s bytes and %.2fx at %s bytes. %s.\n", r0, sz(s0), r1, sz(s1), line }' \
-        "$C/sweep.csv" >>"$R"
-fi
-if [ -s "$C/sweep-pages.tsv" ]; then
-    # One clause per page size, from kvtest sweep --page-sizes (tables.sh).
-    awk -F'\t' 'function sz(b) { return b >= 1e6 ? b / 1e6 "M" : b >= 1e3 ? b / 1e3 "k" : b }
-        function sz3(b) { return b >= 1e6 ? sprintf("%.3gM", b / 1e6) : b >= 1e3 ? sprintf("%.3gk", b / 1e3) : sprintf("%.0f", b) }
-        function kib(p) { return p / 1024 " KiB pages" }
-        NR == 1 { next }
-        { c = $2 == "cross" ? sprintf("files faster above %s bytes", sz3($3)) \
-            : $2 == "db_wins" ? sprintf("no crossover in %s..%s (the database faster at every size)", sz($4), sz($6)) \
-            : $2 == "files_win" ? sprintf("no crossover (files already faster at %s)", sz($4)) : "no valid figures"
-          if ($8 ~ /not monotonic/) c = c " (the ratio crosses 1 more than once: noisy)"
-          out = out (n++ ? "; " : "") sprintf("%s: %s, files/blob API %.2fx at %s and %.2fx at %s", kib($1), c, $5, sz($4), $7, sz($6)) }
-        END { if (n > 1) printf "- **Crossover by page size** (the same blobs in one database per page size; the files, which do not depend on it, timed once per blob size): %s.\n", out }' \
-        "$C/sweep-pages.tsv" >>"$R"
+if [ -s "$C/sweep-crossover.json" ]; then
+    # The ratio at both ends of the sweep and the crossover, per page size;
+    # the crossover line (and its interval) as kvtest sweep words it.
+    j "$C/sweep-crossover.json" '
+      def at($p; $s; $r): ci("sweep/\($p)/\($s)") as $c | if $c then rat($c) else ($r | x) end;
+      def noci: if any(.[]; ci("sweep/\(.pagesize)/\(.first_size)") == null) then " (no intervals: this kvtest sweep gave no per-run times)" else "" end;
+      def cross: if .kind == "cross" then "files faster above \(.size | sz3) bytes\(.ci // null | if . then " (95% CI \(if .lo_open then "below the smallest size" else .lo | sz3 end)–\(if .hi_open then "above the largest size" else .hi | sz3 end))" else "" end)"
+          elif .kind == "db_wins" then "no crossover in \(.first_size | sz3)..\(.last_size | sz3) (the database faster at every size)"
+          elif .kind == "files_win" then "no crossover (files already faster at \(.first_size | sz3))"
+          else "no valid figures" end
+          + (if (.line // "") | test("not monotonic") then " (the ratio crosses 1 more than once: noisy)" else "" end);
+      . as $all | if length == 0 then empty else
+        (.[0] | "- **Blob-size sweep** (warm cache, random reads, \(.pagesize / 1024) KiB pages): reading separate files took, relative to the blob API, \(at(.pagesize; .first_size; .first_ratio)) the time at \(.first_size | sz3) bytes and \(at(.pagesize; .last_size; .last_ratio)) at \(.last_size | sz3) bytes\($all | noci). \(.line)."),
+        (if length > 1 then
+          "- **Crossover by page size** (the same blobs in one database per page size; the files, which do not depend on it, timed once per blob size): "
+          + (map("\(.pagesize / 1024) KiB pages: \(cross), files/blob API \(at(.pagesize; .first_size; .first_ratio)) at \(.first_size | sz3) and \(at(.pagesize; .last_size; .last_ratio)) at \(.last_size | sz3)") | join("; ")) + "."
+         else empty end)
+      end' >>"$R"
 fi
 if [ -s "$C/shortener-bench.json" ]; then
     vb=$(jq -r '. // empty' "$C/valkey-benchmark.json" 2>/dev/null || true)
@@ -131,7 +217,7 @@ if [ -s "$C/shortener-bench.json" ]; then
       def g($c): (map(select(.config == $c))[0] // {});
       g("sqlite") as $s | g("valkey") as $v | g("sqlite-nocache") as $sn | g("valkey-nocache") as $vn
       | if $s.lookups_per_s and $v.lookups_per_s then
-        "- **Shortener, in-process lookups** (no HTTP, one thread): SQLite answered \($s.lookups_per_s | n0) lookups/s (p50 \($s.p50 | us) µs); through the Valkey cache-aside \($v.lookups_per_s | n0)/s (p50 \($v.p50 | us) µs, hit ratio \($v.hit_ratio // 0 | . * 100 | pct)), \(vs(1 / $v.lookups_per_s; 1 / $s.lookups_per_s)). A cache hit costs a loopback round trip, which is slower than an SQLite B-tree lookup from the page cache\(if $vb then ": valkey-benchmark -c 1 measured \($vb | n0) GET/s on one connection here" else "" end). With SQLite'"'"'s page cache off (`cache_size=0`), SQLite did \($sn.lookups_per_s | n0)/s (\(vs(1 / $sn.lookups_per_s; 1 / $s.lookups_per_s)) than with it) and Valkey in front of it \($vn.lookups_per_s | n0)/s."
+        "- **Shortener, in-process lookups** (no HTTP, one thread): SQLite answered \($s.lookups_per_s | n0) lookups/s (p50 \($s.p50 | us) µs); through the Valkey cache-aside \($v.lookups_per_s | n0)/s (p50 \($v.p50 | us) µs, hit ratio \($v.hit_ratio // 0 | . * 100 | pct)), vs SQLite \(cmpor(ci("lookup/valkey/sqlite"); "rate"; vs(1 / $v.lookups_per_s; 1 / $s.lookups_per_s))). A cache hit costs a loopback round trip, which is slower than an SQLite B-tree lookup from the page cache\(if $vb then ": valkey-benchmark -c 1 measured \($vb | n0) GET/s on one connection here" else "" end). With SQLite'"'"'s page cache off (`cache_size=0`), SQLite did \($sn.lookups_per_s | n0)/s, vs with it \(cmpor(ci("lookup/sqlite-nocache/sqlite"); "rate"; vs(1 / $sn.lookups_per_s; 1 / $s.lookups_per_s))), and Valkey in front of it \($vn.lookups_per_s | n0)/s."
         else empty end' >>"$R"
 fi
 # Break-even, client-side caching and the covering schema, straight from
@@ -142,20 +228,21 @@ if [ -s "$OUT/raw/shortener.jsonl" ]; then
       | (map(select(.bench.experiment == "lookup-cold" and .result.break_even))[0].result // null) as $c
       | def row($r; $n): ($r.configs | map(select(.config == $n))[0] // {});
       if $w then
-        "- **Cache break-even** (kvtest shortener bench, same run): Valkey cache-aside pays off only when an SQLite lookup costs more than \($w.break_even.cache_hit_us | r(1)) µs (the median cost of a cache hit here); SQLite lookups cost \($w.break_even.sqlite_us | r(1)) µs warm\(if $c then " and \($c.break_even.sqlite_us | r(1)) µs with `--cold` (cache hit \($c.break_even.cache_hit_us | r(1)) µs in that run)" else "" end), so here the cache \(if $w.break_even.pays_off then "pays off warm" else "does not pay off warm" end)\(if $c then (if $c.break_even.pays_off then " and pays off cold" else " nor cold" end) else "" end)."
-        + (row($w; "valkey-track") as $t | row($w; "sqlite") as $s
-           | if $t.lookups_per_s then " With client-side caching (`valkey+track://`, CLIENT TRACKING with invalidations) lookups ran at \($t.lookups_per_s | n0)/s, \($t.ratio_to_sqlite | r(2))x sqlite, \(($t.local_hit_ratio // 0) * 100 | r(0))% answered from process memory (p50 \($t.latency.p50 | r(2)) µs)." else "" end)
+        "- **Cache break-even** (kvtest shortener bench, same run): Valkey cache-aside pays off only when an SQLite lookup costs more than \($w.break_even.cache_hit_us | r(1)) µs (the median cost of a cache hit here); SQLite lookups cost \($w.break_even.sqlite_us | r(1)) µs warm\(if $c then " and \($c.break_even.sqlite_us | r(1)) µs with `--cold` (cache hit \($c.break_even.cache_hit_us | r(1)) µs in that run)" else "" end), so here the cache \(if $w.break_even.pays_off then "pays off warm" else "does not pay off warm" end)\(if $c then (if $c.break_even.pays_off then " and pays off cold" else " nor cold" end) else "" end)\(ci("lookup-cold/valkey/sqlite") as $k | if $k then "; Valkey vs SQLite lookups with `--cold`: \(cmp($k; "rate"))" else "" end)."
+        + (row($w; "valkey-track") as $t
+           | if $t.lookups_per_s then " With client-side caching (`valkey+track://`, CLIENT TRACKING with invalidations) lookups ran at \($t.lookups_per_s | n0)/s, vs SQLite \(cmpor(ci("lookup/valkey-track/sqlite"); "rate"; "\($t.ratio_to_sqlite | r(2))x sqlite")), \(($t.local_hit_ratio // 0) * 100 | r(0))% answered from process memory; latency p50 \($t.latency.p50 | us) µs, mean \($t.latency.mean | us) µs, p99 \($t.latency.p99 | us) µs\(if $t.latency.mean and $t.latency.p50 and $t.latency.mean > 2 * $t.latency.p50 then " (the mean is \($t.latency.mean / $t.latency.p50 | r(1))x the median: a tail of slow lookups)" else "" end)." else "" end)
         + (row($w; "sqlite-covering") as $v
-           | if $v.lookups_per_s then " The covering schema (`init --schema covering`: a WITHOUT ROWID table keyed by the id) did \($v.lookups_per_s | n0) lookups/s, \($v.ratio_to_sqlite | r(2))x the seed schema." else "" end)
+           | if $v.lookups_per_s then " The covering schema (`init --schema covering`: a WITHOUT ROWID table keyed by the id) did \($v.lookups_per_s | n0) lookups/s, vs the seed schema \(cmpor(ci("lookup/sqlite-covering/sqlite"); "rate"; "\($v.ratio_to_sqlite | r(2))x"))." else "" end)
       else empty end' >>"$R"
 fi
 if [ -s "$C/shortener-http.json" ]; then
     j "$C/shortener-http.json" --arg th "$(param "$SP" threads)" '
       def g($c): (map(select(.config == $c))[0] // {});
+      def lw($c): ci("loadwrk/\($c)/wrk") as $k | if $k then rat($k) else (g($c).load_over_wrk | n2) end;
       g("sqlite") as $s | g("valkey") as $v | g("sqlite-nocache") as $sn | g("valkey-nocache") as $vn
       | if $s.rps and $v.rps then
-        (g("valkey-track") as $t | if $t.rps then "- **HTTP with client-side caching**: \($t.rps | n0) requests/s with `valkey+track://` against \($v.rps | n0)/s with plain cache-aside and \($s.rps | n0)/s without a cache (same run, rounds alternating).\n" else "" end) +
-        "- **Shortener over HTTP** (\($th) concurrent users resolving existing links for the measured duration): without a cache the service answered \($s.rps | n0) requests/s (p50 \($s.p50_ms | n2) ms, p99 \($s.p99_ms | n2) ms); with the Valkey cache \($v.rps | n0)/s (p50 \($v.p50_ms | n2) ms, p99 \($v.p99_ms | n2) ms): \(($v.rps / $s.rps - 1) * 100 | if . >= 0 then "+" else "" end)\(($v.rps / $s.rps - 1) * 100 | pct) throughput. SQLite page cache off: \($sn.rps | n0)/s without Valkey, \($vn.rps | n0)/s with it. Failed requests: \(map(.failed // 0) | add | n0). wrk against the same service measured \($s.wrk_rps | n0) and \($v.wrk_rps | n0) requests/s; kvtest load reached \($s.load_over_wrk | n2) and \($v.load_over_wrk | n2) of wrk'"'"'s rate."
+        (g("valkey-track") as $t | if $t.rps then "- **HTTP with client-side caching**: \($t.rps | n0) requests/s with `valkey+track://` against \($v.rps | n0)/s with plain cache-aside, vs it \(cmpor(ci("http/valkey-track/valkey"); "rate"; vs(1 / $t.rps; 1 / $v.rps))), and \($s.rps | n0)/s without a cache, vs it \(cmpor(ci("http/valkey-track/sqlite"); "rate"; vs(1 / $t.rps; 1 / $s.rps))); same run, rounds alternating.\n" else "" end) +
+        "- **Shortener over HTTP** (\($th) concurrent users resolving existing links for the measured duration, \($s.rounds) rounds): without a cache the service answered \($s.rps | n0) requests/s (p50 \($s.p50_ms | n2) ms, p99 \($s.p99_ms | n2) ms); with the Valkey cache \($v.rps | n0)/s (p50 \($v.p50_ms | n2) ms, p99 \($v.p99_ms | n2) ms), vs no cache \(cmpor(ci("http/valkey/sqlite"); "rate"; vs(1 / $v.rps; 1 / $s.rps))). SQLite page cache off: \($sn.rps | n0)/s without Valkey, \($vn.rps | n0)/s with it. Failed requests: \(map(.failed // 0) | add | n0). wrk against the same service measured \($s.wrk_rps | n0) and \($v.wrk_rps | n0) requests/s; kvtest load / wrk: \(lw("sqlite")) without a cache, \(lw("valkey")) with it."
         else empty end' >>"$R"
     j "$C/shortener-http.json" '
       (map(select(.config == "sqlite"))[0] // {}) as $s
@@ -166,12 +253,14 @@ fi
 if [ -s "$OUT/logs/blobs-skipped.txt" ]; then
     w "- **Not measured in this run:** $(paste -sd';' "$OUT/logs/blobs-skipped.txt" | sed 's/;/; /g')."
 fi
+findings_tsv
 
 # ------------------------------------------------------------ section 1
 if [ -s "$C/reads.json" ] || [ -s "$C/space.csv" ]; then
     w "" "## 1. Blobs: SQLite database or separate files?" ""
     if [ -s "$BP" ]; then
-        w "SQLite's article \"35% Faster Than The Filesystem\", reproduced: $(param "$BP" count) blobs ($(param "$BP" data || true)) in one database (\`kv(k INTEGER PRIMARY KEY, v BLOB)\`), exported as one file per blob in a flat directory and in a tree (\`00/00/01\`). Reads: $(param "$BP" count) random keys per run, $(param "$BP" repeat) measured rounds after $(param "$BP" warmup) warm-up round(s). Cold cache: $(param "$BP" cold_count) random keys per run over the whole key range, $(param "$BP" cold_repeat) rounds, the files evicted from the page cache before each run. Writes: $(param "$BP" writes) random blobs per run (a tenth for the durable variants)."
+        WR=$(param "$BP" write_repeat)
+        w "SQLite's article \"35% Faster Than The Filesystem\", reproduced: $(param "$BP" count) blobs ($(param "$BP" data || true)) in one database (\`kv(k INTEGER PRIMARY KEY, v BLOB)\`), exported as one file per blob in a flat directory and in a tree (\`00/00/01\`). Reads: $(param "$BP" count) random keys per run, $(param "$BP" repeat) measured rounds after $(param "$BP" warmup) warm-up round(s). Cold cache: $(param "$BP" cold_count) random keys per run over the whole key range, $(param "$BP" cold_repeat) rounds, the files evicted from the page cache before each run. Writes: $(param "$BP" writes) random blobs per run (a tenth for the durable variants)${WR:+, $WR measured rounds}."
     fi
 fi
 if [ -s "$C/space.csv" ]; then
@@ -184,18 +273,18 @@ if [ -s "$C/space.csv" ]; then
 fi
 if [ -s "$C/reads.json" ]; then
     w "" "### Random reads" "" \
-      "| method | cache | µs per blob (min–max) | vs flat files | MB/s | p50 µs | p99 µs | p99.9 µs | storage KiB per blob |" \
+      "| method | cache | µs per blob (min–max) | vs flat files (95% CI) | MB/s | p50 µs | p99 µs | p99.9 µs | storage KiB per blob |" \
       "|---|---|---:|---:|---:|---:|---:|---:|---:|"
-    j "$C/reads.json" '.[] | "| \(.label) | \(.cache) | \(.us | us) (\(.us_min | us)–\(.us_max | us)) | \(.ratio_vs_flat | x) | \(.mbps | n0) | \(.p50 | us) | \(.p99 | us) | \(.p999 | us) | \(.storage_per_blob // null | if . then (. / 1024 | n1) else "–" end) |"' >>"$R"
-    w "" "\"vs flat files\" is time per blob divided by that of flat files in the same cache state (below 1x: faster than files)."
+    j "$C/reads.json" '.[] | "| \(.label) | \(.cache) | \(.us | us) (\(.us_min | us)–\(.us_max | us)) | \(.ratio_vs_flat | x)\(ivl) | \(.mbps | n0) | \(.p50 | us) | \(.p99 | us) | \(.p999 | us) | \(.storage_per_blob // null | if . then (. / 1024 | n1) else "–" end) |"' >>"$R"
+    w "" "\"vs flat files\" is the median over rounds of time per blob divided by that of flat files in the same round and cache state (below 1x: faster than files), with its 95% interval."
     figure reads "Random reads relative to files" '^blobs-read-'
     figure percentiles "Read latency percentiles" '^blobs-read-'
 fi
 if [ -s "$C/writes.json" ]; then
     w "" "### Random writes" "" \
-      "| variant | blobs per run | µs per blob (min–max) | vs flat files | MB/s | p50 µs | p99 µs |" \
+      "| variant | blobs per run | µs per blob (min–max) | vs flat files (95% CI) | MB/s | p50 µs | p99 µs |" \
       "|---|---:|---:|---:|---:|---:|---:|"
-    j "$C/writes.json" '.[] | "| \(.label) | \(.count | n0) | \(.us | us) (\(.us_min | us)–\(.us_max | us)) | \(.ratio_vs_flat | x) | \(.mbps | n0) | \(.p50 | us) | \(.p99 | us) |"' >>"$R"
+    j "$C/writes.json" '.[] | "| \(.label) | \(.count | n0) | \(.us | us) (\(.us_min | us)–\(.us_max | us)) | \(.ratio_vs_flat | x)\(ivl) | \(.mbps | n0) | \(.p50 | us) | \(.p99 | us) |"' >>"$R"
     w "" "Each run overwrites blobs with fresh random content of the same size; the database timer spans open to close, so the WAL checkpoint counts."
     figure writes "Write latency" '^blobs-write-'
 fi
@@ -214,17 +303,18 @@ if [ -s "$C/shortener-bench.json" ] || [ -s "$C/shortener-http.json" ]; then
 fi
 if [ -s "$C/shortener-bench.json" ]; then
     w "" "### In-process lookups (no HTTP)" "" \
-      "| configuration | lookups/s (min–max) | vs sqlite | hit ratio | p50 µs | p90 µs | p99 µs | p99.9 µs |" \
-      "|---|---:|---:|---:|---:|---:|---:|---:|"
-    j "$C/shortener-bench.json" '.[] | "| \(.config) | \(.lookups_per_s | n0) (\(.lookups_min | n0)–\(.lookups_max | n0)) | \(.ratio_to_sqlite | x) | \(.hit_ratio // null | if . then (. * 100 | pct) else "–" end) | \(.p50 | us) | \(.p90 | us) | \(.p99 | us) | \(.p999 | us) |"' >>"$R"
+      "| configuration | lookups/s (min–max) | vs sqlite (95% CI) | hit ratio | p50 µs | mean µs | p90 µs | p99 µs | p99.9 µs |" \
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    j "$C/shortener-bench.json" '.[] | "| \(.config) | \(.lookups_per_s | n0) (\(.lookups_min | n0)–\(.lookups_max | n0)) | \(.ratio_to_sqlite | x)\(ivl) | \(.hit_ratio // null | if . then (. * 100 | pct) else "–" end) | \(.p50 | us) | \(.mean // null | us) | \(.p90 | us) | \(.p99 | us) | \(.p999 | us) |"' >>"$R"
+    w "" "\"vs sqlite\" is the median over rounds of lookups/s divided by that of sqlite in the same round (above 1x: faster), with its 95% interval. The mean beside the median shows a heavy tail (a mean far above p50)."
     vb=$(jq -r '. // empty' "$C/valkey-benchmark.json" 2>/dev/null || true)
     [ -z "$vb" ] || w "" "Reference: \`valkey-benchmark -c 1 -t get\` against the same Valkey: $(printf '%.0f' "$vb") GET/s on one connection (one loopback round trip ≈ $(awk -v r="$vb" 'BEGIN { printf "%.0f", 1e6 / r }') µs)."
 fi
 if [ -s "$C/shortener-http.json" ]; then
     w "" "### Over HTTP" "" \
-      "| configuration | GET/s (min–max) | wrk GET/s | load / wrk | p50 ms | p90 ms | p99 ms | p99.9 ms | wrk p50 / p99 ms | failed | classic tasks/s | classic mean ms |" \
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    j "$C/shortener-http.json" '.[] | "| \(.config) | \(.rps | n0) (\(.rps_min | n0)–\(.rps_max | n0)) | \(.wrk_rps | n0) | \(.load_over_wrk | n2) | \(.p50_ms | n2) | \(.p90_ms | n2) | \(.p99_ms | n2) | \(.p999_ms | n2) | \(.wrk_p50_ms | n2) / \(.wrk_p99_ms | n2) | \(.failed // 0 | n0) | \(.classic_tasks_per_s | n1) | \(.classic_mean_ms | n2) |"' >>"$R"
+      "| configuration | GET/s (min–max) | vs sqlite (95% CI) | wrk GET/s | load / wrk (95% CI) | p50 ms | p90 ms | p99 ms | p99.9 ms | wrk p50 / p99 ms | failed | classic tasks/s | classic mean ms |" \
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    j "$C/shortener-http.json" '.[] | "| \(.config) | \(.rps | n0) (\(.rps_min | n0)–\(.rps_max | n0)) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.wrk_rps | n0) | \(.load_over_wrk | n2)\(ivl("load_over_wrk_lo"; "load_over_wrk_hi")) | \(.p50_ms | n2) | \(.p90_ms | n2) | \(.p99_ms | n2) | \(.p999_ms | n2) | \(.wrk_p50_ms | n2) / \(.wrk_p99_ms | n2) | \(.failed // 0 | n0) | \(.classic_tasks_per_s | n1) | \(.classic_mean_ms | n2) |"' >>"$R"
 fi
 figure shortener-throughput "Shortener throughput" '^shortener-'
 figure shortener-latency "Shortener latency percentiles" '^shortener-'

@@ -13,16 +13,28 @@
 #                           shortener-http.csv, shortener-http.json,
 #                           shortener-bench-pct.csv, shortener-http-pct.csv,
 #                           valkey-benchmark.json
+#   all of them          -> intervals.json (below)
 #
 # (csv/space-du.csv is written by fasterthanfs.sh, from du.)
 # Every figure is the median over the measured rounds (warm-up rounds are
 # in the raw file, marked "warmup": true, and ignored here). Percentiles
 # are the median of each round's percentile. Safe to re-run.
+#
+# Intervals (csv/intervals.json, build/ratioci): every ratio is the median
+# of the per-round ratios of two variants measured in the same round, with
+# its 95% percentile-bootstrap interval (10000 resamples, fixed seed); every
+# median over rounds has its 95% interval (order statistics; below 6 rounds
+# that is min-max and "covered" is false). Keys: EXP/CACHE/VARIANT/REF
+# (blob reads and writes, time ratio), lookup[-cold]/CONFIG/sqlite and
+# http/CONFIG/REF (throughput ratio), loadwrk/CONFIG/wrk, sweep/PAGE/SIZE
+# (files / blob API time), us/EXP/CACHE/VARIANT and rate/EXP/CONFIG
+# (medians). The CSVs carry them as *_lo, *_hi columns.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_tools jq awk
 kv_results_dir "$@"
+kv_find_ratioci
 mkdir -p "$C"
 
 # jq: one record per (experiment, variant, cache) with medians over rounds.
@@ -69,11 +81,25 @@ tables_sweep() {
     local sw=$OUT/raw/sweep.jsonl obj
     obj=$(jq -sc 'map(select(.command == "sweep" and .rows)) | last // empty' "$sw")
     [ -n "$obj" ] || return 1
-    printf '%s\n' "$obj" | jq -r "$KV_JQ_DEFS"'
-        "size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql",
-        (.rows[] | [ .size, .count, (.sql.us_per_blob | r3), (.blob.us_per_blob | r3),
-                     (.files.us_per_blob | r3), (.ratio_files_blob | r3), (.ratio_files_sql | r3) ]
+    # ratio_files_blob_lo/_hi: the 95% interval of files / blob API over the
+    # paired runs (intervals.json; empty when kvtest sweep gave no runs).
+    printf '%s\n' "$obj" | jq -r --slurpfile ci "$CI" "$KV_JQ_DEFS"'
+        (.options.pagesize // .pages[0].pagesize) as $p
+        | "size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql,ratio_files_blob_lo,ratio_files_blob_hi",
+        (.rows[] | ($ci[0]["sweep/\($p)/\(.size)"] // {}) as $i
+                 | [ .size, .count, (.sql.us_per_blob | r3), (.blob.us_per_blob | r3),
+                     (.files.us_per_blob | r3), (.ratio_files_blob | r3), (.ratio_files_sql | r3),
+                     ($i.lo | r3 // ""), ($i.hi | r3 // "") ]
                  | map(tostring) | join(","))' >"$C/sweep.csv"
+    # One object per page size: the crossover, its interval when kvtest
+    # sweep gives one (crossover.ci), and the sizes at both ends (report.sh).
+    printf '%s\n' "$obj" | jq '
+        (if (.pages // []) | length > 0 then .pages
+         else [{pagesize: .options.pagesize, crossover: .crossover, rows: .rows}] end)
+        | map({pagesize, kind: .crossover.kind, size: .crossover.size, line: .crossover.line,
+               ci: (.crossover.ci // null), first_size: .rows[0].size, last_size: .rows[-1].size,
+               first_ratio: .rows[0].ratio_files_blob, last_ratio: .rows[-1].ratio_files_blob})' \
+        >"$C/sweep-crossover.json"
     printf '%s\n' "$obj" | jq -r '"crossover_bytes=\(.crossover.size // 0)",
         "kind=\(.crossover.kind)", "line=\(.crossover.line)",
         "complete=\(.complete)", "total=\(.options.total)", "repeat=\(.options.repeat)"' \
@@ -98,19 +124,26 @@ tables_sweep() {
 tables_sweep_pages() {
     rm -f "$C/sweep-pages.csv" "$C/sweep-pages.tsv"
     printf '%s\n' "$1" | jq -e '(.pages // []) | length > 1' >/dev/null || return 0
-    printf '%s\n' "$1" | jq -r "$KV_JQ_DEFS"'
+    printf '%s\n' "$1" | jq -r --slurpfile ci "$CI" "$KV_JQ_DEFS"'
         ([.pages[].pagesize]) as $ps
-        | (["size", "files_us"] + [$ps[] | "blob_us_\(.)"] + [$ps[] | "ratio_\(.)"] | join(",")),
-          (range(.rows | length) as $i
-           | [.rows[$i].size, (.rows[$i].files.us_per_blob | r3)]
+        | def iv($p; $s; $f): ($ci[0]["sweep/\($p)/\($s)"] // {})[$f] | r3 // "";
+          (["size", "files_us"] + [$ps[] | "blob_us_\(.)"] + [$ps[] | "ratio_\(.)"]
+           + [$ps[] | "ratio_lo_\(.)"] + [$ps[] | "ratio_hi_\(.)"] | join(",")),
+          (range(.rows | length) as $i | .rows[$i].size as $s
+           | [$s, (.rows[$i].files.us_per_blob | r3)]
              + [.pages[] | .rows[$i].blob.us_per_blob | r3]
              + [.pages[] | .rows[$i].ratio_files_blob | r3]
+             + [$ps[] | iv(.; $s; "lo")] + [$ps[] | iv(.; $s; "hi")]
            | map(tostring) | join(","))' >"$C/sweep-pages.csv"
+    # ci_lo/ci_hi: the crossover's 95% interval when kvtest sweep gives one
+    # (0 and inf for an open end), empty otherwise.
     printf '%s\n' "$1" | jq -r '
-        "pagesize\tkind\tcrossover_bytes\tfirst_size\tfirst_ratio\tlast_size\tlast_ratio\tline",
+        "pagesize\tkind\tcrossover_bytes\tfirst_size\tfirst_ratio\tlast_size\tlast_ratio\tline\tci_lo\tci_hi",
         (.pages[] | [.pagesize, .crossover.kind, (.crossover.size // 0),
                      .rows[0].size, .rows[0].ratio_files_blob,
-                     .rows[-1].size, .rows[-1].ratio_files_blob, .crossover.line]
+                     .rows[-1].size, .rows[-1].ratio_files_blob, .crossover.line,
+                     (.crossover.ci // null | if . == null then "" elif .lo_open then 0 else .lo end),
+                     (.crossover.ci // null | if . == null then "" elif .hi_open then "inf" else .hi end)]
                   | map(tostring) | join("\t"))' >"$C/sweep-pages.tsv"
     printf '%s\n' "$1" | jq -r '
         def s: if . >= 1000000 then "\(. / 1000000)M" elif . >= 1000 then "\(. / 1000)k" else tostring end;
@@ -124,6 +157,63 @@ tables_sweep_pages() {
         "", (.pages[] | .crossover.line + "."), ""' >>"$C/sweep.md"
 }
 
+# ------------------------------------------------------------ intervals
+# Paired rounds of each raw file as "KEY<TAB>NUM<TAB>DEN" lines and single
+# figures as "KEY<TAB>VALUE" lines, for kv_ci_table (lib.sh).
+PAIRS_DEFS='def ok: type == "number" and . > 0;'
+PAIRS_BLOBS=$PAIRS_DEFS'
+[ .[] | select((.bench.experiment == "read" or .bench.experiment == "write")
+               and (.bench.warmup | not) and (.result.us_per_blob | ok)) ]
+| (.[] | "us/\(.bench.experiment)/\(.bench.cache)/\(.bench.variant)\t\(.result.us_per_blob)"),
+  (group_by([.bench.experiment, .bench.cache, .bench.round]) | .[]
+   | .[0].bench as $b | (map({key: .bench.variant, value: .result.us_per_blob}) | from_entries) as $v
+   | ($v | keys[]) as $k
+   | ([$k, "flat"], (if $k == "db-wal-multitrans" then [$k, "db-wal"] else empty end)) as [$n, $d]
+   | select($n != $d and ($v[$d] | ok))
+   | "\($b.experiment)/\($b.cache)/\($n)/\($d)\t\($v[$n])\t\($v[$d])")'
+# The in-process bench keeps its rounds inside one object: configs[].runs[]
+# in round order, the configurations interleaved per round, so runs pair by
+# index. HTTP rounds pair by bench.round; wrk ran right after kvtest load
+# against the same service.
+PAIRS_SHORT=$PAIRS_DEFS'
+( .[] | select(.bench.experiment == "lookup" or .bench.experiment == "lookup-cold")
+  | .bench.experiment as $e | .result.configs as $cs
+  | ($cs[] | .config as $c | (.runs // [])[] | select(.lookups_per_s | ok)
+     | "rate/\($e)/\($c)\t\(.lookups_per_s)"),
+    (($cs | map(select(.config == "sqlite"))[0].runs // []) as $s
+     | $cs[] | select(.config != "sqlite") | .config as $c | (.runs // []) as $r
+     | range([($r | length), ($s | length)] | min) as $i
+     | select(($r[$i].lookups_per_s | ok) and ($s[$i].lookups_per_s | ok))
+     | "\($e)/\($c)/sqlite\t\($r[$i].lookups_per_s)\t\($s[$i].lookups_per_s)") ),
+( [ .[] | select(.bench.experiment == "http" and (.bench.warmup | not))
+    | {c: .bench.config, r: .bench.round, v: .result.by_type.get.requests_per_s}
+    | select(.v | ok) ] as $h
+  | [ .[] | select(.bench.experiment == "wrk")
+      | {c: .bench.config, r: .bench.round, v: .requests_per_s} | select(.v | ok) ] as $w
+  | ($h[] | "rate/http/\(.c)\t\(.v)"),
+    ($h | group_by(.r)[] | (map({key: .c, value: .v}) | from_entries) as $m
+     | ($m | keys[]) as $k
+     | ([$k, "sqlite"], (if $k == "valkey-track" then [$k, "valkey"] else empty end)) as [$n, $d]
+     | select($n != $d and ($m[$d] | ok)) | "http/\($n)/\($d)\t\($m[$n])\t\($m[$d])"),
+    ($h[] as $x | $w[] | select(.c == $x.c and .r == $x.r) | "loadwrk/\($x.c)/wrk\t\($x.v)\t\(.v)") )'
+# The sweep: files / blob API per blob size and page size, from the runs of
+# each layout (runs_us, in round order) when kvtest sweep gives them.
+PAIRS_SWEEP=$PAIRS_DEFS'
+map(select(.command == "sweep" and .rows)) | last // empty
+| . as $o
+| (if (.pages // []) | length > 0 then .pages else [{pagesize: .options.pagesize, rows: .rows}] end)[]
+| .pagesize as $p | .rows | to_entries[] | .key as $i | .value as $row
+| ($row.files.runs_us // $o.rows[$i].files.runs_us // []) as $f | ($row.blob.runs_us // []) as $b
+| range([($f | length), ($b | length)] | min) as $j
+| select(($f[$j] | ok) and ($b[$j] | ok))
+| "sweep/\($p)/\($row.size)\t\($f[$j])\t\($b[$j])"'
+{
+    [ ! -s "$OUT/raw/blobs.jsonl" ] || jq -rs "$PAIRS_BLOBS" "$OUT/raw/blobs.jsonl"
+    [ ! -s "$OUT/raw/shortener.jsonl" ] || jq -rs "$PAIRS_SHORT" "$OUT/raw/shortener.jsonl"
+    [ ! -s "$OUT/raw/sweep.jsonl" ] || jq -rs "$PAIRS_SWEEP" "$OUT/raw/sweep.jsonl"
+} | kv_ci_table >"$C/intervals.json"
+CI=$C/intervals.json
+
 RAW=$OUT/raw/blobs.jsonl
 if [ -s "$RAW" ]; then
     jq -s --arg exp read "$BLOB_SUMMARY" "$RAW" >"$C/reads.json"
@@ -136,17 +226,31 @@ if [ -s "$RAW" ]; then
     jq '[ .[] as $r | (map(select(.variant == "flat"))[0].us) as $f
           | $r + {ratio_vs_flat: (if $f then $r.us / $f else null end)} ]' \
         "$C/writes.json" >"$C/writes.tmp" && mv "$C/writes.tmp" "$C/writes.json"
-    F=variant,label,cache,rounds,count,us,us_min,us_max,mbps,ratio_vs_flat,p50,p90,p99,p999,max,resident,effective,storage_per_blob
+    # The ratio to files becomes the median of the per-round ratios, with
+    # its interval (intervals.json); the median time gains its interval.
+    for exp in read write; do
+        f=$C/${exp}s.json
+        jq --slurpfile ci "$CI" --arg e "$exp" '[ .[]
+            | ($ci[0]["\($e)/\(.cache)/\(.variant)/flat"] // {}) as $r
+            | ($ci[0]["us/\($e)/\(.cache)/\(.variant)"] // {}) as $u
+            | . + {ratio_vs_flat: ($r.est // .ratio_vs_flat), ratio_lo: $r.lo, ratio_hi: $r.hi,
+                   ratio_n: $r.n, ratio_covered: $r.covered,
+                   us_lo: $u.lo, us_hi: $u.hi, us_covered: $u.covered} ]' "$f" >"$f.tmp"
+        mv "$f.tmp" "$f"
+    done
+    F=variant,label,cache,rounds,count,us,us_min,us_max,mbps,ratio_vs_flat,p50,p90,p99,p999,max,resident,effective,storage_per_blob,ratio_lo,ratio_hi,us_lo,us_hi
     csv_of "$F" <"$C/reads.json" >"$C/reads.csv"
-    csv_of "variant,label,rounds,count,us,us_min,us_max,mbps,ratio_vs_flat,p50,p90,p99,p999,max" \
+    csv_of "variant,label,rounds,count,us,us_min,us_max,mbps,ratio_vs_flat,p50,p90,p99,p999,max,ratio_lo,ratio_hi,us_lo,us_hi" \
         <"$C/writes.json" >"$C/writes.csv"
     # One row per access method, warm and cold side by side (chart input).
-    jq -r "$KV_JQ_DEFS"'"label,warm_ratio,cold_ratio,warm_us,cold_us",
+    jq -r "$KV_JQ_DEFS"'"label,warm_ratio,cold_ratio,warm_us,cold_us,warm_lo,warm_hi,cold_lo,cold_hi",
         (group_by(.variant) | sort_by(.[0].ord) | .[]
          | (map(select(.cache == "warm"))[0] // {}) as $w
          | (map(select(.cache == "cold"))[0] // {}) as $c
          | [ "\"" + .[0].label + "\"", ($w.ratio_vs_flat // ""), ($c.ratio_vs_flat // ""),
-             ($w.us // ""), ($c.us // "") ] | map(if type == "number" then r3 else . end | tostring) | join(","))' \
+             ($w.us // ""), ($c.us // ""), ($w.ratio_lo // ""), ($w.ratio_hi // ""),
+             ($c.ratio_lo // ""), ($c.ratio_hi // "") ]
+         | map(if type == "number" then r3 else . end | tostring) | join(","))' \
         "$C/reads.json" >"$C/reads-ratio.csv"
     for cache in warm cold; do
         jq -r --arg c "$cache" "$KV_JQ_DEFS"'
@@ -206,7 +310,18 @@ if [ -s "$SH" ]; then
             wrong_answers: (map(.wrong_answers) | add),
             cache_errors: (map(.cache.errors // 0) | add) })
         | sort_by(.ord)' "$SH" >"$C/shortener-bench.json"
-    csv_of config,lookups_per_s,lookups_min,lookups_max,ratio_to_sqlite,hit_ratio,p50,p90,p99,p999,max \
+    # Intervals: the median rate's, and the ratio to sqlite as the median of
+    # the per-round ratios (intervals.json); mean latency beside the
+    # percentiles, so a heavy tail shows.
+    jq --slurpfile ci "$CI" --slurpfile raw <(jq -c 'select(.bench.experiment == "lookup")' "$SH") '
+        ($raw | map(.result.configs[]) | group_by(.config)
+         | map({key: .[0].config, value: (map(.latency.mean // empty) | add / length)}) | from_entries) as $mean
+        | [ .[] | ($ci[0]["lookup/\(.config)/sqlite"] // {}) as $r | ($ci[0]["rate/lookup/\(.config)"] // {}) as $u
+            | . + {mean: $mean[.config], lookups_lo: $u.lo, lookups_hi: $u.hi,
+                   ratio_to_sqlite: ($r.est // .ratio_to_sqlite), ratio_lo: $r.lo, ratio_hi: $r.hi,
+                   ratio_covered: $r.covered} ]' "$C/shortener-bench.json" >"$C/shortener-bench.tmp"
+    mv "$C/shortener-bench.tmp" "$C/shortener-bench.json"
+    csv_of config,lookups_per_s,lookups_min,lookups_max,ratio_to_sqlite,hit_ratio,p50,p90,p99,p999,max,mean,lookups_lo,lookups_hi,ratio_lo,ratio_hi \
         <"$C/shortener-bench.json" >"$C/shortener-bench.csv"
     jq -s "$KV_JQ_DEFS$CONF_ORDER"'
         . as $all
@@ -244,7 +359,16 @@ if [ -s "$SH" ]; then
               classic_failed: ($k | map(.result.requests_failed) | add)
             })
         | sort_by(.ord)' "$SH" >"$C/shortener-http.json"
-    csv_of config,rps,rps_min,rps_max,wrk_rps,load_over_wrk,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,wrk_p50_ms,wrk_p99_ms,failed,classic_tasks_per_s,classic_mean_ms \
+    jq --slurpfile ci "$CI" '[ .[]
+        | ($ci[0]["rate/http/\(.config)"] // {}) as $u | ($ci[0]["http/\(.config)/sqlite"] // {}) as $r
+        | ($ci[0]["loadwrk/\(.config)/wrk"] // {}) as $l
+        | . + {rps_lo: $u.lo, rps_hi: $u.hi,
+               ratio_to_sqlite: (if .config == "sqlite" then 1 else $r.est end),
+               ratio_lo: $r.lo, ratio_hi: $r.hi,
+               load_over_wrk: ($l.est // .load_over_wrk), load_over_wrk_lo: $l.lo,
+               load_over_wrk_hi: $l.hi} ]' "$C/shortener-http.json" >"$C/shortener-http.tmp"
+    mv "$C/shortener-http.tmp" "$C/shortener-http.json"
+    csv_of config,rps,rps_min,rps_max,wrk_rps,load_over_wrk,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,wrk_p50_ms,wrk_p99_ms,failed,classic_tasks_per_s,classic_mean_ms,rps_lo,rps_hi,ratio_to_sqlite,ratio_lo,ratio_hi,load_over_wrk_lo,load_over_wrk_hi \
         <"$C/shortener-http.json" >"$C/shortener-http.csv"
     jq -s '[ .[] | select(.tool == "valkey-benchmark") | .requests_per_s ] | first // null' \
         "$SH" >"$C/valkey-benchmark.json"

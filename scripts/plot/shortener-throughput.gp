@@ -1,8 +1,10 @@
 # shortener-throughput.gp: lookups per second per configuration, in-process
-# (no HTTP; log scale, min-max bars) and over HTTP (kvtest shortener load
-# and wrk against the same service).
-# Inputs: inb = csv/shortener-bench.csv  config,lookups_per_s,lookups_min,lookups_max,...
-#         inh = csv/shortener-http.csv   config,rps,rps_min,rps_max,wrk_rps,...
+# (no HTTP; log scale) and over HTTP (kvtest shortener load and wrk against
+# the same service); bars: the 95% interval of the median over rounds.
+# Inputs: inb = csv/shortener-bench.csv  config,lookups_per_s,lookups_min,lookups_max,...,
+#               columns 13-14 lookups_lo,lookups_hi
+#         inh = csv/shortener-http.csv   config,rps,rps_min,rps_max,wrk_rps,...,
+#               columns 17-18 rps_lo,rps_hi
 # Variables: inb, inh, out, term, hasbench, hashttp, subtitle.
 load dir.'/common.gp'
 set key top right
@@ -23,8 +25,8 @@ if (hasbench) {
     if (!both) { set title "URL shortener: in-process lookups per second (no HTTP)\n".subtitle noenhanced }
     set xtics rotate by -20 left
     plot inb using 0:2:(0.6):xtic(1) with boxes lt 1 notitle, \
-         '' using 0:2:3:4 with yerrorbars lc rgb '#000000' pt 7 ps 0 lw 1.5 notitle, \
-         '' using 0:4:(sprintf('%.0f/s', $2)) with labels offset 0,0.8 font ',9' notitle
+         '' using 0:2:13:14 with yerrorbars lc rgb '#000000' pt 7 ps 0 lw 1.5 notitle, \
+         '' using 0:(column(14) > 0 ? column(14) : $2):(sprintf('%.0f/s', $2)) with labels offset 0,0.8 font ',9' notitle
     unset logscale y
 }
 if (hashttp) {
@@ -40,6 +42,7 @@ if (hashttp) {
     set xtics rotate by -20 left
     plot inh using ($0-0.19):2:(0.36):xtic(1) with boxes lt 1 title 'kvtest load', \
          '' using ($0+0.19):5:(0.36) with boxes lt 2 title 'wrk', \
+         '' using ($0-0.19):2:17:18 with yerrorbars lc rgb '#000000' pt 7 ps 0 lw 1.5 notitle, \
          '' using ($0-0.19):2:(sprintf('%.0f', $2)) with labels offset 0,0.8 font ',9' notitle, \
          '' using ($0+0.19):5:(sprintf('%.0f', $5)) with labels offset 0,0.8 font ',9' notitle
 }

@@ -1,14 +1,19 @@
 # sweep.gp: time per blob vs blob size for SQL, blob API and files (left,
 # log-log), and the ratio files / blob API with the crossover marked (right).
-# Input: csv/sweep.csv  size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql
+# Input: csv/sweep.csv  size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql,
+#        ratio_files_blob_lo,ratio_files_blob_hi (95% interval: error bars; empty
+#        when kvtest sweep gave no per-run times)
 # Variables: in, out, term, cross (interpolated crossover size in bytes, 0 if
-# none in range), subtitle.
+# none in range), subtitle, hasci (0/1: interval columns filled).
 # With several page sizes (kvtest sweep --page-sizes) also:
-#   inp     csv/sweep-pages.csv  size,files_us,blob_us_P1..blob_us_Pn,ratio_P1..ratio_Pn
+#   inp     csv/sweep-pages.csv  size,files_us,blob_us_P1..blob_us_Pn,ratio_P1..ratio_Pn,
+#           ratio_lo_P1..ratio_lo_Pn,ratio_hi_P1..ratio_hi_Pn
 #   npages  n (> 1), pages 'P1 P2 ...' (bytes), crosses 'C1 C2 ...' (0: none)
 # and the chart has one blob-API curve and one ratio curve per page size.
 load dir.'/common.gp'
 if (!exists('npages')) { npages = 1 }
+# hasci: 1 when the CSVs carry the ratio's 95% interval (error bars).
+if (!exists('hasci')) { hasci = 0 }
 stats in using 1 nooutput
 stats_min_x = STATS_min / 1.6
 stats_max_x = STATS_max * 1.6
@@ -35,7 +40,7 @@ if (npages > 1) {
          '' using 1:4 with linespoints lt 2 title 'SQLite blob API', \
          '' using 1:5 with linespoints lt 4 title 'separate files'
 }
-set title 'files / blob API (below 1: files faster)'
+set title 'files / blob API (below 1: files faster; bars: 95% CI)'
 set ylabel 'time ratio'
 set key bottom left
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb '#444444' back
@@ -53,8 +58,15 @@ if (npages > 1) {
     if (nc == 0) {
         set label 1 'no crossover in range' at graph 0.05, graph 0.95 textcolor rgb '#d62728' front
     }
-    plot for [i=1:npages] inp using 1:(column(2 + npages + i)) with linespoints lt plt(i) \
-             title 'files / blob API, '.pk(i)
+    if (hasci) {
+        plot for [i=1:npages] inp using 1:(column(2 + npages + i)) with linespoints lt plt(i) \
+                 title 'files / blob API, '.pk(i), \
+             for [i=1:npages] inp using 1:(column(2 + npages + i)):(column(2 + 2 * npages + i)):(column(2 + 3 * npages + i)) \
+                 with yerrorbars lt plt(i) pt 7 ps 0 notitle
+    } else {
+        plot for [i=1:npages] inp using 1:(column(2 + npages + i)) with linespoints lt plt(i) \
+                 title 'files / blob API, '.pk(i)
+    }
 } else {
     if (cross > 0) {
         set arrow 2 from first cross, graph 0 to first cross, graph 1 nohead lw 2 lc rgb '#d62728' front
@@ -62,7 +74,13 @@ if (npages > 1) {
     } else {
         set label 1 'no crossover in range' at graph 0.05, graph 0.95 textcolor rgb '#d62728' front
     }
-    plot in using 1:6 with linespoints lt 2 title 'files / blob API', \
-         '' using 1:7 with linespoints lt 1 dt 2 title 'files / SQL'
+    if (hasci) {
+        plot in using 1:6 with linespoints lt 2 title 'files / blob API', \
+             '' using 1:6:8:9 with yerrorbars lt 2 pt 7 ps 0 notitle, \
+             '' using 1:7 with linespoints lt 1 dt 2 title 'files / SQL'
+    } else {
+        plot in using 1:6 with linespoints lt 2 title 'files / blob API', \
+             '' using 1:7 with linespoints lt 1 dt 2 title 'files / SQL'
+    }
 }
 unset multiplot

@@ -1,9 +1,11 @@
 # writes.gp: time per blob written (random order, fresh content of the
-# same size), median over rounds with min-max bars; log scale.
-# Input: csv/writes.csv  variant,label,rounds,count,us,us_min,us_max,...
+# same size), median over rounds with its 95% interval as bars (order
+# statistics; below 6 rounds that is min-max); log scale.
+# Input: csv/writes.csv  variant,label,rounds,count,us,us_min,us_max,...,
+#        columns 17-18 us_lo,us_hi
 # Variables: in, out, term, subtitle.
 load dir.'/common.gp'
-set title "Random writes: µs per blob (median of rounds, bars show min-max; log scale)\n".subtitle noenhanced
+set title "Random writes: µs per blob (median of rounds, bars: its 95% CI; log scale)\n".subtitle noenhanced
 set ylabel 'µs per blob written'
 stats in using 0 nooutput
 n = STATS_records
@@ -14,5 +16,5 @@ set xtics rotate by -20 left
 set bmargin 7
 set key off
 plot in using 0:5:(0.6):xtic(2) with boxes lt 1, \
-     '' using 0:5:6:7 with yerrorbars lc rgb '#000000' pt 7 ps 0 lw 1.5, \
-     '' using 0:7:(sprintf('%.1f', $5)) with labels offset 0,0.8 font ',10'
+     '' using 0:5:17:18 with yerrorbars lc rgb '#000000' pt 7 ps 0 lw 1.5, \
+     '' using 0:(column(18) > 0 ? column(18) : $5):(sprintf('%.1f', $5)) with labels offset 0,0.8 font ',10'

@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# The study's report states every ratio with its 95% interval: build/ratioci
+# (scripts/tools/ratioci.c, the seeded bootstrap over paired rounds), the
+# wording of scripts/report.sh on small synthetic results directories, and
+# scripts/repro.sh's join of two runs' findings.tsv. No benchmark runs here:
+# every figure is made up, so the expected words are known.
+
+load '../lib/common'
+
+setup() {
+    common_setup
+    ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+    RATIOCI=${KV_RATIOCI:-$ROOT/build/ratioci}
+    [ -x "$RATIOCI" ] || fail "no $RATIOCI (make build/ratioci; make test builds it)"
+}
+
+# ------------------------------------------------------------- ratioci
+@test "ratioci: bad input, no input, an unknown option: one line, exit 2" {
+    run "$RATIOCI" <<<"1.5 abc"
+    assert_failure 2
+    assert_output 'ratioci: line 1: expected two positive numbers "NUM DEN"'
+    run "$RATIOCI" <<<$'2 1\n3 0'
+    assert_failure 2
+    assert_output --partial "line 2: expected two positive numbers"
+    run "$RATIOCI" <<<"2 1 7"
+    assert_failure 2
+    assert_output "ratioci: line 1: unexpected text after the two numbers"
+    run "$RATIOCI" </dev/null
+    assert_failure 2
+    assert_output 'ratioci: no input: expected lines "NUM DEN"'
+    run "$RATIOCI" --median <<<"nan"
+    assert_failure 2
+    assert_output "ratioci: line 1: expected one finite number"
+    run "$RATIOCI" --seed 3 </dev/null
+    assert_failure 2
+    assert_output "ratioci: unknown argument --seed (try --help)"
+}
+
+@test "ratioci: constant ratios give a point interval, covered from 4 pairs" {
+    run "$RATIOCI" <<<$'4 2\n8 4\n\n6 3\n10 5'
+    assert_success
+    assert_output "2 2 2 4 1"
+    run "$RATIOCI" <<<$'4 2\n8 4\n6 3'
+    assert_success
+    assert_output "2 2 2 3 0"
+}
+
+@test "ratioci: known data: the median of the per-pair ratios, a seeded interval inside their range" {
+    # Ratios 0.8 0.9 1.0 1.1 1.2 1.3 (pairs given in another order).
+    pairs=$'1.2 1\n0.8 1\n1.3 1\n2 2\n0.9 1\n2.2 2'
+    run "$RATIOCI" <<<"$pairs"
+    assert_success
+    read -r est lo hi n cov <<<"$output"
+    assert_equal "$est" 1.05
+    assert_equal "$n" 6
+    assert_equal "$cov" 1
+    awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo >= 0.8 && lo < 1.05 && hi > 1.05 && hi <= 1.3) }' ||
+        fail "interval $lo-$hi not inside 0.8-1.3 around 1.05"
+    # Fixed seed: the same input gives the same interval.
+    first=$output
+    run "$RATIOCI" <<<"$pairs"
+    assert_output "$first"
+    # --median: order statistics of 1..7 (stats_median_ci).
+    run "$RATIOCI" --median <<<$'7\n1\n2\n3\n4\n5\n6'
+    assert_success
+    assert_output "4 1.73333 6.26667 7 1"
+}
+
+# -------------------------------------------------------------- report
+# results_dir DIR FLAT_US BLOB_US...: a results directory whose only data
+# are warm random reads of flat files and the blob API, one round per pair
+# of figures (round i: flat FLAT_US[i], blob BLOB_US[i]).
+results_dir() {
+    local dir=$1 r=0 f b
+    shift
+    mkdir -p "$dir/raw"
+    : >"$dir/raw/blobs.jsonl"
+    while [ $# -ge 2 ]; do
+        f=$1 b=$2
+        shift 2
+        r=$((r + 1))
+        for v in "flat $f" "db-blob $b"; do
+            jq -cn --arg v "${v% *}" --argjson us "${v#* }" --argjson r "$r" '{command: "run",
+                result: {us_per_blob: $us, count: 1000, mb_per_s: 1,
+                         latency: {p50: 1, p90: 2, p99: 3, p999: 4, max: 5}},
+                bench: {experiment: "read", variant: $v, cache: "warm", round: $r, warmup: false}}' \
+                >>"$dir/raw/blobs.jsonl"
+        done
+    done
+    # A warm-up round that would change every ratio if it were counted.
+    jq -cn '{command: "run", result: {us_per_blob: 1000, count: 1000},
+             bench: {experiment: "read", variant: "db-blob", cache: "warm", round: 0, warmup: true}}' \
+        >>"$dir/raw/blobs.jsonl"
+}
+
+report() {
+    run bash "$ROOT/scripts/tables.sh" "$1"
+    assert_success
+    run bash "$ROOT/scripts/report.sh" "$1"
+    assert_success
+    run grep -F -- "- **Reads, warm cache**" "$1/REPORT.md"
+    assert_success
+}
+
+@test "report: a ratio whose interval excludes 1 is faster, with its 95% interval" {
+    # The blob API takes half the time of files in every one of 5 rounds.
+    results_dir "$D/r" 10 5 12 6 9 4.5 11 5.5 10 5
+    report "$D/r"
+    assert_output --partial "took 5 µs per blob against 10 µs for separate flat files: 2x faster (95% CI 2–2)."
+    refute_output --partial "no difference measurable here"
+    run grep -P '^reads-warm-blob\t[^\t]+\t0.5\t0.5\t0.5\tratio$' "$D/r/findings.tsv"
+    assert_success
+    run head -n1 "$D/r/csv/reads-ratio.csv"
+    assert_output "label,warm_ratio,cold_ratio,warm_us,cold_us,warm_lo,warm_hi,cold_lo,cold_hi"
+    run grep '^"SQLite blob API",0.5,,5,,0.5,0.5,,$' "$D/r/csv/reads-ratio.csv"
+    assert_success
+}
+
+@test "report: a ratio whose interval contains 1 is no difference measurable here, not faster or slower" {
+    # Per-round ratios 0.9 1.1 0.95 1.05 1.0: noise around 1.
+    results_dir "$D/r" 10 9 10 11 10 9.5 10 10.5 10 10
+    report "$D/r"
+    assert_output --partial "for separate flat files: no difference measurable here (1x, 95% CI 0.9"
+    refute_output --regexp "flat files: [0-9.]+x (faster|slower)"
+    run grep -P '^reads-warm-blob\t[^\t]+\t1\t0\.9[0-9]*\t1\.[0-9]+\tratio$' "$D/r/findings.tsv"
+    assert_success
+}
+
+@test "report: below 4 paired rounds the interval is called a range, not a 95% CI" {
+    results_dir "$D/r" 10 5 12 6.6 9 4.5
+    report "$D/r"
+    assert_output --regexp "faster \(range [0-9.]+–[0-9.]+ over 3 rounds, too few for a 95% CI\)"
+}
+
+# --------------------------------------------------------------- repro
+# findings FILE LINE...: a findings.tsv with its header.
+findings() {
+    local f=$1
+    shift
+    mkdir -p "$(dirname "$f")"
+    printf 'id\tlabel\testimate\tlo\thi\tkind\n' >"$f"
+    printf '%s\n' "$@" | tr '|' '\t' >>"$f"
+}
+
+@test "repro.sh --join-only: agree where intervals overlap or a crossover interval holds the other's size" {
+    findings "$D/p/a/findings.tsv" "reads|warm reads|0.5|0.46|0.53|ratio" \
+        "http|HTTP|0.39|0.37|0.59|rate" "cross|crossover|135000|80000|190000|bytes" \
+        "cross64|crossover 64k|db_wins|NA|NA|bytes" "only-a|gone in B|2|1.5|2.5|ratio"
+    findings "$D/p/b/findings.tsv" "reads|warm reads|0.52|0.5|0.6|ratio" \
+        "http|HTTP|0.7|0.65|0.75|rate" "cross|crossover|170000|150000|inf|bytes" \
+        "cross64|crossover 64k|db_wins|NA|NA|bytes"
+    run bash "$ROOT/scripts/repro.sh" --join-only --out "$D/p"
+    assert_success
+    run cat "$D/p/reproducibility.md"
+    assert_line "| warm reads (\`reads\`) | 0.5 [0.46–0.53] | 0.52 [0.5–0.6] | yes |"
+    assert_line "| HTTP (\`http\`) | 0.39 [0.37–0.59] | 0.7 [0.65–0.75] | no |"
+    assert_line "| crossover (\`cross\`) | 135k [80k–190k] | 170k [150k–open] | yes |"
+    assert_line "| crossover 64k (\`cross64\`) | no crossover (db_wins) | no crossover (db_wins) | yes |"
+    assert_line --partial "| gone in B (\`only-a\`) | 2 [1.5–2.5] | – | no (only in run A) |"
+    assert_output --partial "**Summary: 3 of 5 headline findings agree** (1 disagree, 0 without an interval to judge by, 1 found in one run only). Target not met"
+    [ -s "$D/p/compare.txt" ] || fail "no compare.txt"
+}
+
+@test "repro.sh: every finding agreeing meets the target; bad arguments exit 2" {
+    findings "$D/q/a/findings.tsv" "reads|warm reads|0.5|0.46|0.53|ratio"
+    findings "$D/q/b/findings.tsv" "reads|warm reads|0.52|0.5|0.6|ratio"
+    run bash "$ROOT/scripts/repro.sh" --join-only --out "$D/q"
+    assert_success
+    run grep -F "**Summary: 1 of 1 headline findings agree** (0 disagree, 0 without an interval to judge by, 0 found in one run only). Target met: every headline finding agrees." "$D/q/reproducibility.md"
+    assert_success
+    run bash "$ROOT/scripts/repro.sh" medium
+    assert_failure 2
+    assert_output "repro: unknown argument medium (expected small, full, --out DIR, --join-only)"
+    run bash "$ROOT/scripts/repro.sh" --join-only
+    assert_failure 2
+    run bash "$ROOT/scripts/repro.sh" --out
+    assert_failure 2
+}
