@@ -72,10 +72,14 @@ if "$KVTEST" compare --help >/dev/null 2>&1; then
     rc=0
     "$KVTEST" compare "$DIR/a" "$DIR/b" >"$DIR/compare.txt" 2>"$DIR/compare.err" || rc=$?
     case $rc in
-        0|1) rm -f "$DIR/compare.err" ;;
-        *) say "kvtest compare failed (exit $rc): $(head -n1 "$DIR/compare.err")" ;;
+        0|1) rm -f "$DIR/compare.err"
+             COMPARE="\`compare.txt\`: \`kvtest compare a b\`, every metric of the two runs with its verdict (exit $rc)." ;;
+        *) # compare.txt says why, rather than being silently empty
+           echo "kvtest compare failed (exit $rc): $(head -n1 "$DIR/compare.err")" >"$DIR/compare.txt"
+           rm -f "$DIR/compare.err"
+           say "$(cat "$DIR/compare.txt")"
+           COMPARE="\`compare.txt\`: \`kvtest compare a b\` failed (exit $rc); the file says why." ;;
     esac
-    COMPARE="\`compare.txt\`: \`kvtest compare a b\`, every metric of the two runs with its verdict (exit $rc)."
 else
     echo "kvtest compare is not available in this build ($KVTEST): no metric-by-metric comparison." \
         >"$DIR/compare.txt"

@@ -221,7 +221,7 @@ static void text_preamble(const struct run_plan *p, const struct run_summary *s,
             printf("Cold cache, run %d: %.1f%% of %lld pages resident before the run "
                    "(evicted by %s)\n", i + 1, 100.0 * s->figs[i].resident,
                    (long long)s->figs[i].cst.pages, COLDCACHE_METHOD);
-            if (s->figs[i].resident > COLDCACHE_COLD_MAX_RESIDENT)
+            if (!coldcache_is_cold(s->figs[i].resident))
                 printf("Cold cache, run %d: eviction did not take hold; this run is NOT cold\n",
                        i + 1);
         }

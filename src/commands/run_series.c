@@ -137,7 +137,7 @@ static int figures(const struct run_plan *p, struct run_summary *s)
     for (int i = 1; i < n; i++)
         if (fabs(s->us[i] - s->us_spread[1]) < fabs(s->us[s->med] - s->us_spread[1]))
             s->med = i;
-    s->cold_effective = !(p->o->cold && s->resident_max > COLDCACHE_COLD_MAX_RESIDENT);
+    s->cold_effective = !p->o->cold || coldcache_is_cold(s->resident_max);
     s->storage_per_blob = blobs_all ? (double)storage_all / (double)blobs_all : 0;
     return 0;
 }

@@ -135,3 +135,8 @@ int coldcache_advise_path(const char *path, int random)
             count++;
     return count;
 }
+
+int coldcache_is_cold(double resident)
+{
+    return resident <= COLDCACHE_COLD_MAX_RESIDENT;
+}

@@ -20,6 +20,10 @@
  * bench alike. */
 #define COLDCACHE_COLD_MAX_RESIDENT 0.10
 
+/* Is a run whose largest resident fraction before it was `resident` a
+ * cold one? The one rule behind every "cold" kvtest prints. */
+int coldcache_is_cold(double resident);
+
 /* How the eviction is done, as run reports it. */
 #define COLDCACHE_METHOD "posix_fadvise(POSIX_FADV_DONTNEED) after write-back"
 

@@ -366,7 +366,7 @@ static void bench_collect(struct bench_state *st)
                 memcpy(r->first_problem, s->first_problem, sizeof(s->first_problem));
         }
         double frac = r->pages > 0 ? (double)r->resident_max / (double)r->pages : 0;
-        r->cold_effective = frac <= COLDCACHE_COLD_MAX_RESIDENT;   /* run's rule */
+        r->cold_effective = coldcache_is_cold(frac);
     }
 }
 

@@ -158,7 +158,8 @@ findings() {
     assert_line "| crossover 64k (\`cross64\`) | no crossover (db_wins) | no crossover (db_wins) | yes |"
     assert_line --partial "| gone in B (\`only-a\`) | 2 [1.5–2.5] | – | no (only in run A) |"
     assert_output --partial "**Summary: 3 of 5 headline findings agree** (1 disagree, 0 without an interval to judge by, 1 found in one run only). Target not met"
-    [ -s "$D/p/compare.txt" ] || fail "no compare.txt"
+    run cat "$D/p/compare.txt"
+    assert_output --partial "kvtest compare failed (exit 2): "   # no raw/ results here
 }
 
 @test "repro.sh: every finding agreeing meets the target; bad arguments exit 2" {

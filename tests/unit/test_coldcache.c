@@ -256,8 +256,7 @@ static void test_advise_path(void **st)
 }
 
 /* The threshold of coldcache.h: a run is called cold when at most 10% of
- * its pages stayed resident (run and bench both apply it: resident
- * fraction <= COLDCACHE_COLD_MAX_RESIDENT). The command-line tests
+ * its pages stayed resident (run and bench both ask coldcache_is_cold). The command-line tests
  * (tests/cli/cold_residency.bats) show it on real runs with pages held
  * resident, but only where the filesystem honours the eviction; elsewhere
  * every fraction reads 1.0 and 10% cannot be told from 90%, so the
@@ -273,7 +272,7 @@ static void test_threshold(void **st)
         {0.1001, 0}, {0.11, 0}, {0.25, 0}, {0.5, 0}, {0.9, 0}, {0.95, 0}, {1.0, 0},
     };
     for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
-        int cold = pts[i].resident <= COLDCACHE_COLD_MAX_RESIDENT;
+        int cold = coldcache_is_cold(pts[i].resident);
         if (cold != pts[i].cold) {
             print_message("resident %.4f: called %s\n", pts[i].resident,
                           cold ? "cold" : "not cold");
@@ -325,7 +324,7 @@ static void test_locked_pages_stay_and_are_counted(void **st)
             fail();
         }
         double frac = (double)cs.resident / (double)cs.pages;
-        assert_int_equal(frac <= COLDCACHE_COLD_MAX_RESIDENT, fr[i] <= 0.10);
+        assert_int_equal(coldcache_is_cold(frac), fr[i] <= 0.10);
         if (k > 0)
             assert_int_equal(syscall(SYS_munlock, m, (size_t)(k * ps)), 0);
     }
