@@ -65,10 +65,13 @@ const char help_sweep[] =
     "  --pagesize N     one database page size (default 4096); not with\n"
     "                   --page-sizes\n"
     "  --mmap N         PRAGMA mmap_size for the database reads (default 0)\n"
-    "  --repeat N       measured runs per layout; medians are shown (default 1;\n"
-    "                   5 or more for a useful crossover interval)\n"
-    "  --warmup N       discarded runs before them (default 1; 0 with --cold\n"
-    "                   is fine, each measured run is cold anyway)\n"
+    "  --repeat N       measured rounds; each round times every layout once,\n"
+    "                   starting one layout further each time, so drift hits\n"
+    "                   both sides of a ratio alike; medians are shown\n"
+    "                   (default 1; 5 or more for a useful crossover interval)\n"
+    "  --warmup N       discarded runs of each layout before its first round\n"
+    "                   (default 1; 0 with --cold is fine, each measured run\n"
+    "                   is cold anyway)\n"
     "  --cold           evict the page cache before each measured run\n"
     "                   (see kvtest help run)\n"
     "  --update         time overwrites instead of reads\n"
@@ -81,7 +84,8 @@ const char help_sweep[] =
     "never overwrites an existing file, and deletes only what it created:\n"
     "DIR/sweep-SIZE.db (with its -wal/-shm/-journal; DIR/sweep-SIZE-pPAGE.db\n"
     "with several page sizes) and DIR/sweep-SIZE/. It needs about\n"
-    "2.5 x --total of free space (more with --keep).\n";
+    "1.25 x --total x (1 + number of page sizes) of free space: one size's\n"
+    "databases and export exist together while its rounds run.\n";
 
 #define MIN_COUNT 10
 
@@ -146,11 +150,12 @@ static void progress(const char *what, int64_t size, int64_t page)
     fflush(stderr);
 }
 
-/* Time one layout: api 0 SQL, 1 blob API (database db), 2 files. Every
- * call asks for the same keys in the same order: count, max_id and seed
- * depend on the blob size only. */
+/* Time one round of one layout: api 0 SQL, 1 blob API (database db), 2
+ * files; the warm-up runs go before the layout's first round (round 0).
+ * Every call asks for the same keys in the same order: count, max_id and
+ * seed depend on the blob size only. */
 static int measure(const struct sweep_opts *o, const char *path, int api, int64_t page,
-                   const struct sweep_row *row, struct run_result *res)
+                   const struct sweep_row *row, int round, struct run_result *res)
 {
     struct run_opts ro;
     run_defaults(&ro);
@@ -162,8 +167,8 @@ static int measure(const struct sweep_opts *o, const char *path, int api, int64_
     ro.blob_api = api == 1;
     ro.mmap = api == 2 ? 0 : o->mmap;
     ro.update = o->update;
-    ro.repeat = o->repeat;
-    ro.warmup = o->warmup;
+    ro.repeat = 1;
+    ro.warmup = round == 0 ? o->warmup : 0;
     ro.cold = o->cold;
     ro.quiet = 1;
     char keys[PATH_MAX];
@@ -175,22 +180,20 @@ static int measure(const struct sweep_opts *o, const char *path, int api, int64_
                      row->size, page, api_names[api]);
         ro.keys_out = keys;
     }
-    char what[32];
-    snprintf(what, sizeof what, "timing %s", api_names[api]);
+    char what[48];
+    snprintf(what, sizeof what, "timing %s, round %d", api_names[api], round + 1);
     progress(what, row->size, api == 2 ? 0 : page);
     return run_measure(&ro, res, "sweep");
 }
 
 /* Page size p of one size: create its database (the same seed, so the
- * same bytes under the same keys for every page size), time SQL and the
- * blob API. The first page size also exports its database and times the
- * files: the export is the same whatever the page size it came from, so
- * timing it again per page size would measure the same files again and
- * only add noise that differs between page sizes. Read once, every page
- * size's ratio divides the same files figure and the crossovers differ by
- * the database alone (and make bench stays within its budget). */
-static int sweep_page(const struct sweep_opts *o, const struct sweep_names *nm, int p,
-                      struct sweep_row *row)
+ * same bytes under the same keys for every page size). The first page
+ * size also exports its database: the export is the same whatever the
+ * page size it came from, so the files are timed once per size, and every
+ * page size's ratio divides the same files figure (the crossovers differ
+ * by the database alone, and make bench stays within its budget). */
+static int sweep_build(const struct sweep_opts *o, const struct sweep_names *nm, int p,
+                       const struct sweep_row *row)
 {
     struct init_opts io;
     init_defaults(&io);
@@ -203,23 +206,47 @@ static int sweep_page(const struct sweep_opts *o, const struct sweep_names *nm, 
     io.quiet = 1;
     progress("creating the database", row->size, o->pages[p]);
     int rc = init_create(&io, "sweep");
-    if (rc)
+    if (rc || p > 0)
         return rc;
-    if (p == 0) {
-        struct export_opts eo;
-        export_defaults(&eo);
-        eo.db = nm->db[p];
-        eo.dir = nm->exp;
-        eo.quiet = 1;
-        progress("exporting", row->size, 0);
-        rc = export_write(&eo, "sweep");
+    struct export_opts eo;
+    export_defaults(&eo);
+    eo.db = nm->db[p];
+    eo.dir = nm->exp;
+    eo.quiet = 1;
+    progress("exporting", row->size, 0);
+    return export_write(&eo, "sweep");
+}
+
+/* The rounds of one size, interleaved: each round times every layout once
+ * (the files, then SQL and the blob API per page size), starting one
+ * layout further each round. The ratios pair layouts of the same round,
+ * so drift on a shared machine (other jobs, the page cache, CPU frequency)
+ * hits both sides of a ratio alike instead of landing between them, as it
+ * did when each layout ran all its rounds in a row. */
+static int sweep_rounds(const struct sweep_opts *o, const struct sweep_names *nm,
+                        struct sweep_row *row)
+{
+    int nl = 1 + 2 * o->npages, n = (int)o->repeat;
+    struct run_result *got = calloc((size_t)nl * (size_t)n, sizeof *got);
+    if (!got)
+        return cli_fail("sweep", "out of memory");
+    int rc = 0;
+    for (int r = 0; r < n && rc == 0; r++)
+        for (int k = 0; k < nl && rc == 0; k++) {
+            int l = (r + k) % nl, p = (l - 1) / 2;
+            struct run_result *res = &got[l * n + r];
+            rc = l == 0 ? measure(o, nm->exp, 2, 0, row, r, res)
+                        : measure(o, nm->db[p], (l - 1) % 2, o->pages[p], row, r, res);
+        }
+    for (int l = 0; l < nl && rc == 0; l++) {
+        struct run_result *dst = l == 0 ? &row->files : &row->db[(l - 1) / 2][(l - 1) % 2];
+        rc = sweep_rounds_merge(&got[l * n], n, dst);
         if (rc)
-            return rc;
+            rc = cli_fail("sweep", "out of memory");
     }
-    for (int a = 0; a < 2 && rc == 0; a++)
-        rc = measure(o, nm->db[p], a, o->pages[p], row, &row->db[p][a]);
-    if (rc == 0 && p == 0)
-        rc = measure(o, nm->exp, 2, 0, row, &row->files);
+    for (int i = 0; i < nl * n; i++)
+        run_result_free(&got[i]);
+    free(got);
     return rc;
 }
 
@@ -300,23 +327,24 @@ static int check_names(const struct sweep_opts *o)
     return rc;
 }
 
-/* One size: every page size in turn, each database removed once timed
- * (unless --keep), so the disk holds one database and the export at a
- * time. Returns 0/1/2; the caller removes a failed size. */
+/* One size: a database per page size and the export, then the rounds
+ * (interleaved, so every database exists at once), then each database is
+ * removed (unless --keep). Returns 0/1/2; the caller removes a failed
+ * size. */
 static int sweep_size(const struct sweep_opts *o, struct sweep_guard *g, struct sweep_row *row)
 {
-    /* Database + export, each a little over the content, plus slack for
-     * the WAL or journal of --update; --keep holds every database. */
+    /* Every database + the export, each a little over the content, plus
+     * slack for the WAL or journal of --update. */
     double content = (double)row->count * (double)row->size;
-    int ndb = o->keep ? o->npages : 1;
-    int rc = sweep_check_space(o->dir, (int64_t)(1.25 * content * (1 + ndb)) + (1 << 20));
-    for (int p = 0; p < o->npages && rc == 0; p++) {
-        rc = sweep_page(o, &g->nm, p, row);
-        if (rc == 0 && !o->keep) {
-            cleanup_lock();
-            sweep_names_remove_db(&g->nm, p, 0);
-            cleanup_unlock();
-        }
+    int rc = sweep_check_space(o->dir, (int64_t)(1.25 * content * (1 + o->npages)) + (1 << 20));
+    for (int p = 0; p < o->npages && rc == 0; p++)
+        rc = sweep_build(o, &g->nm, p, row);
+    if (rc == 0)
+        rc = sweep_rounds(o, &g->nm, row);
+    for (int p = 0; p < o->npages && rc == 0 && !o->keep; p++) {
+        cleanup_lock();
+        sweep_names_remove_db(&g->nm, p, 0);
+        cleanup_unlock();
     }
     return rc;
 }

@@ -31,6 +31,12 @@ struct sweep_row {
     struct run_result db[SWEEP_MAX_PAGES][2];   /* [page][0 sql, 1 blob api] */
 };
 
+/* One layout's result from its n rounds (each a one-run result): every
+ * round's us_per_blob in us_runs, min/median/max, the median round's
+ * counts, the latency histograms merged, cold only if every round was.
+ * 0, or -1 out of memory (dst freed). */
+int sweep_rounds_merge(const struct run_result *rounds, int n, struct run_result *dst);
+
 /* The table (or JSON) of the first done sizes and a crossover per page
  * size (sweep_out.c). */
 void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int done);

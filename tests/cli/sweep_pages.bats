@@ -206,3 +206,23 @@ page_size_of() {
                and (.crossover.line | contains("(no 95% CI from 1 measured round per layout; "))' <<<"$output"
     assert_success
 }
+
+# Which store each measured access opens, in order: "db" for the size's
+# database, "files" for its export (consecutive opens of one store are one
+# visit). Interleaved rounds visit the export between database rounds;
+# timing each layout's rounds in a row would give just db, files.
+store_visits() {
+    strace -f -e trace=openat -o "$D/trace" "$KVTEST_REL" sweep "$D/sv" --sizes 10k \
+        --total 30k --warmup 0 --repeat 3 >/dev/null
+    grep -oE 'sweep-10000(\.db|/[0-9]+)"' "$D/trace" |
+        sed -E 's/.*\.db"/db/; s/.*\/[0-9]+"/files/' | uniq | paste -sd' '
+}
+
+@test "--repeat: the rounds are interleaved: every round visits the files and the database" {
+    command -v strace >/dev/null || skip "strace is not installed (scripts/deps.sh installs it)"
+    run store_visits
+    assert_success
+    # the database and the export are built first (one visit each); then
+    # each of the 3 rounds opens the files between database runs
+    assert_output --regexp ' files db files db files db$'
+}
