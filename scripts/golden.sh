@@ -17,8 +17,8 @@ cd "$work" || exit 1
 # sizes, keys, labels and exit statuses must not.
 mask() {
     sed -E \
-        -e '/^\{/! { /(time|Microseconds|rate|Latency|latency|MB\/s|lookups\/s|req\/s|per second|throughput|\/s | in [0-9.]+ ?m?s)/ s/[0-9]+(\.[0-9]+)?/N/g; }' \
-        -e 's/"(env|time_utc|seconds|us_per_blob|mb_per_s|latency|timer_ns|timer_share|runs|repeat|lookups_per_s|rps|elapsed|us|ratio)":(\{[^{}]*(\{[^{}]*\}[^{}]*)*\}|\[[^]]*\]|[-0-9.e+]+|"[^"]*")/"\1":M/g' \
+        -e '/^\{/! { /(time|Microseconds|per BLOB|rate|Latency|latency|MB\/s|lookups\/s|req\/s|per second|throughput|\/s | in [0-9.]+ ?m?s)/ s/[0-9]+(\.[0-9]+)?/N/g; }' \
+        -e 's/"(env|time_utc|seconds|us_per_blob|mb_per_s|latency|timer_ns|timer_share|runs|repeat|lookups_per_s|rps|elapsed|us|ratio|runs_us|ci_lo|ci_hi)":(\{[^{}]*(\{[^{}]*\}[^{}]*)*\}|\[[^]]*\]|[-0-9.e+]+|"[^"]*")/"\1":M/g' \
         -e 's/kvtest-tmp-[A-Za-z0-9]+/kvtest-tmp-X/g'
 }
 n=0

@@ -84,6 +84,20 @@ static void run_key(struct cmp_key *k, const cJSON *obj, const cJSON *o, const c
     cmp_key_num(k, "blob size", count > 0 ? bytes / count : 0, BLOB_TOL);
 }
 
+/* One metric's samples: field of every element of holder's "runs" (the
+ * measured rounds), or of holder itself where it has no rounds. */
+static int add_rounds(struct cmp_group *g, const cJSON *holder, const char *field,
+                      const char *name, const char *unit, int higher_better)
+{
+    const cJSON *runs = cmp_j(holder, "runs"), *run;
+    if (!cJSON_IsArray(runs) || cJSON_GetArraySize(runs) == 0)
+        return cmp_group_add(g, name, unit, higher_better, cmp_jnum(holder, field, 0));
+    cJSON_ArrayForEach(run, runs)
+        if (cmp_group_add(g, name, unit, higher_better, cmp_jnum(run, field, 0)) < 0)
+            return -1;
+    return 0;
+}
+
 /* kvtest run: every measured run a sample of µs/blob and MB/s; the merged
  * latency histogram one sample of each percentile. */
 static int extract_run(struct cmp_side *s, const cJSON *obj, char *err, size_t cap)
@@ -98,16 +112,9 @@ static int extract_run(struct cmp_side *s, const cJSON *obj, char *err, size_t c
     struct cmp_group *g = cmp_side_group(s, &k);
     if (!g)
         return -2;
-    const cJSON *runs = cmp_j(r, "runs"), *run;
-    if (cJSON_IsArray(runs) && cJSON_GetArraySize(runs) > 0) {
-        cJSON_ArrayForEach(run, runs) {
-            ADD(g, "us/blob", "us", 0, cmp_jnum(run, "us_per_blob", 0));
-            ADD(g, "MB/s", "MB/s", 1, cmp_jnum(run, "mb_per_s", 0));
-        }
-    } else {
-        ADD(g, "us/blob", "us", 0, cmp_jnum(r, "us_per_blob", 0));
-        ADD(g, "MB/s", "MB/s", 1, cmp_jnum(r, "mb_per_s", 0));
-    }
+    if (add_rounds(g, r, "us_per_blob", "us/blob", "us", 0) < 0 ||
+        add_rounds(g, r, "mb_per_s", "MB/s", "MB/s", 1) < 0)
+        return -2;
     return add_latency(g, cmp_j(r, "latency"), lat_names);
 }
 
@@ -139,13 +146,8 @@ static int extract_bench(struct cmp_side *s, const cJSON *obj, char *err, size_t
         struct cmp_group *g = cmp_side_group(s, &k);
         if (!g)
             return -2;
-        const cJSON *runs = cmp_j(c, "runs"), *run;
-        if (cJSON_IsArray(runs) && cJSON_GetArraySize(runs) > 0) {
-            cJSON_ArrayForEach(run, runs)
-                ADD(g, "lookups/s", "1/s", 1, cmp_jnum(run, "lookups_per_s", 0));
-        } else {
-            ADD(g, "lookups/s", "1/s", 1, cmp_jnum(c, "lookups_per_s", 0));
-        }
+        if (add_rounds(g, c, "lookups_per_s", "lookups/s", "1/s", 1) < 0)
+            return -2;
         if (add_latency(g, cmp_j(c, "latency"), lat_names) < 0)
             return -2;
     }

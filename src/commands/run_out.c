@@ -122,10 +122,7 @@ static void spread_json(cJSON *parent, const char *name, const double v[3],
     cJSON_AddNumberToObject(a, "min", v[0]);
     cJSON_AddNumberToObject(a, "median", v[1]);
     cJSON_AddNumberToObject(a, "max", v[2]);
-    cJSON_AddNumberToObject(a, "ci_lo", ci->lo);
-    cJSON_AddNumberToObject(a, "ci_hi", ci->hi);
-    cJSON_AddBoolToObject(a, "ci_covered", ci->covered);
-    cJSON_AddNumberToObject(a, "n", n);
+    report_ci_json(a, ci, n);
 }
 
 /* The figures of the median run and the latency, first in "result". */
@@ -263,18 +260,6 @@ static void text_upstream(const struct run_plan *p, const struct run_summary *s,
     printf("Content %s rate: %.1f MB/s\n", rw, s->mb[s->med]);
 }
 
-/* "Median LABEL: est (95% CI lo-hi, N rounds)", or with fewer rounds than
- * any pair of order statistics needs for 95%, the range it falls back to. */
-static void text_median_ci(const char *label, const struct stats_ci *ci, int n, int prec)
-{
-    if (ci->covered)
-        printf("Median %s: %.*f (95%% CI %.*f-%.*f, %d rounds)\n", label, prec, ci->est, prec,
-               ci->lo, prec, ci->hi, n);
-    else
-        printf("Median %s: %.*f (min-max %.*f-%.*f, under 95%% coverage with %d rounds)\n",
-               label, prec, ci->est, prec, ci->lo, prec, ci->hi, n);
-}
-
 /* Our lines, after upstream's. */
 static void text_extras(const struct run_plan *p, const struct run_summary *s, const char *rw)
 {
@@ -290,8 +275,8 @@ static void text_extras(const struct run_plan *p, const struct run_summary *s, c
                s->us_spread[0], s->us_spread[1], s->us_spread[2], s->mb_spread[0],
                s->mb_spread[1], s->mb_spread[2]);
     if (s->nruns > 1) {
-        text_median_ci("us per BLOB", &s->us_ci, s->nruns, 3);
-        text_median_ci("MB/s", &s->mb_ci, s->nruns, 1);
+        report_print_median_ci("us per BLOB", &s->us_ci, s->nruns, 3);
+        report_print_median_ci("MB/s", &s->mb_ci, s->nruns, 1);
     }
     if (o->threads > 1)
         printf("Threads: %lld readers, total throughput %.0f blobs/s\n", (long long)o->threads,

@@ -6,32 +6,28 @@
 
 #include "commands/sweep_int.h"
 #include "measure/hist.h"
+#include "measure/stats.h"
 
 int sweep_rounds_merge(const struct run_result *rounds, int n, struct run_result *dst)
 {
     memset(dst, 0, sizeof *dst);
     if (n < 1)
         return -1;
-    double *us = malloc(sizeof(double) * (size_t)n), *sorted = malloc(sizeof(double) * (size_t)n);
-    if (!us || !sorted) {
-        free(us), free(sorted);
+    double *us = malloc(sizeof(double) * (size_t)n);
+    if (!us)
         return -1;
-    }
     int med = 0, cold = 1;
-    double mid, mb_min = INFINITY, mb_max = 0, resident = 0;
+    double us_min = INFINITY, us_max = 0, mb_min = INFINITY, mb_max = 0, resident = 0;
     for (int i = 0; i < n; i++)
-        us[i] = sorted[i] = rounds[i].us_per_blob;
-    for (int i = 1; i < n; i++)   /* insertion sort: n is a few rounds */
-        for (int j = i; j > 0 && sorted[j] < sorted[j - 1]; j--) {
-            double t = sorted[j];
-            sorted[j] = sorted[j - 1], sorted[j - 1] = t;
-        }
-    mid = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        us[i] = rounds[i].us_per_blob;
+    double mid = stats_median(us, (size_t)n);
     for (int i = 0; i < n; i++) {
         /* The median round (the one nearest the median, as run picks it)
          * gives the counts and bytes; every round's time is kept. */
         if (fabs(us[i] - mid) < fabs(us[med] - mid))
             med = i;
+        us_min = fmin(us_min, us[i]);
+        us_max = fmax(us_max, us[i]);
         mb_min = fmin(mb_min, rounds[i].mb_per_s);
         mb_max = fmax(mb_max, rounds[i].mb_per_s);
         resident = fmax(resident, rounds[i].resident_max);
@@ -39,8 +35,8 @@ int sweep_rounds_merge(const struct run_result *rounds, int n, struct run_result
     }
     *dst = rounds[med];
     dst->us_per_blob = mid;
-    dst->us_min = sorted[0];
-    dst->us_max = sorted[n - 1];
+    dst->us_min = us_min;
+    dst->us_max = us_max;
     dst->mb_min = mb_min;
     dst->mb_max = mb_max;
     dst->resident_max = resident;
@@ -48,7 +44,6 @@ int sweep_rounds_merge(const struct run_result *rounds, int n, struct run_result
     dst->us_runs = us;
     dst->nruns = n;
     dst->latency = NULL;
-    free(sorted);
     for (int i = 0; i < n; i++) {
         if (!rounds[i].latency)
             continue;

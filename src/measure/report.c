@@ -87,3 +87,21 @@ cJSON *report_spread_json(double *v, int n)
     cJSON_AddNumberToObject(o, "max", v[n - 1]);
     return o;
 }
+
+void report_ci_json(cJSON *obj, const struct stats_ci *ci, int n)
+{
+    cJSON_AddNumberToObject(obj, "ci_lo", ci->lo);
+    cJSON_AddNumberToObject(obj, "ci_hi", ci->hi);
+    cJSON_AddBoolToObject(obj, "ci_covered", ci->covered);
+    cJSON_AddNumberToObject(obj, "n", n);
+}
+
+void report_print_median_ci(const char *label, const struct stats_ci *ci, int n, int prec)
+{
+    if (ci->covered)
+        printf("Median %s: %.*f (95%% CI %.*f-%.*f, %d rounds)\n", label, prec, ci->est, prec,
+               ci->lo, prec, ci->hi, n);
+    else
+        printf("Median %s: %.*f (min-max %.*f-%.*f, under 95%% coverage with %d rounds)\n",
+               label, prec, ci->est, prec, ci->lo, prec, ci->hi, n);
+}

@@ -80,6 +80,7 @@
 #include <stdio.h>
 #include "base/json.h"
 #include "measure/hist.h"
+#include "measure/stats.h"
 
 /* Percentiles of h in microseconds, as documented above. NULL on OOM. */
 cJSON *report_hist_json(const struct hist *h);
@@ -101,5 +102,14 @@ cJSON *report_spread_json(double *v, int n);
 
 /* Median of v[0..n) (n >= 1); v is sorted in place. */
 double report_median(double *v, int n);
+
+/* The median's 95% interval over n rounds added to obj as "ci_lo",
+ * "ci_hi", "ci_covered", "n" (beside a spread's min/median/max). */
+void report_ci_json(cJSON *obj, const struct stats_ci *ci, int n);
+
+/* One line to stdout: "Median LABEL: est (95% CI lo-hi, N rounds)", or
+ * where the interval does not reach 95% (below 6 rounds) the min-max it
+ * falls back to, saying so. prec: decimals. */
+void report_print_median_ci(const char *label, const struct stats_ci *ci, int n, int prec);
 
 #endif

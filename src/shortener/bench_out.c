@@ -98,10 +98,7 @@ static void json_row(cJSON *row, const struct bench *b, int conf,
     memcpy(tmp, r->rate, (size_t)o->repeat * sizeof(double));
     cJSON *sp = report_spread_json(tmp, (int)o->repeat);
     struct stats_ci ci = rate_ci(r, (int)o->repeat);
-    cJSON_AddNumberToObject(sp, "ci_lo", ci.lo);
-    cJSON_AddNumberToObject(sp, "ci_hi", ci.hi);
-    cJSON_AddBoolToObject(sp, "ci_covered", ci.covered);
-    cJSON_AddNumberToObject(sp, "n", (double)o->repeat);
+    report_ci_json(sp, &ci, (int)o->repeat);
     cJSON_AddItemToObject(row, "lookups_per_s_spread", sp);
     cJSON *rr = cJSON_AddArrayToObject(row, "runs");
     for (int64_t m = 0; m < o->repeat; m++) {
@@ -251,17 +248,14 @@ int bench_print_json(const struct bench *b, const int *conf, int nconf,
     return 0;
 }
 
-/* "Median lookups/s, CONFIG: M (95% CI LO-HI, N rounds)", or the range
- * below 6 rounds, as "kvtest run --repeat" words it. */
+/* "Median lookups/s, CONFIG: M (95% CI LO-HI, N rounds)", worded as
+ * "kvtest run --repeat" words its median. */
 static void text_rate_ci(const char *name, const struct conf_result *r, int n)
 {
     struct stats_ci ci = rate_ci(r, n);
-    if (ci.covered)
-        printf("Median lookups/s, %s: %.0f (95%% CI %.0f-%.0f, %d rounds)\n", name, ci.est,
-               ci.lo, ci.hi, n);
-    else
-        printf("Median lookups/s, %s: %.0f (min-max %.0f-%.0f, under 95%% coverage with %d "
-               "rounds)\n", name, ci.est, ci.lo, ci.hi, n);
+    char label[96];
+    snprintf(label, sizeof label, "lookups/s, %s", name);
+    report_print_median_ci(label, &ci, n, 0);
 }
 
 void bench_print_text(const struct bench *b, const int *conf, int nconf,
