@@ -226,3 +226,11 @@ store_visits() {
     # each of the 3 rounds opens the files between database runs
     assert_output --regexp ' files db files db files db$'
 }
+
+@test "--repeat: each layout's us_per_blob is the median of its rounds (runs_us)" {
+    run "$KVTEST" sweep "$D/sm" --sizes 1k,10k --total 50k --warmup 0 --repeat 3 --json
+    assert_success
+    run jq -e 'all(.pages[].rows[] | .sql, .blob, .files;
+                   .us_per_blob == (.runs_us | sort | .[1]))' <<<"$output"
+    assert_success
+}
