@@ -16,10 +16,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "shortener/linkid.h"
-#include "shortener/links.h"
-#include "shortener/request.h"
-#include "shortener/service.h"
+#include "shortener/store/linkid.h"
+#include "shortener/store/links.h"
+#include "shortener/service/request.h"
+#include "shortener/service/service.h"
 
 static struct service *svc;
 static char dir[64] = "/tmp/kvtest-fuzz-XXXXXX";

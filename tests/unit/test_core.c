@@ -15,10 +15,10 @@
 
 #include "sqlite3.h"
 #include "stores/blobsum.h"
-#include "commands/export.h"
-#include "commands/init.h"
+#include "commands/export/export.h"
+#include "commands/init/init.h"
 #include "stores/layout.h"
-#include "commands/run.h"
+#include "commands/run/run.h"
 #include "stores/store.h"
 
 static char dir[256];

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "shortener/load_http.h"
-#include "shortener/loadmix.h"
+#include "load/load_http.h"
+#include "shortener/cli/loadmix.h"
 
 /* ---- failure classification -------------------------------------------- */
 

@@ -13,13 +13,13 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "shortener/cache.h"
-#include "shortener/linkid.h"
-#include "shortener/links.h"
-#include "shortener/request.h"
-#include "shortener/service.h"
-#include "shortener/trackmap.h"
-#include "shortener/urlgen.h"
+#include "shortener/cache/cache.h"
+#include "shortener/store/linkid.h"
+#include "shortener/store/links.h"
+#include "shortener/service/request.h"
+#include "shortener/service/service.h"
+#include "shortener/cache/trackmap.h"
+#include "shortener/store/urlgen.h"
 
 static char tmpdir[64];
 static char dbpath[128];

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 
-#include "commands/sweep.h"
+#include "commands/sweep/sweep.h"
 
 static void test_cross_between_two_sizes(void **st)
 {

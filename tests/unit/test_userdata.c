@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "commands/init.h"
+#include "commands/init/init.h"
 #include "measure/sizedist.h"
 #include "sqlite3.h"
 #include "stores/walk.h"

@@ -1,0 +1,107 @@
+/* run internals. Data flows one way:
+ *   run_plan_make (run_plan.c): options -> validated plan (layout, max id,
+ *       holes, store options, verify state, database facts)
+ *   run_series (run_series.c): plan -> summary (warm-up, cold eviction and
+ *       measured passes of run_loop.c, read-back, figures, integrity)
+ *   run_report (run_out.c): plan + summary -> text or JSON on stdout. */
+#ifndef KVTEST_RUN_INT_H
+#define KVTEST_RUN_INT_H
+#include <stdint.h>
+#include "measure/coldcache.h"
+#include "measure/hist.h"
+#include "commands/run/run.h"
+#include "measure/runstats.h"
+#include "measure/stats.h"
+#include "stores/store.h"
+
+/* VERIFY_USER: an "init --from" database, where a blob without our tag is
+ * one of the user's files, counted as unverifiable rather than corrupt. */
+enum verify_state { VERIFY_OFF, VERIFY_ON, VERIFY_UNVERIFIABLE, VERIFY_USER };
+
+/* What is decided before anything is timed. */
+struct run_plan {
+    const struct run_opts *o;
+    enum layout_kind kind;
+    int is_db;
+    int64_t max_id;          /* --max-id, or the largest key present */
+    int64_t missing_keys;    /* export holes (store_count_holes); -1 database */
+    struct store_opts so;    /* how every measured pass opens the store */
+    enum verify_state vs;
+    struct store_desc desc;  /* page and cache size from one untimed open (db) */
+};
+
+/* Figures of one measured run. */
+struct run_fig {
+    double seconds;
+    int64_t count, misses, bytes, checked, unverifiable;
+    int64_t io_read, io_write;
+    struct io_counters io_delta;
+    int cold;                        /* eviction attempted */
+    struct coldcache_stat cst;
+    double resident;                 /* fraction */
+    struct sql_stats stats;
+    char jmode[32];
+};
+
+/* Rows of PRAGMA integrity_check (--integrity-check on a database). */
+struct run_integrity {
+    char **rows;
+    int n, cap;
+    int ran;                         /* the check could run (rows are its output) */
+    int bad;                         /* a row other than "ok", or it could not run */
+};
+
+/* Everything the result lines and the JSON object are made of. */
+struct run_summary {
+    int nruns, med;                  /* figs[med] is the median run */
+    struct run_fig *figs;            /* per measured run */
+    double *us, *mb;                 /* per run */
+    double us_spread[3], mb_spread[3];   /* min, median, max */
+    struct stats_ci us_ci, mb_ci;        /* the median's 95% interval (stats.h) */
+    double resident_max, storage_per_blob;
+    int cold_effective;
+    struct io_counters io_sum;       /* summed over the measured runs */
+    struct hist *merged;             /* NULL with --no-latency */
+    int64_t checked, unverifiable;   /* --verify totals, read-back included */
+    struct run_integrity integrity;
+};
+
+/* ---- run_plan.c ---- */
+/* Validate o and settle the plan; warnings (ignored database options,
+ * holes in an export) go to stderr unless o->quiet. 0, or the exit
+ * status 1/2 after printing the error. */
+int run_plan_make(struct run_plan *p, const struct run_opts *o, const char *cmd);
+
+/* ---- run_loop.c: one pass of T workers over the key sequence ---- */
+struct run_pass {
+    const struct run_opts *o;   /* order, zipf, seed, count, stats, nocheckpoint */
+    struct store_opts so;
+    int64_t max_id;
+    int verify;                 /* 1 check every read's blobsum; 2 a mismatch is
+                                   unverifiable (VERIFY_USER) */
+    int latency;                /* time each access into the workers' histograms */
+    int64_t threads;
+    int64_t *keys;              /* --keys-out: keys visited (one thread), or NULL */
+};
+struct run_workers;
+/* Per-thread state reused by every pass; NULL when out of memory. */
+struct run_workers *run_workers_new(int64_t threads, int latency);
+void run_workers_free(struct run_workers *ws);
+/* Run the pass; merge the workers' histograms into merged (may be NULL).
+ * 0, or 1 after printing the error. */
+int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist *merged,
+                  struct run_fig *f, const char *cmd);
+
+/* ---- run_series.c ---- */
+/* All the passes of the plan and the figures made of them. 0, or 1 after
+ * printing the error; s is to be freed by run_summary_free either way. */
+int run_series(const struct run_plan *p, struct run_summary *s, const char *cmd);
+void run_summary_free(struct run_summary *s);
+
+/* ---- run_out.c ---- */
+const char *run_order_name(enum order_kind k);
+/* Print the result (JSON or text). 0, or 1 when --integrity-check found
+ * problems. */
+int run_report(const struct run_plan *p, const struct run_summary *s, const char *cmd);
+
+#endif

@@ -1,0 +1,190 @@
+/* sweep_cross: where the ratio files/database crosses 1 (for each page
+ * size), the line that reports it, and the --page-sizes list (pure
+ * functions; unit-tested in tests/unit/test_sweep.c). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/units.h"
+#include "commands/sweep/sweep.h"
+
+int sweep_crossover(const double *sizes, const double *ratios, int n,
+                    struct sweep_crossing *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = SWEEP_BAD;
+    out->lo = -1;
+    if (!sizes || !ratios || n < 1)
+        return SWEEP_BAD;
+    for (int i = 0; i < n; i++) {
+        if (!(sizes[i] > 0) || !isfinite(sizes[i]) || !(ratios[i] > 0) ||
+            !isfinite(ratios[i]))
+            return SWEEP_BAD;
+        if (i > 0 && !(sizes[i] > sizes[i - 1]))
+            return SWEEP_BAD;
+    }
+    for (int i = 1; i < n; i++)
+        out->crossings += (ratios[i] < 1.0) != (ratios[i - 1] < 1.0);
+    if (ratios[0] < 1.0) {
+        out->kind = SWEEP_FILES_WIN;
+        return out->kind;
+    }
+    for (int i = 1; i < n; i++) {
+        if (ratios[i] < 1.0) {
+            /* ratios[i-1] >= 1 > ratios[i]: t in [0, 1). Linear in
+             * log(size) because the sizes are spaced geometrically and
+             * per-blob cost grows roughly with log(size) between them. */
+            double r0 = ratios[i - 1], r1 = ratios[i];
+            double t = (r0 - 1.0) / (r0 - r1);
+            double l0 = log(sizes[i - 1]), l1 = log(sizes[i]);
+            out->size = exp(l0 + t * (l1 - l0));
+            if (t == 0.0)
+                out->size = sizes[i - 1];   /* exact, not exp(log(x)) */
+            out->lo = i - 1;
+            out->kind = SWEEP_CROSS;
+            return out->kind;
+        }
+    }
+    out->kind = SWEEP_DB_WINS;
+    return out->kind;
+}
+
+/* Decimal units, as users type them: 1k, 4k, 23.4k, 1M. */
+void sweep_fmt_size(char *buf, size_t cap, double v)
+{
+    if (v >= 1e9)
+        snprintf(buf, cap, "%.3gG", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(buf, cap, "%.3gM", v / 1e6);
+    else if (v >= 1e3)
+        snprintf(buf, cap, "%.3gk", v / 1e3);
+    else
+        snprintf(buf, cap, "%.0f", v);
+}
+
+void sweep_crossover_line(const struct sweep_crossing *c, const double *sizes,
+                          int n, char *buf, size_t cap)
+{
+    sweep_crossover_line_page(c, sizes, n, 0, buf, cap);
+}
+
+void sweep_crossover_line_page(const struct sweep_crossing *c, const double *sizes,
+                               int n, long pagesize, char *buf, size_t cap)
+{
+    char label[48] = "Crossover:";
+    if (pagesize > 0)
+        snprintf(label, sizeof label, "Crossover (page %ld):", pagesize);
+    char lo[32] = "?", hi[32] = "?", at[32];
+    if (n >= 1) {
+        sweep_fmt_size(lo, sizeof lo, sizes[0]);
+        sweep_fmt_size(hi, sizeof hi, sizes[n - 1]);
+    }
+    char more[96] = "";
+    if (c->crossings > 1)
+        snprintf(more, sizeof more,
+                 "; the ratio crosses 1 %d times (not monotonic), first crossing shown",
+                 c->crossings);
+    switch (c->kind) {
+    case SWEEP_CROSS: {
+        char a[32], b[32];
+        sweep_fmt_size(at, sizeof at, c->size);
+        sweep_fmt_size(a, sizeof a, sizes[c->lo]);
+        sweep_fmt_size(b, sizeof b, sizes[c->lo + 1]);
+        snprintf(buf, cap, "%s %s bytes (files faster than the database "
+                 "above this blob size; interpolated between %s and %s%s)",
+                 label, at, a, b, more);
+        break;
+    }
+    case SWEEP_DB_WINS:
+        snprintf(buf, cap, "%s none in range %s..%s (the database is "
+                 "faster at every size)", label, lo, hi);
+        break;
+    case SWEEP_FILES_WIN:
+        snprintf(buf, cap, "%s none in range %s..%s (files are already "
+                 "faster at the smallest size%s)", label, lo, hi, more);
+        break;
+    default:
+        snprintf(buf, cap, "%s unknown (no valid measurements)", label);
+        break;
+    }
+}
+
+
+void sweep_crossover_pages(const double *sizes, const double *files_us,
+                           const double *db_us, int n, int npages,
+                           double *ratios, struct sweep_crossing *out)
+{
+    for (int p = 0; p < npages; p++) {
+        /* Every page size divides the same files figure, so a difference
+         * between their crossovers comes from the database side alone. */
+        for (int i = 0; i < n; i++) {
+            double db = db_us[p * n + i];
+            ratios[p * n + i] = db > 0 ? files_us[i] / db : NAN;
+        }
+        sweep_crossover(sizes, ratios + p * n, n, &out[p]);
+    }
+}
+
+/* One item of --page-sizes: a plain "k" means KiB (no power of two is a
+ * multiple of 1000), anything else is read as units_parse_int reads it. */
+static int parse_page(const char *item, int64_t *v)
+{
+    size_t len = strlen(item);
+    if (len >= 2 && (item[len - 1] == 'k' || item[len - 1] == 'K') &&
+        isdigit((unsigned char)item[len - 2])) {
+        char num[32];
+        if (len - 1 >= sizeof num)
+            return -1;
+        memcpy(num, item, len - 1);
+        num[len - 1] = '\0';
+        if (units_parse_int(num, v) != 0 || *v > INT64_MAX / 1024)
+            return -1;
+        *v *= 1024;
+        return 0;
+    }
+    return units_parse_int(item, v);
+}
+
+int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
+                      char *err, size_t cap)
+{
+    *n = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[32];
+        int64_t v;
+        if (len == 0 || len >= sizeof item) {
+            snprintf(err, cap, "invalid --page-sizes '%s' (expected a list such as 4k,16k,64k)", s);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (parse_page(item, &v) != 0 || v < 512 || v > 65536 || (v & (v - 1)) != 0) {
+            snprintf(err, cap, "page size '%s' in --page-sizes is not one SQLite accepts "
+                     "(a power of two from 512 to 64k)", item);
+            return -1;
+        }
+        for (int i = 0; i < *n; i++)
+            if (out[i] == v) {
+                snprintf(err, cap, "page size %" PRId64 " appears twice in --page-sizes", v);
+                return -1;
+            }
+        if (*n >= max) {
+            snprintf(err, cap, "--page-sizes lists more than %d sizes", max);
+            return -1;
+        }
+        /* Insert in order: the report goes from small to large pages. */
+        int j = (*n)++;
+        for (; j > 0 && out[j - 1] > v; j--)
+            out[j] = out[j - 1];
+        out[j] = v;
+        if (!comma)
+            return 0;
+        p = comma + 1;
+    }
+}

@@ -1,0 +1,91 @@
+/* sweep internals: options and rows shared by the loop (sweep.c) and the
+ * report (sweep_out.c); the files one size creates in DIR and their
+ * removal (sweep_files.c). */
+#ifndef KVTEST_SWEEP_INT_H
+#define KVTEST_SWEEP_INT_H
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "commands/run/run.h"
+
+#define SWEEP_MAX_SIZES 32
+#define SWEEP_MAX_PAGES 8     /* 512 .. 65536: every page size SQLite accepts */
+
+struct sweep_opts {
+    const char *dir;
+    int64_t sizes[SWEEP_MAX_SIZES];
+    int nsizes;
+    int64_t pages[SWEEP_MAX_PAGES];   /* ascending, distinct */
+    int npages;
+    int64_t total, repeat, warmup, seed, mmap;
+    int cold, update, keep, force, json;
+    const char *keys_out;   /* test hook: PREFIX of one key file per run */
+};
+
+/* One blob size. The files do not depend on the page size, so they are
+ * read once per size; the database is read once per page size. */
+struct sweep_row {
+    int64_t size, count;
+    struct run_result files;
+    struct run_result db[SWEEP_MAX_PAGES][2];   /* [page][0 sql, 1 blob api] */
+};
+
+/* One layout's result from its n rounds (each a one-run result): every
+ * round's us_per_blob in us_runs, min/median/max, the median round's
+ * counts, the latency histograms merged, cold only if every round was.
+ * 0, or -1 out of memory (dst freed). */
+int sweep_rounds_merge(const struct run_result *rounds, int n, struct run_result *dst);
+
+/* The table (or JSON) of the first done sizes and a crossover per page
+ * size (sweep_out.c). */
+void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int done);
+
+/* The names one size creates: one database per page size and one export.
+ * With one page size, DIR/sweep-SIZE.db as before --page-sizes existed;
+ * with several, DIR/sweep-SIZE-pPAGE.db. The export is DIR/sweep-SIZE/. */
+struct sweep_names {
+    char db[SWEEP_MAX_PAGES][PATH_MAX], exp[PATH_MAX];
+    int ndb;
+};
+
+/* 0, or -1 if the names do not fit. */
+int sweep_names_make(struct sweep_names *nm, const char *dir, int64_t size,
+                     const int64_t *pages, int npages);
+
+/* Does any name this size will create already exist? The first one found
+ * goes to buf. */
+int sweep_names_taken(const struct sweep_names *nm, char *buf, size_t cap);
+
+/* Remove database p of the size (with its -wal/-shm/-journal and the
+ * temporary files init builds it in). */
+void sweep_names_remove_db(const struct sweep_names *nm, int p, int quiet);
+
+/* Remove what one size created: every database as above, the export's
+ * files by key, then its directory (rmdir, so anything else stays).
+ * quiet: no warnings. Returns 1 if something of it is still there
+ * afterwards. */
+int sweep_names_remove(const struct sweep_names *nm, int64_t count, int quiet);
+
+/* DIR: create it (*made = 1), or accept it empty, or anything with force.
+ * Returns 0, 1 or 2 (one line printed). */
+int sweep_dir_prepare(const char *dir, int force, int *made);
+
+/* Refuse a size that needs more free space than DIR has: 0 or 1. */
+int sweep_check_space(const char *dir, int64_t need);
+
+/* What a signal must remove: the size in progress, and DIR if sweep made
+ * it (only if empty). Registered with cleanup; the fields change only
+ * under cleanup_lock(). */
+struct sweep_guard {
+    const char *dir;
+    int made_dir;
+    int active;
+    struct sweep_names nm;
+    int64_t count;
+};
+
+/* The cleanup function for a sweep_guard (see base/cleanup.h). */
+void sweep_guard_run(void *guard, char *msg, size_t cap);
+
+#endif

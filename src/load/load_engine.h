@@ -1,0 +1,72 @@
+/* load_engine: the event loop of "kvtest shortener load", built the way wrk
+ * is built. Each worker OS thread (--workers) runs one epoll loop over its
+ * share of the connections (--connections); each connection is a virtual
+ * user with one request in flight on a non-blocking keep-alive socket.
+ *
+ * Closed loop (default): a connection sends its next request as soon as the
+ * previous answer is checked, and a request is timed from its write to its
+ * full answer. Constant rate (--rate R): connection i of N sends its k-th
+ * request at t0 + (i + k*N)/R, and a request is timed from that scheduled
+ * time, so a server that stalls shows the stall as latency instead of
+ * quietly receiving fewer requests (coordinated omission, as wrk2 corrects
+ * it). */
+#ifndef KVTEST_LOAD_ENGINE_H
+#define KVTEST_LOAD_ENGINE_H
+#include <signal.h>
+#include <stdint.h>
+
+#include "measure/hist.h"
+#include "shortener/cli/loadmix.h"
+
+struct load_opts {
+    const char *base;          /* URL without trailing '/' */
+    int64_t tasks, connections, gets, timeout_ms, workers, seed;
+    double duration;           /* 0: task mode */
+    double zipf, create_ratio;
+    double rate;               /* requests/s over all connections; 0: closed loop */
+    const char *keys_path;
+    int json, allow_failures, progress;
+};
+
+#define LOAD_NERR_KEEP 5
+
+struct load_err {
+    uint64_t t;                /* when it happened, to merge workers in order */
+    char msg[1024];
+};
+
+/* What one worker counted; the totals have the same shape. */
+struct load_counts {
+    struct hist *h[LOAD_NREQ];
+    uint64_t ok[LOAD_NREQ], fail[LOAD_NREQ][LOAD_NFAIL];
+    uint64_t tasks_ok, tasks_failed;
+    struct load_err err[LOAD_NERR_KEEP];
+    int nerr;
+};
+
+/* Set by the first SIGINT/SIGTERM: connections stop starting requests, the
+ * run ends when those in flight are done. (A signal flag is the one
+ * process-wide mutable state here.) */
+extern volatile sig_atomic_t load_interrupted;
+
+/* Progress, polled by the calling thread while the workers run. */
+struct load_progress {
+    long long tasks_done, requests_done;
+    double elapsed;
+};
+typedef void (*load_progress_fn)(const struct load_opts *o, const struct load_progress *p,
+                                 int final);
+
+/* Run the load described by o (keys/pick: ids for --keys, else NULL) and
+ * add what the workers counted into *total (histograms allocated by the
+ * caller). *secs is the run's wall time. 0 ok; -1 with err set (nothing
+ * counted). */
+int load_engine_run(const struct load_opts *o, const struct loadkeys *keys,
+                    const struct loadpick *pick, load_progress_fn progress,
+                    struct load_counts *total, double *secs, char *err, size_t errcap);
+
+/* Fold one worker's counts into the totals: the first LOAD_NERR_KEEP
+ * errors over all workers, by time. */
+void load_counts_add(struct load_counts *dst, const struct load_counts *src);
+
+#endif

@@ -1,0 +1,235 @@
+/* load_report: text, JSON and progress output of "kvtest shortener load"
+ * (see load_report.h). */
+#include "load/load_report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "measure/report.h"
+
+#define CMD "shortener load"
+
+int load_totals_init(struct load_totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->all = hist_new();
+    t->c.h[LOAD_POST] = hist_new();
+    t->c.h[LOAD_GET] = hist_new();
+    if (!t->all || !t->c.h[LOAD_POST] || !t->c.h[LOAD_GET]) {
+        load_totals_free(t);
+        return -1;
+    }
+    return 0;
+}
+
+void load_totals_finish(struct load_totals *t, double secs)
+{
+    t->secs = secs;
+    for (int r = 0; r < LOAD_NREQ; r++) {
+        hist_merge(t->all, t->c.h[r]);
+        t->failed_req[r] = 0;
+        for (int f = 1; f < LOAD_NFAIL; f++)
+            t->failed_req[r] += t->c.fail[r][f];
+        t->requests[r] = t->c.ok[r] + t->failed_req[r];
+    }
+}
+
+void load_totals_free(struct load_totals *t)
+{
+    hist_free(t->all);
+    hist_free(t->c.h[LOAD_POST]);
+    hist_free(t->c.h[LOAD_GET]);
+    t->all = t->c.h[LOAD_POST] = t->c.h[LOAD_GET] = NULL;
+}
+
+static double ms(uint64_t ns) { return (double)ns / 1e6; }
+
+static double per_s(uint64_t n, double secs) { return secs > 0 ? (double)n / secs : 0.0; }
+
+static void print_latency_row(const char *label, uint64_t req, uint64_t failed, double secs,
+                              const struct hist *h)
+{
+    printf("  %-5s %9llu %8llu %10.1f", label, (unsigned long long)req,
+           (unsigned long long)failed, per_s(req, secs));
+    if (h->count == 0) {
+        printf("         -\n");
+        return;
+    }
+    printf(" %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", ms(hist_percentile(h, 0)),
+           ms(hist_percentile(h, 50)), hist_mean(h) / 1e6, ms(hist_percentile(h, 90)),
+           ms(hist_percentile(h, 99)), ms(hist_percentile(h, 99.9)),
+           ms(hist_percentile(h, 100)));
+}
+
+static void print_rate(const struct load_opts *o, uint64_t nreq, double secs)
+{
+    double got = per_s(nreq, secs);
+    double share = got / o->rate;
+    printf("Target rate: %.1f requests/s, achieved %.1f (%.1f%% of target)\n", o->rate, got,
+           100.0 * share);
+    if (share < LOAD_RATE_REACHED)
+        printf("Target rate NOT reached: achieved under %.0f%% of the target (the service "
+               "or the client could not keep up; try more --connections)\n",
+               100.0 * LOAD_RATE_REACHED);
+}
+
+void load_report_text(const struct load_opts *o, const struct load_totals *t)
+{
+    const struct load_counts *c = &t->c;
+    uint64_t tasks = c->tasks_ok + c->tasks_failed;
+    uint64_t nreq = t->requests[LOAD_POST] + t->requests[LOAD_GET];
+    uint64_t nfail = t->failed_req[LOAD_POST] + t->failed_req[LOAD_GET];
+    const struct hist *a = t->all;
+    printf("\n==================================================\n");
+    printf("STRESS TEST RESULTS\n");
+    printf("==================================================\n");
+    printf("Total tasks: %llu\n", (unsigned long long)tasks);
+    printf("Successful: %llu\n", (unsigned long long)c->tasks_ok);
+    printf("Failed: %llu\n", (unsigned long long)c->tasks_failed);
+    printf("Total time: %.2f seconds\n", t->secs);
+    printf("Tasks/second: %.2f\n", per_s(tasks, t->secs));
+    printf("\nResponse times:\n");
+    printf("  Min: %.2f ms\n", ms(hist_percentile(a, 0)));
+    printf("  Max: %.2f ms\n", ms(hist_percentile(a, 100)));
+    printf("  Mean: %.2f ms\n", hist_mean(a) / 1e6);
+    printf("  Median: %.2f ms\n", ms(hist_percentile(a, 50)));
+    printf("\nErrors (first 5):\n");
+    if (c->nerr == 0)
+        printf("  (none)\n");
+    for (int i = 0; i < c->nerr; i++)
+        printf("  %s\n", c->err[i].msg);
+
+    printf("\nRequests: %llu (%llu POST, %llu GET), %llu failed\n", (unsigned long long)nreq,
+           (unsigned long long)t->requests[LOAD_POST], (unsigned long long)t->requests[LOAD_GET],
+           (unsigned long long)nfail);
+    printf("Requests/second: %.1f\n", per_s(nreq, t->secs));
+    if (o->rate > 0)
+        print_rate(o, nreq, t->secs);
+    printf("Failures by kind:");
+    for (int f = 1; f < LOAD_NFAIL; f++)
+        printf(" %s %llu", loadmix_fail_name((enum load_fail)f),
+               (unsigned long long)(c->fail[LOAD_POST][f] + c->fail[LOAD_GET][f]));
+    printf("\n\nLatency (ms, requests with an HTTP answer):\n");
+    if (o->rate > 0)
+        printf("  (--rate: from each request's scheduled send time, so queueing behind a\n"
+               "  slow answer counts)\n");
+    printf("  %-5s %9s %8s %10s %8s %8s %8s %8s %8s %8s %8s\n", "type", "requests", "failed",
+           "req/s", "min", "p50", "mean", "p90", "p99", "p99.9", "max");
+    print_latency_row("POST", t->requests[LOAD_POST], t->failed_req[LOAD_POST], t->secs,
+                      c->h[LOAD_POST]);
+    print_latency_row("GET", t->requests[LOAD_GET], t->failed_req[LOAD_GET], t->secs,
+                      c->h[LOAD_GET]);
+    print_latency_row("all", nreq, nfail, t->secs, a);
+}
+
+static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double secs,
+                        const struct hist *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "requests", (double)req);
+    cJSON_AddNumberToObject(o, "successful", (double)ok);
+    cJSON_AddNumberToObject(o, "failed", (double)(req - ok));
+    cJSON_AddNumberToObject(o, "requests_per_s", per_s(req, secs));
+    cJSON *fo = cJSON_AddObjectToObject(o, "failures");
+    for (int f = 1; f < LOAD_NFAIL; f++)
+        cJSON_AddNumberToObject(fo, loadmix_fail_name((enum load_fail)f), (double)fail[f]);
+    cJSON *lat = report_hist_json(h);
+    if (lat)
+        cJSON_AddItemToObject(o, "latency", lat);
+    return o;
+}
+
+static void options_json(cJSON *op, const struct load_opts *o, const char *url)
+{
+    cJSON_AddStringToObject(op, "url", url);
+    cJSON_AddStringToObject(op, "mode", o->duration > 0 ? "duration" : "tasks");
+    cJSON_AddNumberToObject(op, "tasks", (double)o->tasks);
+    cJSON_AddNumberToObject(op, "threads", (double)o->connections);
+    cJSON_AddNumberToObject(op, "gets", (double)o->gets);
+    cJSON_AddNumberToObject(op, "duration", o->duration);
+    if (o->keys_path)
+        cJSON_AddStringToObject(op, "keys", o->keys_path);
+    else
+        cJSON_AddNullToObject(op, "keys");
+    cJSON_AddNumberToObject(op, "zipf", o->zipf);
+    cJSON_AddNumberToObject(op, "create_ratio", o->create_ratio);
+    cJSON_AddNumberToObject(op, "timeout_ms", (double)o->timeout_ms);
+    cJSON_AddNumberToObject(op, "workers", (double)o->workers);
+    cJSON_AddNumberToObject(op, "seed", (double)o->seed);
+    cJSON_AddBoolToObject(op, "allow_failures", o->allow_failures);
+    cJSON_AddNumberToObject(op, "connections", (double)o->connections);
+    if (o->rate > 0)
+        cJSON_AddNumberToObject(op, "rate", o->rate);
+    else
+        cJSON_AddNullToObject(op, "rate");
+}
+
+static void rate_json(cJSON *r, const struct load_opts *o, uint64_t nreq, double secs)
+{
+    if (o->rate <= 0) {
+        cJSON_AddNullToObject(r, "rate");
+        return;
+    }
+    cJSON *ro = cJSON_AddObjectToObject(r, "rate");
+    double got = per_s(nreq, secs);
+    cJSON_AddNumberToObject(ro, "target_per_s", o->rate);
+    cJSON_AddNumberToObject(ro, "achieved_per_s", got);
+    cJSON_AddNumberToObject(ro, "achieved_share", got / o->rate);
+    cJSON_AddBoolToObject(ro, "reached", got / o->rate >= LOAD_RATE_REACHED);
+}
+
+void load_report_json(const struct load_opts *o, const struct load_totals *t, const char *url)
+{
+    cJSON *root = report_json_new(CMD, NULL);
+    if (!root)
+        return;
+    options_json(cJSON_AddObjectToObject(root, "options"), o, url);
+    const struct load_counts *c = &t->c;
+    uint64_t tasks = c->tasks_ok + c->tasks_failed;
+    uint64_t nreq = t->requests[LOAD_POST] + t->requests[LOAD_GET];
+    uint64_t fall[LOAD_NFAIL];
+    for (int f = 0; f < LOAD_NFAIL; f++)
+        fall[f] = c->fail[LOAD_POST][f] + c->fail[LOAD_GET][f];
+    cJSON *r = cJSON_AddObjectToObject(root, "result");
+    cJSON_AddNumberToObject(r, "tasks", (double)tasks);
+    cJSON_AddNumberToObject(r, "successful", (double)c->tasks_ok);
+    cJSON_AddNumberToObject(r, "failed", (double)c->tasks_failed);
+    cJSON_AddNumberToObject(r, "seconds", t->secs);
+    cJSON_AddNumberToObject(r, "tasks_per_s", per_s(tasks, t->secs));
+    cJSON_AddNumberToObject(r, "requests", (double)nreq);
+    cJSON_AddNumberToObject(r, "requests_failed",
+                            (double)(t->failed_req[LOAD_POST] + t->failed_req[LOAD_GET]));
+    cJSON_AddNumberToObject(r, "requests_per_s", per_s(nreq, t->secs));
+    cJSON *fo = cJSON_AddObjectToObject(r, "failures");
+    for (int f = 1; f < LOAD_NFAIL; f++)
+        cJSON_AddNumberToObject(fo, loadmix_fail_name((enum load_fail)f), (double)fall[f]);
+    cJSON *by = cJSON_AddObjectToObject(r, "by_type");
+    cJSON_AddItemToObject(by, "post",
+                          type_json(t->requests[LOAD_POST], c->ok[LOAD_POST], c->fail[LOAD_POST],
+                                    t->secs, c->h[LOAD_POST]));
+    cJSON_AddItemToObject(by, "get",
+                          type_json(t->requests[LOAD_GET], c->ok[LOAD_GET], c->fail[LOAD_GET],
+                                    t->secs, c->h[LOAD_GET]));
+    cJSON_AddItemToObject(by, "all",
+                          type_json(nreq, c->ok[LOAD_POST] + c->ok[LOAD_GET], fall, t->secs,
+                                    t->all));
+    cJSON *errs = cJSON_AddArrayToObject(r, "errors");
+    for (int i = 0; i < c->nerr; i++)
+        cJSON_AddItemToArray(errs, cJSON_CreateString(c->err[i].msg));
+    rate_json(r, o, nreq, t->secs);
+    cJSON_AddStringToObject(r, "latency_from", o->rate > 0 ? "schedule" : "send");
+    report_json_print(root);
+}
+
+void load_report_progress(const struct load_opts *o, const struct load_progress *p, int final)
+{
+    if (o->duration > 0) {
+        fprintf(stderr, "Completed: %lld tasks in %.0f/%g s (%lld requests)\n", p->tasks_done,
+                p->elapsed < o->duration ? p->elapsed : o->duration, o->duration,
+                p->requests_done);
+    } else if (final || p->tasks_done > 0) {
+        fprintf(stderr, "Completed: %lld/%lld\n", p->tasks_done, (long long)o->tasks);
+    }
+}

@@ -1,0 +1,411 @@
+/* bench: "kvtest shortener bench DBFILE", link lookups in-process, through
+ * exactly the function the service calls (cache_lookup(), with a Valkey
+ * cache or without), so storage is measured with no HTTP in the way.
+ *
+ * Configurations: sqlite (default page cache), sqlite-nocache
+ * (cache_size=0, temp_store=0), valkey (cache-aside over sqlite),
+ * valkey-nocache (over sqlite-nocache), valkey-track and
+ * valkey-track-nocache (the same with client-side caching, track.h), and
+ * with --compare-db a row sqlite-<schema> for a second database with the
+ * same links (init --from) in another schema. Every configuration runs in every
+ * repetition, in an order rotated per repetition, so drift of this shared
+ * machine hits them alike. Connections stay open across repetitions (one
+ * per configuration and thread), so warm means warm; --cold reopens them
+ * and evicts the database file from the OS page cache before each run.
+ *
+ * --json prints one object (scripts/tables.sh reads it; add fields, never
+ * rename them):
+ *   {"command": "shortener bench", "cmdline", "path", "env",
+ *    "options": {"configs": [...], "cache", "lookups", "threads", "zipf",
+ *                "miss", "repeat", "warmup", "cold", "seed"},
+ *    "result": {"links", "configs": [{"config", "sqlite_cache", "valkey",
+ *               "lookups_per_s" (median run), "ratio_to_sqlite",
+ *               "lookups_per_s_spread": {"min","median","max","ci_lo","ci_hi",
+ *                 "ci_covered","n"} (the median's 95% interval over the n
+ *                 rounds, stats_median_ci; ci_covered false below 6 rounds,
+ *                 where it is [min, max]),
+ *               "runs": [{"seconds", "lookups_per_s"}],
+ *               "latency": report_hist_json() in us, all measured runs,
+ *               "hit_ratio" (null without Valkey),
+ *               "cache": {"hits","misses","errors","skipped", "local_hits",
+ *                         "invalidations","local_flushes","local_evictions"}
+ *                        (Valkey only), "local_hit_ratio" (tracking only),
+ *               "schema", "path",
+ *               "cold": {"method","resident_fraction","effective"} (--cold),
+ *               "wrong_answers", "sqlite_errors"}],
+ *               "break_even": null or {"statement", "cache_hit_us",
+ *                 "cache_hit_ratio", "sqlite_us", "sqlite_state" (warm|cold),
+ *                 "sqlite_warm_us", "sqlite_cold_us" (null when not measured
+ *                 in this run), "pays_off", "track_us", "track_local_hit_ratio"}}}
+ *   options also has "compare_db" and "track_size". */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cli.h"
+#include "shortener/cli/args.h"
+#include "measure/coldcache.h"
+#include "shortener/bench/bench_int.h"
+#include "shortener/cli/shortener_cmds.h"
+#include "shortener/cache/track.h"
+
+#define CMD BENCH_CMD
+
+const char help_shortener_bench[] =
+    "Usage: kvtest shortener bench DBFILE [options]\n"
+    "\n"
+    "Time link lookups in-process through the service's own lookup code\n"
+    "(cache_lookup), without HTTP, for each configuration:\n"
+    "  sqlite           SQLite with its default page cache\n"
+    "  sqlite-nocache   PRAGMA cache_size=0, temp_store=0\n"
+    "  valkey           Valkey cache-aside in front of sqlite\n"
+    "  valkey-nocache   Valkey cache-aside in front of sqlite-nocache\n"
+    "  valkey-track     valkey plus client-side caching: links kept in process\n"
+    "                   memory, dropped on Valkey's invalidation messages\n"
+    "  valkey-track-nocache  the same in front of sqlite-nocache\n"
+    "  sqlite-SCHEMA    with --compare-db: sqlite on the second database\n"
+    "\n"
+    "  --configs LIST     comma-separated, or all (default with --cache\n"
+    "                     valkey://: the four without tracking; with\n"
+    "                     valkey+track://: all; else sqlite,sqlite-nocache)\n"
+    "  --cache URL        valkey://HOST:PORT[/DB] (or valkey+track://, the same\n"
+    "                     server) for the valkey configurations\n"
+    "  --track-size N     links in process memory per thread for valkey-track\n"
+    "                     (default 65536)\n"
+    "  --compare-db DB2   add a row for DB2, a database with the same links in\n"
+    "                     another schema (kvtest shortener init DB2 --schema\n"
+    "                     covering --from DBFILE); lookups use DBFILE's ids and\n"
+    "                     the row's ratio is against the sqlite row\n"
+    "  --lookups N        lookups per configuration and run (default 20000)\n"
+    "  --threads T        threads sharing those lookups, each with its own\n"
+    "                     connections (default 1)\n"
+    "  --zipf S           Zipf-distributed ids with exponent S (default uniform)\n"
+    "  --miss P           share of lookups for ids that do not exist (default 0)\n"
+    "  --repeat R         measured runs per configuration (default 3)\n"
+    "  --warmup W         discarded runs first (default 1; they also fill Valkey)\n"
+    "  --cold             before each run reopen the SQLite connections and evict\n"
+    "                     DBFILE from the OS page cache (Valkey is left as is)\n"
+    "  --seed N           seed of the id sequence (default 1)\n"
+    "  --json             one JSON object with options, environment and results\n"
+    "\n"
+    "One row per configuration: lookups/s (median run), latency percentiles and\n"
+    "mean in microseconds (all measured runs), cache hit ratio, and lookups/s\n"
+    "relative to the sqlite row. Then per configuration the median lookups/s\n"
+    "with its 95% confidence interval, distribution-free (order statistics of\n"
+    "the median over the --repeat rounds; below 6 rounds min-max instead).\n"
+    "Ids come from DBFILE; every answer is checked (an\n"
+    "existing id must be found, a missing one must not).\n"
+    "After the table, with sqlite and valkey rows, one line states the cache\n"
+    "break-even from this run's medians: cache-aside pays off only when an\n"
+    "SQLite lookup costs more than a cache hit (warm, or with --cold).\n";
+
+const char *const bench_conf_names[BENCH_MAXCONF] = {
+    "sqlite", "sqlite-nocache", "valkey", "valkey-nocache",
+    "valkey-track", "valkey-track-nocache", "sqlite-compare",
+};
+int bench_conf_sqlite_cache(int c)
+{
+    return c == CONF_SQLITE || c == CONF_VALKEY || c == CONF_TRACK || c == CONF_COMPARE;
+}
+int bench_conf_valkey(int c) { return c >= CONF_VALKEY && c <= CONF_TRACK_NOCACHE; }
+int bench_conf_track(int c) { return c == CONF_TRACK || c == CONF_TRACK_NOCACHE; }
+const char *bench_conf_name(const struct bench *b, int c)
+{
+    return c == CONF_COMPARE && b->compare_name[0] ? b->compare_name : bench_conf_names[c];
+}
+
+static int parse_configs(const char *list, int *conf, int *nconf)
+{
+    *nconf = 0;
+    if (strcmp(list, "all") == 0 || strcmp(list, "classic") == 0) {
+        for (int c = 0; c < (list[0] == 'a' ? BENCH_NAMED : CONF_TRACK); c++)
+            conf[(*nconf)++] = c;
+        return 0;
+    }
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int found = -1;
+        for (int c = 0; c < BENCH_NAMED; c++)
+            if (strlen(bench_conf_names[c]) == len && strncmp(bench_conf_names[c], p, len) == 0)
+                found = c;
+        if (found < 0)
+            return -1;
+        for (int i = 0; i < *nconf; i++)
+            if (conf[i] == found)
+                return -1;
+        conf[(*nconf)++] = found;
+        p = e ? e + 1 : p + len;
+        if (e && !*p)
+            return -1;
+    }
+    return *nconf ? 0 : -1;
+}
+
+/* Everything one invocation holds: freed by bench_free. */
+struct bench_state {
+    struct bench b;
+    char *ids;
+    int conf[BENCH_MAXCONF], nconf;
+    struct slot *slots;          /* nconf * threads */
+    struct conf_result *res;     /* nconf */
+    char err[512];
+};
+
+static void bench_free(struct bench_state *st)
+{
+    int64_t T = st->b.o->threads;
+    for (int i = 0; st->slots && i < st->nconf; i++)
+        for (int64_t t = 0; t < T; t++) {
+            struct slot *s = &st->slots[i * T + t];
+            links_close(s->l);
+            cache_close(s->c);
+            hist_free(s->h);
+        }
+    for (int i = 0; st->res && i < st->nconf; i++)
+        hist_free(st->res[i].h);
+    free(st->slots);
+    free(st->res);
+    free(st->ids);
+}
+
+/* Options into *o (and the configurations into st). 0 or the exit status. */
+static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench_state *st)
+{
+    const struct cli_opt opts[] = {
+        {"configs", CLI_STR, &o->configs, 0, 0, 0, 0},
+        {"cache", CLI_STR, &o->cache_url, 0, 0, 0, 0},
+        {"compare-db", CLI_STR, &o->compare, 0, 0, 0, 0},
+        {"track-size", CLI_INT, &o->track_size, 1, 100000000, 0, 0},
+        {"lookups", CLI_INT, &o->lookups, 1, 1000000000000LL, 0, 0},
+        {"threads", CLI_INT, &o->threads, 1, 256, 0, 0},
+        {"zipf", CLI_DOUBLE, &o->zipf, 0, 0, 0, 100},
+        {"miss", CLI_DOUBLE, &o->miss, 0, 0, 0, 1},
+        {"repeat", CLI_INT, &o->repeat, 1, 1000, 0, 0},
+        {"warmup", CLI_INT, &o->warmup, 0, 1000, 0, 0},
+        {"cold", CLI_FLAG, &o->cold, 0, 0, 0, 0},
+        {"seed", CLI_INT, &o->seed, 0, INT64_MAX, 0, 0},
+        {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
+    };
+    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])),
+                            &o->path, "missing DBFILE");
+    if (rc)
+        return rc;
+    if (o->lookups < o->threads)
+        return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",
+                         (long long)o->lookups, (long long)o->threads);
+    if (o->cache_url && strcmp(o->cache_url, "none") == 0)
+        o->cache_url = NULL;
+    const char *list = o->configs ? o->configs
+                     : !o->cache_url ? "sqlite,sqlite-nocache"
+                     : strncmp(o->cache_url, "valkey+track:", 13) == 0 ? "all" : "classic";
+    if (parse_configs(list, st->conf, &st->nconf) != 0)
+        return cli_usage(CMD, "invalid --configs '%s' (comma-separated: sqlite, "
+                         "sqlite-nocache, valkey, valkey-nocache, valkey-track, "
+                         "valkey-track-nocache; or all)", list);
+    if (o->compare)
+        st->conf[st->nconf++] = CONF_COMPARE;
+    int need_valkey = 0;
+    for (int i = 0; i < st->nconf; i++)
+        need_valkey |= bench_conf_valkey(st->conf[i]);
+    if (need_valkey) {
+        if (!o->cache_url)
+            return cli_usage(CMD, "the valkey configurations need --cache valkey://HOST:PORT");
+        if (cache_parse_url(o->cache_url, &st->b.ccfg, st->err, sizeof(st->err)) != 0)
+            return cli_usage(CMD, "--cache: %s", st->err);
+        /* One server for both kinds of rows: the row decides tracking. */
+        st->b.tcfg = st->b.ccfg;
+        st->b.ccfg.track = 0;
+        st->b.tcfg.track = 1;
+        st->b.tcfg.track_size = o->track_size;
+    }
+    return 0;
+}
+
+/* The ids to look up: every link in the database. 0 or the exit status. */
+static int bench_load_ids(struct bench_state *st)
+{
+    const struct bench_opts *o = st->b.o;
+    struct links *l0 = links_open(o->path, 1, st->err, sizeof(st->err));
+    if (!l0)
+        return cli_fail(CMD, "%s", st->err);
+    if (links_ids(l0, 0, &st->ids, &st->b.nids) != 0) {
+        int rc = cli_fail(CMD, "%s: %s", o->path, links_errmsg(l0));
+        links_close(l0);
+        return rc;
+    }
+    snprintf(st->b.schema, sizeof(st->b.schema), "%s", links_schema_name(links_schema_of(l0)));
+    links_close(l0);
+    st->b.ids = st->ids;
+    if (o->compare) {
+        struct links *l2 = links_open(o->compare, 1, st->err, sizeof(st->err));
+        if (!l2)
+            return cli_fail(CMD, "--compare-db: %s", st->err);
+        snprintf(st->b.compare_name, sizeof(st->b.compare_name), "sqlite-%s",
+                 links_schema_name(links_schema_of(l2)));
+        links_close(l2);
+    }
+    if (st->b.nids == 0 && o->miss < 1)
+        return cli_fail(CMD, "%s: no links to look up (kvtest shortener init %s --links N "
+                        "--force makes some)", o->path, o->path);
+    if (st->b.nids > 0 && loadpick_init(&st->b.pick, (uint64_t)st->b.nids, o->zipf) != 0)
+        return cli_usage(CMD, "invalid --zipf %g", o->zipf);
+    return 0;
+}
+
+/* Connections of every configuration and thread. 0 or the exit status. */
+static int bench_open(struct bench_state *st)
+{
+    const struct bench_opts *o = st->b.o;
+    int64_t T = o->threads;
+    st->slots = calloc((size_t)(st->nconf * T), sizeof(*st->slots));
+    st->res = calloc((size_t)st->nconf, sizeof(*st->res));
+    if (!st->slots || !st->res)
+        return cli_fail(CMD, "out of memory");
+    for (int i = 0; i < st->nconf; i++) {
+        st->res[i].h = hist_new();
+        if (!st->res[i].h)
+            return cli_fail(CMD, "out of memory");
+        for (int64_t t = 0; t < T; t++) {
+            struct slot *s = &st->slots[i * T + t];
+            /* Same seed, same stream per thread for every configuration:
+             * each is asked for exactly the same ids in the same order. */
+            rng_seed(&s->rng, rng_mix((uint64_t)o->seed, (uint64_t)t + 1));
+            s->h = hist_new();
+            if (!s->h || bench_slot_open(&st->b, st->conf[i], s, st->err, sizeof(st->err)) != 0)
+                return cli_fail(CMD, "%s", s->h ? st->err : "out of memory");
+        }
+        if (bench_conf_valkey(st->conf[i]) &&
+            cache_ping(st->slots[i * T].c, st->err, sizeof(st->err)) != 0)
+            return cli_fail(CMD, "Valkey at %s: %s", o->cache_url, st->err);
+    }
+    return 0;
+}
+
+/* --cold: close configuration i's connections, evict the database, note
+ * how much stayed resident, reopen. 0 or the exit status. */
+static int bench_make_cold(struct bench_state *st, int i, int measure)
+{
+    int64_t T = st->b.o->threads;
+    struct slot *ss = &st->slots[i * T];
+    for (int64_t t = 0; t < T; t++) {
+        links_close(ss[t].l);
+        ss[t].l = NULL;
+    }
+    struct coldcache_set cset = {
+        .path = st->conf[i] == CONF_COMPARE ? st->b.o->compare : st->b.o->path, .is_db = 1};
+    struct coldcache_stat cs;
+    if (coldcache_evict(&cset, &cs, st->err, (int)sizeof(st->err)) != 0)
+        return cli_fail(CMD, "--cold: %s", st->err);
+    if (measure) {
+        if (cs.resident > st->res[i].resident_max)
+            st->res[i].resident_max = cs.resident;
+        st->res[i].pages = cs.pages;
+    }
+    for (int64_t t = 0; t < T; t++)
+        if (bench_slot_open(&st->b, st->conf[i], &ss[t], st->err, sizeof(st->err)) != 0)
+            return cli_fail(CMD, "%s", st->err);
+    return 0;
+}
+
+/* Every run of every configuration, the order rotated per repetition.
+ * 0 or the exit status. */
+static int bench_measure(struct bench_state *st)
+{
+    const struct bench_opts *o = st->b.o;
+    int64_t T = o->threads, runs = o->warmup + o->repeat;
+    int progress = isatty(STDERR_FILENO);
+    for (int64_t r = 0; r < runs; r++) {
+        int measure = r >= o->warmup;
+        int64_t m = r - o->warmup;
+        for (int k = 0; k < st->nconf; k++) {
+            int i = (int)((k + r) % st->nconf);
+            struct slot *ss = &st->slots[i * T];
+            /* Start from the same stream each run: the same ids every time. */
+            for (int64_t t = 0; t < T; t++)
+                rng_seed(&ss[t].rng, rng_mix((uint64_t)o->seed, (uint64_t)t + 1));
+            int rc = o->cold ? bench_make_cold(st, i, measure) : 0;
+            if (rc)
+                return rc;
+            if (measure && m == 0)
+                for (int64_t t = 0; t < T; t++)
+                    cache_stats_add(ss[t].c, &st->res[i].before);
+            if (progress)
+                fprintf(stderr, "\r%s run %lld/%lld%s        ", bench_conf_name(&st->b, st->conf[i]),
+                        (long long)(r + 1), (long long)runs, measure ? "" : " (warm-up)");
+            double secs = bench_conf_run(&st->b, ss, measure);
+            if (secs < 0)
+                return cli_fail(CMD, "cannot start %lld threads", (long long)T);
+            if (measure) {
+                st->res[i].secs[m] = secs;
+                st->res[i].rate[m] = secs > 0 ? (double)o->lookups / secs : 0;
+            }
+        }
+    }
+    if (progress)
+        fprintf(stderr, "\r%60s\r", "");
+    return 0;
+}
+
+/* Merge the threads' figures into one result per configuration. */
+static void bench_collect(struct bench_state *st)
+{
+    int64_t T = st->b.o->threads;
+    for (int i = 0; i < st->nconf; i++) {
+        struct conf_result *r = &st->res[i];
+        for (int64_t t = 0; t < T; t++) {
+            struct slot *s = &st->slots[i * T + t];
+            hist_merge(r->h, s->h);
+            cache_stats_add(s->c, &r->after);
+            r->wrong += s->wrong;
+            r->errors += s->errors;
+            if (!r->first_problem[0] && s->first_problem[0])
+                memcpy(r->first_problem, s->first_problem, sizeof(s->first_problem));
+        }
+        double frac = r->pages > 0 ? (double)r->resident_max / (double)r->pages : 0;
+        r->cold_effective = coldcache_is_cold(frac);
+    }
+}
+
+int shortener_bench(int argc, char **argv)
+{
+    struct bench_opts o = {
+        .lookups = 20000, .threads = 1, .repeat = 3, .warmup = 1, .seed = 1,
+        .track_size = TRACK_SIZE_DEFAULT,
+    };
+    struct bench_state st;
+    memset(&st, 0, sizeof(st));
+    st.b.o = &o;
+    int rc = bench_parse(argc, argv, &o, &st);
+    if (rc)
+        return rc;
+    /* hiredis writes with write(2): a Valkey that goes away must give an
+     * error to count, not a SIGPIPE that kills the benchmark. */
+    signal(SIGPIPE, SIG_IGN);
+    if ((rc = bench_load_ids(&st)) != 0 || (rc = bench_open(&st)) != 0 ||
+        (rc = bench_measure(&st)) != 0)
+        goto out;
+    bench_collect(&st);
+    if (o.json) {
+        if (bench_print_json(&st.b, st.conf, st.nconf, st.res) != 0) {
+            rc = cli_fail(CMD, "out of memory");
+            goto out;
+        }
+    } else {
+        bench_print_text(&st.b, st.conf, st.nconf, st.res);
+    }
+    fflush(stdout);
+    for (int i = 0; i < st.nconf; i++)
+        if (st.res[i].wrong || st.res[i].errors) {
+            rc = cli_fail(CMD, "%s: %llu wrong answers, %llu SQLite errors (first: %s)",
+                          bench_conf_name(&st.b, st.conf[i]), (unsigned long long)st.res[i].wrong,
+                          (unsigned long long)st.res[i].errors, st.res[i].first_problem);
+            break;
+        }
+out:
+    bench_free(&st);
+    return rc;
+}

@@ -1,0 +1,89 @@
+/* bench_int: the parts of "kvtest shortener bench" shared by its files:
+ * bench.c (options, setup, the run loop), bench_run.c (one timed run of
+ * one configuration over its threads) and bench_out.c (text and JSON). */
+#ifndef KVTEST_SHORTENER_BENCH_INT_H
+#define KVTEST_SHORTENER_BENCH_INT_H
+#include <stdint.h>
+
+#include "measure/coldcache.h"
+#include "measure/hist.h"
+#include "measure/rng.h"
+#include "shortener/cache/cache.h"
+#include "shortener/store/links.h"
+#include "shortener/cli/loadmix.h"
+
+#define BENCH_CMD "shortener bench"
+#define BENCH_MAXCONF 7
+#define BENCH_MAXREPEAT 1024
+
+/* CONF_COMPARE: sqlite (page cache on) on the --compare-db database. */
+enum conf { CONF_SQLITE, CONF_SQLITE_NOCACHE, CONF_VALKEY, CONF_VALKEY_NOCACHE,
+            CONF_TRACK, CONF_TRACK_NOCACHE, CONF_COMPARE };
+#define BENCH_NAMED 6   /* configurations --configs can name */
+extern const char *const bench_conf_names[BENCH_MAXCONF];
+int bench_conf_sqlite_cache(int c);
+int bench_conf_valkey(int c);
+int bench_conf_track(int c);
+struct bench;
+/* Name of a configuration (the compare row is "sqlite-<its schema>"). */
+const char *bench_conf_name(const struct bench *b, int c);
+
+struct bench_opts {
+    const char *path, *configs, *cache_url, *compare;
+    int64_t lookups, threads, repeat, warmup, seed, track_size;
+    double zipf, miss;
+    int cold, json;
+};
+
+/* One thread's connections for one configuration, kept across runs. */
+struct slot {
+    struct links *l;
+    struct cache *c;
+    struct hist *h;          /* measured runs only */
+    rng_t rng;
+    /* per run */
+    int64_t n;
+    int measure;
+    uint64_t t0, t1;
+    uint64_t wrong, errors;
+    char first_problem[300];
+};
+
+struct bench {
+    const struct bench_opts *o;
+    const char *ids;         /* links_ids records of LINKS_ID_MAX + 1 bytes */
+    int64_t nids;
+    struct loadpick pick;
+    struct cache_config ccfg;   /* valkey configurations */
+    struct cache_config tcfg;   /* valkey-track configurations */
+    char schema[16];            /* of path */
+    char compare_name[32];      /* sqlite-<schema of --compare-db> */
+};
+
+/* What one configuration measured over all its runs and threads. */
+struct conf_result {
+    double rate[BENCH_MAXREPEAT];   /* lookups/s per measured run */
+    double secs[BENCH_MAXREPEAT];
+    struct hist *h;
+    struct cache_stats before, after;
+    uint64_t wrong, errors;
+    char first_problem[300];
+    int64_t resident_max;
+    int64_t pages;
+    int cold_effective;      /* --cold: residency stayed below the threshold */
+};
+
+/* Open s's connections for configuration conf. 0, or -1 with err. */
+int bench_slot_open(const struct bench *b, int conf, struct slot *s, char *err, size_t cap);
+/* One run of one configuration over its T slots. Returns wall seconds, or
+ * a negative value if threads could not be started. */
+double bench_conf_run(const struct bench *b, struct slot *slots, int measure);
+
+/* Results, to stdout. conf[i] is the configuration of res[i]. The JSON
+ * printer returns -1 when out of memory (nothing printed), else 0. */
+int bench_print_json(const struct bench *b, const int *conf, int nconf,
+                      const struct conf_result *res);
+void bench_print_text(const struct bench *b, const int *conf, int nconf,
+                      const struct conf_result *res);
+
+#endif

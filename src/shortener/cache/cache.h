@@ -1,0 +1,106 @@
+/* cache: Valkey cache-aside in front of the link store (hiredis; Valkey
+ * speaks the Redis protocol).
+ *
+ * cache_lookup() is THE lookup path: the service and the in-process
+ * benchmark both call it, with a cache or with NULL for "no cache", so the
+ * two always measure the same code. With a cache it tries Valkey (GET),
+ * on a miss reads SQLite through links_lookup() and stores the answer (SET,
+ * with EX ttl when ttl > 0). Unknown ids are not cached.
+ *
+ * One `struct cache` is one Valkey connection; use it from one thread at a
+ * time (open one per worker thread). Any Valkey failure (refused, timeout,
+ * protocol error, server restarted) is counted in `errors`, the request is
+ * answered from SQLite, and the connection is dropped and re-established
+ * later with exponential backoff (so a dead Valkey costs at most one
+ * connect timeout per backoff period, not one per request). Nothing here
+ * ever flushes, deletes or reconfigures anything on the Valkey server.
+ *
+ * Keys are CACHE_KEY_PREFIX + id, values the URL bytes.
+ *
+ * With cfg.track (valkey+track://) the connection also keeps a bounded
+ * in-process map per connection, kept correct by Valkey's invalidation
+ * messages (track.h says how and why): a lookup answered from it is a
+ * local hit and costs no round trip. Filled on Valkey hits and on
+ * misses-then-fills; emptied whenever the invalidation channel or the
+ * connection is lost.
+ *
+ * The process must ignore SIGPIPE (signal(SIGPIPE, SIG_IGN)): hiredis
+ * writes with write(2), and a Valkey that went away would otherwise kill
+ * the process instead of producing a countable error. */
+#ifndef KVTEST_SHORTENER_CACHE_H
+#define KVTEST_SHORTENER_CACHE_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shortener/store/links.h"
+
+#define CACHE_KEY_PREFIX "kvtest:link:"
+#define CACHE_TIMEOUT_MS 50        /* default connect and command timeout */
+#define CACHE_BACKOFF_MIN_MS 10    /* first reconnect delay after a failure */
+#define CACHE_BACKOFF_MAX_MS 1000  /* reconnect delay cap */
+
+struct cache_config {
+    char host[256];
+    int port;
+    int db;                   /* SELECT db after connecting when > 0 */
+    int64_t ttl_s;            /* 0 = no expiry */
+    int connect_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
+    int command_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
+    int track;                /* client-side caching (valkey+track://) */
+    int64_t track_size;       /* entries of the local map per connection
+                                 (0: TRACK_SIZE_DEFAULT) */
+};
+
+/* Counters; single writer (the owning thread). Fields are read with
+ * cache_stats(), which is safe to call from another thread while the owner
+ * runs (relaxed atomic loads; figures may lag by a request). */
+struct cache_stats {
+    uint64_t hits;        /* answered by Valkey */
+    uint64_t misses;      /* Valkey had no entry (then SQLite was asked) */
+    uint64_t errors;      /* Valkey failures of any kind (then SQLite) */
+    uint64_t skipped;     /* lookups sent straight to SQLite because the
+                             connection was down and the reconnect backoff
+                             had not expired */
+    uint64_t sets;        /* entries stored after a miss */
+    uint64_t connects;    /* successful (re)connections */
+    /* client-side caching (zeros without it) */
+    uint64_t local_hits;      /* answered from process memory */
+    uint64_t invalidations;   /* local entries dropped on the server's word */
+    uint64_t local_flushes;   /* local map emptied (channel lost, reconnect) */
+    uint64_t local_evictions; /* local entries dropped to stay in size */
+};
+
+struct cache;
+
+/* Parse "valkey://HOST:PORT[/DB]" (also "redis://", and
+ * "valkey+track://" for client-side caching; HOST may be [IPv6]; PORT
+ * 1..65535; DB 0..1000000) into cfg with default timeouts and no TTL. Returns 0, or -1 with a one-line reason in err. "none" is
+ * not a URL: callers handle it (it means cache == NULL). */
+int cache_parse_url(const char *url, struct cache_config *cfg,
+                    char *err, size_t errcap);
+
+/* Make a cache handle and try to connect once. Returns NULL only when out
+ * of memory: an unreachable server is not fatal (lookups fall back to
+ * SQLite and reconnect later); use cache_ping() to insist on a server. */
+struct cache *cache_open(const struct cache_config *cfg);
+void cache_close(struct cache *c);   /* NULL is fine */
+
+/* Round trip a PING now (connecting if needed, ignoring backoff).
+ * 0 if the server answered, -1 with the reason in err. */
+int cache_ping(struct cache *c, char *err, size_t errcap);
+
+/* Look up id through the cache (c may be NULL: plain links_lookup). Same
+ * contract and results as links_lookup(): LINKS_OK with the URL copied
+ * into url, LINKS_NOTFOUND, or LINKS_ERROR only when SQLite fails — a
+ * Valkey failure is never an error here. */
+enum links_rc cache_lookup(struct cache *c, struct links *l,
+                           const char *id, size_t idlen,
+                           char *url, size_t cap, size_t *urllen);
+
+/* Snapshot of the counters (zeros for NULL). */
+void cache_stats(const struct cache *c, struct cache_stats *out);
+/* Add the counters of c (NULL adds nothing) to *sum: the one place that
+ * totals several connections (the service's workers, bench's threads). */
+void cache_stats_add(const struct cache *c, struct cache_stats *sum);
+
+#endif

@@ -1,0 +1,295 @@
+/* serve: "kvtest shortener serve DBFILE", the service over HTTP. Parses
+ * the options, sizes the descriptor limits, opens the listener and runs
+ * service_http until SIGINT/SIGTERM, then prints the counters. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/cli.h"
+#include "shortener/cli/args.h"
+#include "shortener/service/service.h"
+#include "shortener/http/service_http.h"
+#include "shortener/cli/shortener_cmds.h"
+#include "shortener/cache/track.h"
+
+#define CMD "shortener serve"
+/* Descriptors that are not client connections: per thread SQLite's db,
+ * -wal and -shm, a Valkey socket, MHD's epoll and wake-up descriptors (8
+ * leaves room); plus the listener, stdio and libraries' own (64). */
+#define FD_RESERVED_BASE 64
+#define FD_RESERVED_PER_THREAD 8
+#define FD_LIMIT_CAP 1048576   /* when the hard limit is "unlimited" */
+
+const char help_shortener_serve[] =
+    "Usage: kvtest shortener serve DBFILE [options]\n"
+    "\n"
+    "Run the URL-shortener REST service over HTTP/1.1 (keep-alive) on the\n"
+    "links database DBFILE (create it with: kvtest shortener init DBFILE).\n"
+    "\n"
+    "  --bind ADDR          listen address (default 127.0.0.1; IPv4 or IPv6)\n"
+    "  --port N             TCP port (default 5000; 0 = any free port)\n"
+    "  --threads N          worker threads, each with its own SQLite and\n"
+    "                       Valkey connection (default 8)\n"
+    "  --cache none|valkey://HOST:PORT[/DB]|valkey+track://HOST:PORT[/DB]\n"
+    "                       Valkey cache-aside for lookups (default none);\n"
+    "                       valkey+track adds client-side caching: each\n"
+    "                       thread keeps hot links in process memory, dropped\n"
+    "                       when Valkey reports a change, expiry or eviction\n"
+    "                       (CLIENT TRACKING with REDIRECT to a connection\n"
+    "                       subscribed to __redis__:invalidate) and all dropped\n"
+    "                       when that channel is lost\n"
+    "  --track-size N       links kept in memory per thread with valkey+track\n"
+    "                       (default 65536)\n"
+    "  --cache-ttl S        expiry of cached links in seconds (default 0: none)\n"
+    "  --cache-timeout MS   Valkey connect and command timeout (default 50)\n"
+    "  --sqlite-cache on|off  off applies PRAGMA cache_size=0 and\n"
+    "                       temp_store=0 on every connection (default on)\n"
+    "  --idle-timeout S     close connections idle this long (default 30)\n"
+    "  --header-timeout S   close a new connection whose request headers are\n"
+    "                       not complete after S seconds without progress\n"
+    "                       (default 5); a client that stalls mid-request\n"
+    "                       cannot hold a descriptor for the idle timeout\n"
+    "  --json               print the shutdown counters as one JSON line\n"
+    "\n"
+    "API (JSON bodies; the body is parsed whatever its Content-Type):\n"
+    "  GET  /heart-beat   200 {\"OK\": true}\n"
+    "  POST /link         {\"url\": \"https://...\"} -> 201 {\"short_link\": \"<id>\"}\n"
+    "  GET  /link/<id>    200 {\"link\": \"<url>\"} or 404 {\"error\": ...}\n"
+    "  GET  /stats        request, cache and SQLite counters\n"
+    "Errors are {\"error\": \"...\"}: 400 bad JSON, missing/empty/non-string url,\n"
+    "scheme not http(s), URL over 2048 bytes or with spaces/control characters,\n"
+    "id not 1-64 of [A-Za-z0-9]; 413 body over 64 KiB; 405 wrong method (with\n"
+    "Allow); 404 unknown path or link. A 201 means the link is committed (WAL,\n"
+    "synchronous=NORMAL: it survives a crash or kill -9 of the server).\n"
+    "\n"
+    "Valkey failures never fail a request: lookups fall back to SQLite, the\n"
+    "failure is counted and the connection is retried with backoff.\n"
+    "Limits (printed at start): the soft open-file limit is raised to the hard\n"
+    "limit; connections are capped below it, at the limit minus 64 + 8 per\n"
+    "thread (descriptors for SQLite, Valkey and the server's own), so a flood\n"
+    "of idle connections never leaves the process unable to accept or to open\n"
+    "its database files.\n"
+    "SIGINT/SIGTERM: stop accepting, finish in-flight requests (up to 5 s),\n"
+    "print the counters to stdout, exit 0.\n";
+
+static int open_listener(const char *cmd, const char *bind_addr, int port, int *out_port)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    memset(&ss, 0, sizeof ss);
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, bind_addr, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)port);
+        sl = sizeof *a4;
+    } else if (inet_pton(AF_INET6, bind_addr, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)port);
+        sl = sizeof *a6;
+    } else {
+        cli_usage(cmd, "--bind: '%s' is not a numeric IPv4 or IPv6 address", bind_addr);
+        return -2;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        cli_fail(cmd, "socket: %s", strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 1024) != 0) {
+        cli_fail(cmd, "%s port %d: %s", bind_addr, port, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+        *out_port = ntohs(ss.ss_family == AF_INET ? a4->sin_port : a6->sin6_port);
+    return fd;
+}
+
+struct serve_opts {
+    const char *db, *bind_addr, *cache_url, *sqlite_cache;
+    int64_t port, threads, ttl, idle, header, cache_timeout, track_size;
+    int json;
+    int sc;                  /* --sqlite-cache as 1/0 */
+    struct cache_config cc;  /* when cache_url is not "none" */
+};
+
+/* Options into *o; 0, or the exit status of a misuse. */
+static int serve_parse(int argc, char **argv, struct serve_opts *o)
+{
+    const struct cli_opt opts[] = {
+        {"bind", CLI_STR, &o->bind_addr, 0, 0, 0, 0},
+        {"port", CLI_INT, &o->port, 0, 65535, 0, 0},
+        {"threads", CLI_INT, &o->threads, 1, 256, 0, 0},
+        {"cache", CLI_STR, &o->cache_url, 0, 0, 0, 0},
+        {"cache-ttl", CLI_INT, &o->ttl, 0, 100000000, 0, 0},
+        {"cache-timeout", CLI_INT, &o->cache_timeout, 1, 60000, 0, 0},
+        {"track-size", CLI_INT, &o->track_size, 1, 100000000, 0, 0},
+        {"sqlite-cache", CLI_STR, &o->sqlite_cache, 0, 0, 0, 0},
+        {"idle-timeout", CLI_INT, &o->idle, 1, 86400, 0, 0},
+        {"header-timeout", CLI_INT, &o->header, 1, 86400, 0, 0},
+        {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
+    };
+    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), &o->db,
+                            "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
+    if (rc != 0)
+        return rc;
+    if (strcmp(o->sqlite_cache, "on") == 0)
+        o->sc = 1;
+    else if (strcmp(o->sqlite_cache, "off") == 0)
+        o->sc = 0;
+    else
+        return cli_usage(CMD, "--sqlite-cache must be on or off, not '%s'", o->sqlite_cache);
+    if (strcmp(o->cache_url, "none") != 0) {
+        char err[512];
+        if (cache_parse_url(o->cache_url, &o->cc, err, sizeof err) != 0)
+            return cli_usage(CMD, "--cache: %s", err);
+        o->cc.ttl_s = o->ttl;
+        o->cc.connect_timeout_ms = (int)o->cache_timeout;
+        o->cc.command_timeout_ms = (int)o->cache_timeout;
+        o->cc.track_size = o->track_size;
+    }
+    return 0;
+}
+
+struct fd_limits {
+    uint64_t nofile;       /* soft open-file limit we run with */
+    uint64_t nofile_was;   /* soft limit we found */
+    unsigned conn_limit;
+};
+
+/* Raise the soft open-file limit to the hard one: each client connection
+ * is a descriptor, and the default soft limit (often 1024) is reached by a
+ * few hundred idle clients. Then cap connections below it. 0, or -1 when
+ * the limit leaves no room for a single connection. */
+static int fd_limits_setup(int64_t threads, struct fd_limits *lim)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return -1;
+    lim->nofile_was = (uint64_t)rl.rlim_cur;
+    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > FD_LIMIT_CAP
+                      ? FD_LIMIT_CAP : rl.rlim_max;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > want)
+        want = rl.rlim_cur == RLIM_INFINITY ? FD_LIMIT_CAP : rl.rlim_cur;
+    if (want > rl.rlim_cur) {
+        struct rlimit up = {want, rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl.rlim_cur = want;
+        else
+            cli_warn(CMD, "cannot raise the open-file limit to %llu: %s",
+                     (unsigned long long)want, strerror(errno));
+    }
+    lim->nofile = rl.rlim_cur == RLIM_INFINITY ? FD_LIMIT_CAP : (uint64_t)rl.rlim_cur;
+    uint64_t reserved = FD_RESERVED_BASE + FD_RESERVED_PER_THREAD * (uint64_t)threads;
+    if (lim->nofile <= reserved)
+        return -1;
+    lim->conn_limit = (unsigned)(lim->nofile - reserved);
+    return 0;
+}
+
+static void print_start(const struct serve_opts *o, int port, const struct fd_limits *lim)
+{
+    const char *lb = strchr(o->bind_addr, ':') ? "[" : "";
+    const char *rb = strchr(o->bind_addr, ':') ? "]" : "";
+    fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
+            "(threads %d, cache %s, sqlite-cache %s)\n",
+            lb, o->bind_addr, rb, port, (int)o->threads, o->cache_url, o->sqlite_cache);
+    fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
+            "connections %u, header timeout %d s, idle timeout %d s\n",
+            (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,
+            lim->conn_limit, (int)o->header, (int)o->idle);
+}
+
+static void print_counters(struct service *s, int json)
+{
+    if (json) {
+        char *txt = service_stats_json(s);
+        if (txt)
+            printf("%s\n", txt);
+        cJSON_free(txt);
+    } else {
+        service_stats_print(s, stdout);
+    }
+    fflush(stdout);
+}
+
+/* Serve until SIGINT/SIGTERM. Takes lfd. Returns the exit status. */
+static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int port,
+                     const struct fd_limits *lim)
+{
+    /* Block the stop signals before MHD starts its threads, which inherit
+     * the mask: only sigwait() below ever sees them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    struct service_http_opts ho = {(unsigned)o->threads, lim->conn_limit,
+                                   (unsigned)o->header, (unsigned)o->idle};
+    struct service_http *h = service_http_start(s, lfd, &ho);
+    if (!h) {
+        pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+        return cli_fail(CMD, "cannot start the HTTP server on %s port %d", o->bind_addr, port);
+    }
+    print_start(o, port, lim);
+    int sig = 0;
+    sigwait(&stop, &sig);
+    service_http_stop(h);
+    pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+    print_counters(s, o->json);
+    return 0;
+}
+
+int shortener_serve(int argc, char **argv)
+{
+    struct serve_opts o = {
+        .bind_addr = "127.0.0.1", .cache_url = "none", .sqlite_cache = "on",
+        .port = 5000, .threads = 8, .idle = 30, .header = 5,
+        .cache_timeout = CACHE_TIMEOUT_MS, .track_size = TRACK_SIZE_DEFAULT,
+    };
+    int rc = serve_parse(argc, argv, &o);
+    if (rc != 0)
+        return rc;
+    int use_cache = strcmp(o.cache_url, "none") != 0;
+    struct fd_limits lim = {0, 0, 0};
+    if (fd_limits_setup(o.threads, &lim) != 0)
+        return cli_fail(CMD, "the open-file limit (%llu) leaves no room for connections "
+                        "with %d threads", (unsigned long long)lim.nofile, (int)o.threads);
+
+    /* A client or Valkey that goes away must produce an error, not kill us. */
+    signal(SIGPIPE, SIG_IGN);
+
+    char err[512];
+    struct service_opts so = {(int)o.threads, o.sc, use_cache ? &o.cc : NULL};
+    struct service *s = service_new(o.db, &so, err, sizeof err);
+    if (!s)
+        return cli_fail(CMD, "%s", err);
+    if (use_cache && cache_ping(service_worker_cache(service_worker_at(s, 0)),
+                                err, sizeof err) != 0)
+        cli_warn(CMD, "cache %s not answering (%s); serving from SQLite until it does",
+                 o.cache_url, err);
+
+    int real_port = (int)o.port;
+    int lfd = open_listener(CMD, o.bind_addr, (int)o.port, &real_port);
+    if (lfd < 0) {
+        service_free(s);
+        return lfd == -1 ? 1 : 2;
+    }
+    rc = serve_run(&o, s, lfd, real_port, &lim);
+    service_free(s);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* request: the pure part of the shortener's HTTP API — routing, URL
+ * validation, parsing the create body (id validation is linkid.h). No I/O,
+ * no globals, so unit tests and the fuzz target can call it directly. */
+#ifndef KVTEST_SHORTENER_REQUEST_H
+#define KVTEST_SHORTENER_REQUEST_H
+#include <stddef.h>
+
+#include "shortener/store/links.h"
+
+#define REQUEST_BODY_MAX 65536   /* bytes; larger bodies get 413 */
+
+enum request_route {
+    ROUTE_HEARTBEAT,   /* /heart-beat */
+    ROUTE_CREATE,      /* /link */
+    ROUTE_RESOLVE,     /* /link/<anything> */
+    ROUTE_STATS,       /* /stats */
+    ROUTE_UNKNOWN,     /* anything else: 404 */
+    ROUTE_COUNT
+};
+
+struct request_match {
+    enum request_route route;
+    int method_ok;       /* 0: answer 405 with Allow: allow */
+    const char *allow;   /* the methods the route accepts */
+    const char *id;      /* ROUTE_RESOLVE: the text after "/link/" */
+    size_t idlen;
+};
+
+/* Route method + path (path without the query string). HEAD is accepted
+ * wherever GET is. */
+void request_match(const char *method, const char *path, struct request_match *m);
+
+/* 0 if url (len bytes) is acceptable for storage: 1..LINKS_URL_MAX bytes,
+ * scheme http:// or https:// (any case) followed by a non-empty host, no
+ * control characters, spaces or DEL, well-formed UTF-8. Otherwise -1 with
+ * *why set to a static message. */
+int request_check_url(const char *url, size_t len, const char **why);
+
+/* Parse a create body: a JSON object with a string member "url" that
+ * passes request_check_url. Whatever the Content-Type. On success returns
+ * 0 and copies the URL NUL-terminated into url (cap > LINKS_URL_MAX);
+ * otherwise -1 with *why set to a static message (the 400 body). */
+int request_parse_create(const char *body, size_t len, char *url, size_t cap,
+                         size_t *urllen, const char **why);
+
+/* Label of a route for counters and /stats ("GET /link/<id>"). */
+const char *request_route_name(enum request_route r);
+
+#endif

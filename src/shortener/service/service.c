@@ -1,0 +1,315 @@
+/* service: the shortener's request handling, independent of the HTTP
+ * library (the libmicrohttpd glue is service_http.c), so unit tests and the
+ * fuzz target run it without a server.
+ *
+ * Each worker (one per server thread) has its own links and cache
+ * connection and its own counters; /stats sums them. */
+#include "shortener/service/service.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "measure/clock.h"
+#include "base/counter.h"
+#include "shortener/store/linkid.h"
+#include "shortener/service/request.h"
+
+static const int statuses[] = {200, 201, 400, 404, 405, 413, 500};
+#define NSTATUS ((int)(sizeof statuses / sizeof statuses[0]) + 1)   /* + other */
+
+struct service_worker {
+    struct links *links;
+    struct cache *cache;
+    /* Single writer (the worker's thread); /stats reads them relaxed. */
+    _Atomic uint64_t req[ROUTE_COUNT][NSTATUS];
+    _Atomic uint64_t sqlite_errors;
+};
+
+struct service {
+    int nworkers;
+    int has_cache;
+    int has_track;
+    struct service_worker *w;
+    atomic_int next_worker;   /* next unclaimed worker */
+    uint64_t started_ns;
+};
+
+static int status_index(int status)
+{
+    for (int i = 0; i < NSTATUS - 1; i++)
+        if (statuses[i] == status)
+            return i;
+    return NSTATUS - 1;
+}
+
+struct service *service_new(const char *dbpath, const struct service_opts *o,
+                            char *err, size_t errcap)
+{
+    struct service *s = calloc(1, sizeof *s);
+    if (!s || !(s->w = calloc((size_t)o->workers, sizeof *s->w))) {
+        free(s);
+        snprintf(err, errcap, "out of memory");
+        return NULL;
+    }
+    s->nworkers = o->workers;
+    s->has_cache = o->cache != NULL;
+    s->has_track = o->cache && o->cache->track;
+    s->started_ns = clock_now_ns();
+    for (int i = 0; i < o->workers; i++) {
+        s->w[i].links = links_open(dbpath, o->sqlite_cache, err, errcap);
+        if (!s->w[i].links) {
+            service_free(s);
+            return NULL;
+        }
+        if (o->cache && !(s->w[i].cache = cache_open(o->cache))) {
+            snprintf(err, errcap, "out of memory");
+            service_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void service_free(struct service *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; s->w && i < s->nworkers; i++) {
+        links_close(s->w[i].links);
+        cache_close(s->w[i].cache);
+    }
+    free(s->w);
+    free(s);
+}
+
+struct service_worker *service_worker_at(struct service *s, int i) { return &s->w[i]; }
+
+struct service_worker *service_claim_worker(struct service *s)
+{
+    int i = atomic_fetch_add(&s->next_worker, 1);
+    return i < s->nworkers ? &s->w[i] : NULL;
+}
+struct cache *service_worker_cache(struct service_worker *w) { return w->cache; }
+
+static void reply_json(struct service_reply *r, int status, cJSON *obj)
+{
+    r->status = status;
+    r->body = obj ? cJSON_PrintUnformatted(obj) : NULL;
+    cJSON_Delete(obj);
+    if (!r->body) {   /* out of memory: still a valid reply */
+        r->status = 500;
+        r->body = NULL;
+        r->len = 0;
+        return;
+    }
+    r->len = strlen(r->body);
+}
+
+static void reply_error(struct service_reply *r, int status, const char *msg)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && !cJSON_AddStringToObject(o, "error", msg)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    reply_json(r, status, o);
+}
+
+static void reply_string(struct service_reply *r, int status, const char *key,
+                         const char *val)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && !cJSON_AddStringToObject(o, key, val)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    reply_json(r, status, o);
+}
+
+void service_reply_free(struct service_reply *r)
+{
+    cJSON_free(r->body);
+    r->body = NULL;
+}
+
+void service_handle(struct service *s, struct service_worker *w,
+                    const char *method, const char *path,
+                    const char *body, size_t bodylen, int body_too_large,
+                    struct service_reply *r)
+{
+    struct request_match m;
+    const char *why = NULL;
+    char url[LINKS_URL_MAX + 1];
+    size_t urllen = 0;
+
+    memset(r, 0, sizeof *r);
+    request_match(method, path, &m);
+    if (m.route == ROUTE_UNKNOWN) {
+        reply_error(r, 404, "not found");
+    } else if (!m.method_ok) {
+        reply_error(r, 405, "method not allowed");
+        r->allow = m.allow;
+    } else if (m.route == ROUTE_HEARTBEAT) {
+        cJSON *o = cJSON_CreateObject();
+        if (o && !cJSON_AddTrueToObject(o, "OK")) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+        reply_json(r, 200, o);
+    } else if (m.route == ROUTE_STATS) {
+        r->body = service_stats_json(s);
+        r->status = r->body ? 200 : 500;
+        r->len = r->body ? strlen(r->body) : 0;
+    } else if (m.route == ROUTE_CREATE) {
+        char id[LINKS_ID_LEN + 1];
+        if (body_too_large)
+            reply_error(r, 413, "body larger than 65536 bytes");
+        else if (request_parse_create(body, bodylen, url, sizeof url, &urllen, &why) != 0)
+            reply_error(r, 400, why);
+        else if (links_create(w->links, url, urllen, id) != LINKS_OK) {
+            counter_bump(&w->sqlite_errors);
+            reply_error(r, 500, "storage error");
+        } else
+            reply_string(r, 201, "short_link", id);
+    } else {   /* ROUTE_RESOLVE */
+        if (!linkid_valid(m.id, m.idlen)) {
+            reply_error(r, 400, "invalid id: expected 1-64 characters of [A-Za-z0-9]");
+        } else {
+            switch (cache_lookup(w->cache, w->links, m.id, m.idlen, url, sizeof url, &urllen)) {
+            case LINKS_OK:
+                reply_string(r, 200, "link", url);
+                break;
+            case LINKS_NOTFOUND:
+                reply_error(r, 404, "no such link");
+                break;
+            default:
+                counter_bump(&w->sqlite_errors);
+                reply_error(r, 500, "storage error");
+            }
+        }
+    }
+    counter_bump(&w->req[m.route][status_index(r->status)]);
+}
+
+static void sum_counters(struct service *s, uint64_t req[ROUTE_COUNT][NSTATUS],
+                         uint64_t *sqlite_errors, struct cache_stats *cs)
+{
+    memset(req, 0, sizeof(uint64_t) * ROUTE_COUNT * NSTATUS);
+    memset(cs, 0, sizeof *cs);
+    *sqlite_errors = 0;
+    for (int i = 0; i < s->nworkers; i++) {
+        struct service_worker *w = &s->w[i];
+        for (int r = 0; r < ROUTE_COUNT; r++)
+            for (int k = 0; k < NSTATUS; k++)
+                req[r][k] += counter_get(&w->req[r][k]);
+        *sqlite_errors += counter_get(&w->sqlite_errors);
+        cache_stats_add(w->cache, cs);
+    }
+}
+
+static void status_label(int k, char *buf, size_t cap)
+{
+    if (k < NSTATUS - 1)
+        snprintf(buf, cap, "%d", statuses[k]);
+    else
+        snprintf(buf, cap, "other");
+}
+
+char *service_stats_json(struct service *s)
+{
+    uint64_t req[ROUTE_COUNT][NSTATUS], sqlite_errors, total = 0;
+    struct cache_stats cs;
+    sum_counters(s, req, &sqlite_errors, &cs);
+    cJSON *o = cJSON_CreateObject();
+    cJSON *routes = cJSON_CreateObject();
+    cJSON *cache = cJSON_CreateObject();
+    cJSON *sq = cJSON_CreateObject();
+    if (!o || !routes || !cache || !sq) {
+        cJSON_Delete(o);
+        cJSON_Delete(routes);
+        cJSON_Delete(cache);
+        cJSON_Delete(sq);
+        return NULL;
+    }
+    for (int r = 0; r < ROUTE_COUNT; r++) {
+        cJSON *byst = cJSON_CreateObject();
+        for (int k = 0; k < NSTATUS; k++) {
+            if (!req[r][k])
+                continue;
+            char lab[16];
+            status_label(k, lab, sizeof lab);
+            cJSON_AddNumberToObject(byst, lab, (double)req[r][k]);
+            total += req[r][k];
+        }
+        cJSON_AddItemToObject(routes, request_route_name((enum request_route)r), byst);
+    }
+    cJSON_AddNumberToObject(o, "uptime_s", (double)(clock_now_ns() - s->started_ns) / 1e9);
+    cJSON_AddNumberToObject(o, "requests", (double)total);
+    cJSON_AddItemToObject(o, "routes", routes);
+    cJSON_AddBoolToObject(cache, "enabled", s->has_cache);
+    cJSON_AddNumberToObject(cache, "hits", (double)cs.hits);
+    cJSON_AddNumberToObject(cache, "misses", (double)cs.misses);
+    cJSON_AddNumberToObject(cache, "errors", (double)cs.errors);
+    cJSON_AddNumberToObject(cache, "skipped", (double)cs.skipped);
+    cJSON_AddNumberToObject(cache, "sets", (double)cs.sets);
+    cJSON_AddNumberToObject(cache, "connects", (double)cs.connects);
+    /* client-side caching (valkey+track://): hits split by where */
+    cJSON_AddBoolToObject(cache, "track", s->has_track);
+    cJSON_AddNumberToObject(cache, "local_hits", (double)cs.local_hits);
+    cJSON_AddNumberToObject(cache, "valkey_hits", (double)cs.hits);
+    cJSON_AddNumberToObject(cache, "invalidations", (double)cs.invalidations);
+    cJSON_AddNumberToObject(cache, "local_flushes", (double)cs.local_flushes);
+    cJSON_AddNumberToObject(cache, "local_evictions", (double)cs.local_evictions);
+    cJSON_AddItemToObject(o, "cache", cache);
+    cJSON_AddNumberToObject(sq, "errors", (double)sqlite_errors);
+    cJSON_AddItemToObject(o, "sqlite", sq);
+    char *txt = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return txt;
+}
+
+void service_stats_print(struct service *s, void *fpv)
+{
+    FILE *fp = fpv;
+    uint64_t req[ROUTE_COUNT][NSTATUS], sqlite_errors, total = 0;
+    struct cache_stats cs;
+    sum_counters(s, req, &sqlite_errors, &cs);
+    for (int r = 0; r < ROUTE_COUNT; r++)
+        for (int k = 0; k < NSTATUS; k++)
+            total += req[r][k];
+    fprintf(fp, "Requests: %llu\n", (unsigned long long)total);
+    for (int r = 0; r < ROUTE_COUNT; r++) {
+        uint64_t sum = 0;
+        for (int k = 0; k < NSTATUS; k++)
+            sum += req[r][k];
+        if (!sum)
+            continue;
+        fprintf(fp, "  %-16s", request_route_name((enum request_route)r));
+        for (int k = 0; k < NSTATUS; k++) {
+            if (!req[r][k])
+                continue;
+            char lab[16];
+            status_label(k, lab, sizeof lab);
+            fprintf(fp, " %s: %llu", lab, (unsigned long long)req[r][k]);
+        }
+        fputc('\n', fp);
+    }
+    if (s->has_cache)
+        fprintf(fp, "Cache: hits %llu, misses %llu, errors %llu, skipped %llu, "
+                    "sets %llu, connects %llu\n",
+                (unsigned long long)cs.hits, (unsigned long long)cs.misses,
+                (unsigned long long)cs.errors, (unsigned long long)cs.skipped,
+                (unsigned long long)cs.sets, (unsigned long long)cs.connects);
+    if (s->has_track)
+        fprintf(fp, "Local (client-side) cache: hits %llu, invalidations %llu, flushes %llu, "
+                    "evictions %llu\n",
+                (unsigned long long)cs.local_hits, (unsigned long long)cs.invalidations,
+                (unsigned long long)cs.local_flushes, (unsigned long long)cs.local_evictions);
+    if (!s->has_cache)
+        fprintf(fp, "Cache: none\n");
+    fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)sqlite_errors);
+}
