@@ -54,7 +54,8 @@ SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 # The core leaves out what needs the Debian libraries: the shortener, the
 # HTTP load engine, and compare (it parses JSON).
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/%,$(ALL_SRCS))
-TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(wildcard tests/unit/test_*.c)) \
+# One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
+TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
          $(OBJ)/asan/tests/test_os_fallback
 REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))

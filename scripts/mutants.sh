@@ -35,7 +35,7 @@ trap 'echo "mutants.sh: terminated" >&2; exit 143' TERM
     tar -cf - --exclude=build/fuzz -T -) | tar -C "$SCR" -xf - || { echo "mutants.sh: copy failed" >&2; exit 1; }
 cd "$SCR" || exit 1
 cp "$LIST" "$SCR/mutants.list"   # read from a copy: the list may be edited meanwhile
-UNITS=$(for t in tests/unit/test_*.c; do t=${t##*/}; printf 'build/asan/tests/%s ' "${t%.c}"; done)
+UNITS=$(find tests/unit -name 'test_*.c' | sort | sed 's|^tests/unit/|build/asan/tests/|; s|\.c$||' | tr '\n' ' ')
 build() {
     # shellcheck disable=SC2086  # UNITS is a list of targets
     make -j2 kvtest build/asan/kvtest $UNITS >"$SCR/build.log" 2>&1
@@ -79,7 +79,7 @@ run_suite() {
 
 all_suites() {
     local t
-    for t in $UNITS; do printf 'unit:%s ' "${t##*/}"; done
+    for t in $UNITS; do printf "unit:%s " "${t#*/asan/tests/}"; done
     for t in tests/cli/*.bats; do t=${t##*/}; printf 'cli:%s ' "${t%.bats}"; done
 }
 
