@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/units.h"
 
@@ -83,6 +84,69 @@ static const struct cli_opt *find_opt(const struct cli_opt *opts, int nopts,
     return NULL;
 }
 
+/* "--NAME must be A or B, got 'X'", or "one of A, B, C; got 'X'" for
+ * three or more: the lists this replaced were written that way. */
+static int enum_misuse(const char *cmd, const struct cli_opt *o, const char *val)
+{
+    char list[512];
+    size_t n = 0, count = 0;
+    while (o->choices[count])
+        count++;
+    list[0] = 0;
+    for (size_t i = 0; i < count && n < sizeof list; i++) {
+        const char *sep = i == 0 ? "" : count == 2 ? " or " : ", ";
+        int w = snprintf(list + n, sizeof list - n, "%s%s", sep, o->choices[i]);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+    if (count == 2)
+        return cli_usage(cmd, "--%s must be %s, got '%s'", o->name, list, val);
+    return cli_usage(cmd, "--%s must be one of %s; got '%s'", o->name, list, val);
+}
+
+/* Store val, the value of option o, in o->dest. 0, or 2 after printing
+ * why val is not a value of o. */
+static int set_value(const char *cmd, const struct cli_opt *o, const char *val)
+{
+    switch (o->type) {
+    case CLI_INT: {
+        int64_t v;
+        if (units_parse_int(val, &v) != 0)
+            return cli_usage(cmd, "invalid number for --%s: '%s' "
+                             "(expected a whole number such as 1000, 10k or 4KiB)",
+                             o->name, val);
+        if (v < o->min || v > o->max)
+            return cli_usage(cmd, "--%s must be between %lld and %lld, got %s",
+                             o->name, (long long)o->min, (long long)o->max, val);
+        *(int64_t *)o->dest = v;
+        return 0;
+    }
+    case CLI_DOUBLE: {
+        double v;
+        if (units_parse_double(val, &v) != 0)
+            return cli_usage(cmd, "invalid number for --%s: '%s'", o->name, val);
+        if (v < o->dmin || v > o->dmax)
+            return cli_usage(cmd, "--%s must be between %g and %g, got %s",
+                             o->name, o->dmin, o->dmax, val);
+        *(double *)o->dest = v;
+        return 0;
+    }
+    case CLI_ENUM:
+        for (int i = 0; o->choices[i]; i++)
+            if ((o->anycase ? strcasecmp : strcmp)(val, o->choices[i]) == 0) {
+                *(int *)o->dest = i;
+                return 0;
+            }
+        return enum_misuse(cmd, o, val);
+    case CLI_STR:
+        *(const char **)o->dest = val;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 int cli_parse(const char *cmd, int argc, char **argv,
               const struct cli_opt *opts, int nopts,
               const char **pos, int maxpos, int *npos)
@@ -140,35 +204,22 @@ int cli_parse(const char *cmd, int argc, char **argv,
                 return cli_usage(cmd, "option --%s needs a value", o->name);
             val = argv[++i];
         }
-        switch (o->type) {
-        case CLI_INT: {
-            int64_t v;
-            if (units_parse_int(val, &v) != 0)
-                return cli_usage(cmd, "invalid number for --%s: '%s' "
-                                 "(expected a whole number such as 1000, 10k or 4KiB)",
-                                 o->name, val);
-            if (v < o->min || v > o->max)
-                return cli_usage(cmd, "--%s must be between %lld and %lld, got %s",
-                                 o->name, (long long)o->min, (long long)o->max, val);
-            *(int64_t *)o->dest = v;
-            break;
-        }
-        case CLI_DOUBLE: {
-            double v;
-            if (units_parse_double(val, &v) != 0)
-                return cli_usage(cmd, "invalid number for --%s: '%s'", o->name, val);
-            if (v < o->dmin || v > o->dmax)
-                return cli_usage(cmd, "--%s must be between %g and %g, got %s",
-                                 o->name, o->dmin, o->dmax, val);
-            *(double *)o->dest = v;
-            break;
-        }
-        case CLI_STR:
-            *(const char **)o->dest = val;
-            break;
-        default:
-            break;
-        }
+        int rc = set_value(cmd, o, val);
+        if (rc != 0)
+            return rc;
     }
+    return 0;
+}
+
+int cli_parse_one(const char *cmd, int argc, char **argv,
+                  const struct cli_opt *opts, int nopts,
+                  const char **arg, const char *missing)
+{
+    int npos = 0;
+    int rc = cli_parse(cmd, argc, argv, opts, nopts, arg, 1, &npos);
+    if (rc != 0)
+        return rc;
+    if (npos != 1)
+        return cli_usage(cmd, "%s", missing);
     return 0;
 }

@@ -12,15 +12,42 @@ enum cli_type {
     CLI_INT,     /* int64_t *dest, units_parse_int, checked against [min,max] */
     CLI_DOUBLE,  /* double *dest, checked against [dmin,dmax] */
     CLI_STR,     /* const char **dest = argv value */
+    CLI_ENUM,    /* int *dest = index of the value in choices */
 };
 
+/* One row of an option table. Write rows with the CLI_*_OPT macros below,
+ * which name what each number means and check dest's type. */
 struct cli_opt {
     const char *name;     /* without dashes: "count" */
     enum cli_type type;
     void *dest;
     int64_t min, max;     /* CLI_INT bounds (inclusive); CLI_SET value in min */
     double dmin, dmax;    /* CLI_DOUBLE bounds (inclusive) */
+    const char *const *choices;  /* CLI_ENUM: the names, NULL-terminated */
+    int anycase;          /* CLI_ENUM: match ignoring case (SQLite's pragma values) */
 };
+
+/* The (1 ? (d) : (T *)0) in each macro makes a dest of the wrong type
+ * (an int where int64_t is written) a compile error instead of a silent
+ * half-written value. */
+#define CLI_FLAG_OPT(nm, d) {.name = (nm), .type = CLI_FLAG, .dest = (1 ? (d) : (int *)0)}
+#define CLI_SET_OPT(nm, d, value) \
+    {.name = (nm), .type = CLI_SET, .dest = (1 ? (d) : (int *)0), .min = (value)}
+#define CLI_INT_OPT(nm, d, lo, hi) \
+    {.name = (nm), .type = CLI_INT, .dest = (1 ? (d) : (int64_t *)0), .min = (lo), .max = (hi)}
+#define CLI_DOUBLE_OPT(nm, d, lo, hi) \
+    {.name = (nm), .type = CLI_DOUBLE, .dest = (1 ? (d) : (double *)0), .dmin = (lo), .dmax = (hi)}
+#define CLI_STR_OPT(nm, d) {.name = (nm), .type = CLI_STR, .dest = (1 ? (d) : (const char **)0)}
+/* *d = index in names (a NULL-terminated array); a value not in it is the
+ * misuse "--NAME must be A or B, got 'X'" (or "one of A, B, C; got"). */
+#define CLI_ENUM_OPT(nm, d, names) \
+    {.name = (nm), .type = CLI_ENUM, .dest = (1 ? (d) : (int *)0), .choices = (names)}
+#define CLI_ENUM_ANYCASE_OPT(nm, d, names) \
+    {.name = (nm), .type = CLI_ENUM, .dest = (1 ? (d) : (int *)0), .choices = (names), \
+     .anycase = 1}
+
+/* The number of rows of an option table (an array, not a pointer). */
+#define CLI_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 /* Parse argv[0..argc) (argv[0] is the first argument after the subcommand
  * name). Positional arguments are stored in pos[] (at most maxpos; more is
@@ -29,6 +56,13 @@ struct cli_opt {
 int cli_parse(const char *cmd, int argc, char **argv,
               const struct cli_opt *opts, int nopts,
               const char **pos, int maxpos, int *npos);
+
+/* The command line most commands take: options and exactly one positional
+ * argument, stored in *arg. Returns 0, or 2 after printing the misuse:
+ * cli_parse's, or "kvtest CMD: MISSING" when the argument is absent. */
+int cli_parse_one(const char *cmd, int argc, char **argv,
+                  const struct cli_opt *opts, int nopts,
+                  const char **arg, const char *missing);
 
 /* Print "kvtest CMD: <message>" and return 2 (usage error). */
 int cli_usage(const char *cmd, const char *fmt, ...)
