@@ -429,11 +429,11 @@ int cmd_space(int argc, char **argv)
 {
     int json = 0;
     const struct cli_opt opts[] = {
-        {"json", CLI_FLAG, &json, 0, 0, 0, 0},
+        CLI_FLAG_OPT("json", &json),
     };
     const char *pos[3];
     int npos = 0;
-    int rc = cli_parse("space", argc, argv, opts, 1, pos, 3, &npos);
+    int rc = cli_parse("space", argc, argv, opts, CLI_COUNT(opts), pos, 3, &npos);
     if (rc)
         return rc;
     if (npos < 2)

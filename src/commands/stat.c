@@ -261,36 +261,34 @@ int cmd_stat(int argc, char **argv)
 {
     int vacuum = 0, json = 0;
     const struct cli_opt opts[] = {
-        {"vacuum", CLI_FLAG, &vacuum, 0, 0, 0, 0},
-        {"json", CLI_FLAG, &json, 0, 0, 0, 0},
+        CLI_FLAG_OPT("vacuum", &vacuum),
+        CLI_FLAG_OPT("json", &json),
     };
-    const char *pos[1];
-    int npos;
-    int rc = cli_parse("stat", argc, argv, opts, 2, pos, 1, &npos);
+    const char *path;
+    int rc = cli_parse_one("stat", argc, argv, opts, CLI_COUNT(opts), &path,
+                           "missing PATH (usage: kvtest stat PATH [--vacuum])");
     if (rc)
         return rc;
-    if (npos < 1)
-        return cli_usage("stat", "missing PATH (usage: kvtest stat PATH [--vacuum])");
     char why[600];
-    enum layout_kind k = layout_detect(pos[0], why, sizeof why);
+    enum layout_kind k = layout_detect(path, why, sizeof why);
     switch (k) {
     case LAYOUT_DB:
-        return stat_db(pos[0], vacuum, json);
+        return stat_db(path, vacuum, json);
     case LAYOUT_FLAT:
     case LAYOUT_TREE: {
         if (vacuum)
             return cli_usage("stat", "--vacuum applies to a database, and %s is a directory",
-                             pos[0]);
+                             path);
         cJSON *j = NULL, *r = NULL;
         if (json) {
-            j = report_json_new("stat", pos[0]);
+            j = report_json_new("stat", path);
             r = cJSON_AddObjectToObject(j, "result");
             cJSON_AddStringToObject(r, "layout", layout_kind_name(k));
         }
-        int rc2 = space_stat_dir(pos[0], r);
+        int rc2 = space_stat_dir(path, r);
         if (rc2 == 0) {
             fflush(stdout);
-            rc2 = stat_dir_dist(pos[0], r);
+            rc2 = stat_dir_dist(path, r);
         }
         return json_finish(j, rc2);
     }

@@ -219,12 +219,12 @@ int cmd_compare(int argc, char **argv)
     int json = 0;
     double limit = 0;
     const struct cli_opt opts[] = {
-        {"json", CLI_FLAG, &json, 0, 0, 0, 0},
-        {"fail-above", CLI_DOUBLE, &limit, 0, 0, 1.0, 1e9},
+        CLI_FLAG_OPT("json", &json),
+        CLI_DOUBLE_OPT("fail-above", &limit, 1.0, 1e9),
     };
     const char *pos[2];
     int npos = 0;
-    if (cli_parse("compare", argc, argv, opts, 2, pos, 2, &npos))
+    if (cli_parse("compare", argc, argv, opts, CLI_COUNT(opts), pos, 2, &npos))
         return 2;
     if (npos != 2)
         return cli_usage("compare", "two inputs wanted: OLD NEW (see kvtest help compare)");

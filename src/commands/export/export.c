@@ -135,14 +135,14 @@ int cmd_export(int argc, char **argv)
     struct export_opts o;
     export_defaults(&o);
     const struct cli_opt opts[] = {
-        {"tree", CLI_FLAG, &o.tree, 0, 0, 0, 0},
-        {"force", CLI_FLAG, &o.force, 0, 0, 0, 0},
-        {"jobs", CLI_INT, &o.jobs, 1, 256, 0, 0},
-        {"json", CLI_FLAG, &o.json, 0, 0, 0, 0},
+        CLI_FLAG_OPT("tree", &o.tree),
+        CLI_FLAG_OPT("force", &o.force),
+        CLI_INT_OPT("jobs", &o.jobs, 1, 256),
+        CLI_FLAG_OPT("json", &o.json),
     };
     const char *pos[2];
     int npos;
-    int rc = cli_parse("export", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 2,
+    int rc = cli_parse("export", argc, argv, opts, CLI_COUNT(opts), pos, 2,
                        &npos);
     if (rc)
         return rc;

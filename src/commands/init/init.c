@@ -414,33 +414,28 @@ int cmd_init(int argc, char **argv)
 {
     struct init_opts o;
     init_defaults(&o);
-    const char *method = "kvtest";
+    static const char *const methods[] = {"kvtest", "randomblob", NULL};
+    int method = 0;
     int64_t seed = 1, count = -1, size = -1, variance = -1;
     const struct cli_opt opts[] = {
-        {"count", CLI_INT, &count, 1, INIT_MAX_COUNT, 0, 0},
-        {"size", CLI_INT, &size, 1, INIT_MAX_BLOB, 0, 0},
-        {"variance", CLI_INT, &variance, 0, INIT_MAX_BLOB, 0, 0},
-        {"pagesize", CLI_INT, &o.pagesize, 0, INT64_MAX, 0, 0},
-        {"seed", CLI_INT, &seed, 0, INT64_MAX, 0, 0},
-        {"force", CLI_FLAG, &o.force, 0, 0, 0, 0},
-        {"json", CLI_FLAG, &o.json, 0, 0, 0, 0},
-        {"from", CLI_STR, &o.from, 0, 0, 0, 0},
-        {"sizes-from", CLI_STR, &o.sizes_from, 0, 0, 0, 0},
-        {"max-size", CLI_INT, &o.max_size, 1, INIT_MAX_BLOB, 0, 0},
-        {"method", CLI_STR, &method, 0, 0, 0, 0},   /* hidden: benchmark baseline */
+        CLI_INT_OPT("count", &count, 1, INIT_MAX_COUNT),
+        CLI_INT_OPT("size", &size, 1, INIT_MAX_BLOB),
+        CLI_INT_OPT("variance", &variance, 0, INIT_MAX_BLOB),
+        CLI_INT_OPT("pagesize", &o.pagesize, 0, INT64_MAX),
+        CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
+        CLI_FLAG_OPT("force", &o.force),
+        CLI_FLAG_OPT("json", &o.json),
+        CLI_STR_OPT("from", &o.from),
+        CLI_STR_OPT("sizes-from", &o.sizes_from),
+        CLI_INT_OPT("max-size", &o.max_size, 1, INIT_MAX_BLOB),
+        CLI_ENUM_OPT("method", &method, methods),   /* hidden: benchmark baseline */
     };
-    const char *pos[1];
-    int npos;
-    int rc = cli_parse("init", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos);
+    int rc = cli_parse_one("init", argc, argv, opts, CLI_COUNT(opts), &o.path,
+                           "missing DBFILE (usage: kvtest init DBFILE [options])");
     if (rc)
         return rc;
-    if (npos < 1)
-        return cli_usage("init", "missing DBFILE (usage: kvtest init DBFILE [options])");
-    o.path = pos[0];
     o.seed = (uint64_t)seed;
-    if (strcmp(method, "kvtest") != 0 && strcmp(method, "randomblob") != 0)
-        return cli_usage("init", "--method must be kvtest or randomblob, got '%s'", method);
-    int randomblob = strcmp(method, "randomblob") == 0;
+    int randomblob = method == 1;   /* methods[1] */
     if (!o.from && !o.sizes_from) {
         o.count = count >= 0 ? count : o.count;
         o.size = size >= 0 ? size : o.size;

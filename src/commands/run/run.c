@@ -140,49 +140,53 @@ int cmd_run(int argc, char **argv)
     int order = -1;
     double zipf = 0;
     int64_t seed = 1;
-    const char *fadvise = NULL;
+    /* Pragma values are matched in any case, as SQLite does, and passed
+     * on and reported as spelled here. */
+    static const char *const jmodes[] = {"delete", "truncate", "persist", "memory", "wal",
+                                         "off", NULL};
+    static const char *const syncs[] = {"off", "normal", "full", "extra", NULL};
+    static const char *const fadvises[] = {"random", "normal", NULL};
+    int jmode = -1, sync = -1, fadvise = -1;
     int nolat = 0;
     const char *cache_size = NULL;
     const char *keys_out = NULL;
     const struct cli_opt opts[] = {
-        {"count", CLI_INT, &o.count, 1, INT64_MAX / 4, 0, 0},
-        {"max-id", CLI_INT, &o.max_id, 1, INT64_MAX / 4, 0, 0},
-        {"start", CLI_INT, &o.start, 1, INT64_MAX / 4, 0, 0},
-        {"asc", CLI_SET, &order, ORDER_ASC, 0, 0, 0},
-        {"desc", CLI_SET, &order, ORDER_DESC, 0, 0, 0},
-        {"random", CLI_SET, &order, ORDER_RANDOM, 0, 0, 0},
-        {"zipf", CLI_DOUBLE, &zipf, 0, 0, 1e-9, 100},
-        {"seed", CLI_INT, &seed, 0, INT64_MAX, 0, 0},
-        {"blob-api", CLI_FLAG, &o.blob_api, 0, 0, 0, 0},
-        {"cache-size", CLI_STR, &cache_size, 0, 0, 0, 0},
-        {"mmap", CLI_INT, &o.mmap, 0, INT64_MAX / 2, 0, 0},
-        {"jmode", CLI_STR, &o.jmode, 0, 0, 0, 0},
-        {"nosync", CLI_FLAG, &o.nosync, 0, 0, 0, 0},
-        {"synchronous", CLI_STR, &o.synchronous, 0, 0, 0, 0},
-        {"fsync", CLI_FLAG, &o.fsync, 0, 0, 0, 0},
-        {"nocheckpoint", CLI_FLAG, &o.nocheckpoint, 0, 0, 0, 0},
-        {"multitrans", CLI_FLAG, &o.multitrans, 0, 0, 0, 0},
-        {"update", CLI_FLAG, &o.update, 0, 0, 0, 0},
-        {"integrity-check", CLI_FLAG, &o.integrity_check, 0, 0, 0, 0},
-        {"stats", CLI_FLAG, &o.stats, 0, 0, 0, 0},
-        {"repeat", CLI_INT, &o.repeat, 1, 10000, 0, 0},
-        {"warmup", CLI_INT, &o.warmup, 0, 10000, 0, 0},
-        {"cold", CLI_FLAG, &o.cold, 0, 0, 0, 0},
-        {"fadvise", CLI_STR, &fadvise, 0, 0, 0, 0},
-        {"threads", CLI_INT, &o.threads, 1, 256, 0, 0},
-        {"verify", CLI_FLAG, &o.verify, 0, 0, 0, 0},
-        {"no-latency", CLI_FLAG, &nolat, 0, 0, 0, 0},
-        {"json", CLI_FLAG, &o.json, 0, 0, 0, 0},
-        {"keys-out", CLI_STR, &keys_out, 0, 0, 0, 0},   /* test hook, not in the help */
+        CLI_INT_OPT("count", &o.count, 1, INT64_MAX / 4),
+        CLI_INT_OPT("max-id", &o.max_id, 1, INT64_MAX / 4),
+        CLI_INT_OPT("start", &o.start, 1, INT64_MAX / 4),
+        CLI_SET_OPT("asc", &order, ORDER_ASC),
+        CLI_SET_OPT("desc", &order, ORDER_DESC),
+        CLI_SET_OPT("random", &order, ORDER_RANDOM),
+        CLI_DOUBLE_OPT("zipf", &zipf, 1e-9, 100),
+        CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
+        CLI_FLAG_OPT("blob-api", &o.blob_api),
+        CLI_STR_OPT("cache-size", &cache_size),
+        CLI_INT_OPT("mmap", &o.mmap, 0, INT64_MAX / 2),
+        CLI_ENUM_ANYCASE_OPT("jmode", &jmode, jmodes),
+        CLI_FLAG_OPT("nosync", &o.nosync),
+        CLI_ENUM_ANYCASE_OPT("synchronous", &sync, syncs),
+        CLI_FLAG_OPT("fsync", &o.fsync),
+        CLI_FLAG_OPT("nocheckpoint", &o.nocheckpoint),
+        CLI_FLAG_OPT("multitrans", &o.multitrans),
+        CLI_FLAG_OPT("update", &o.update),
+        CLI_FLAG_OPT("integrity-check", &o.integrity_check),
+        CLI_FLAG_OPT("stats", &o.stats),
+        CLI_INT_OPT("repeat", &o.repeat, 1, 10000),
+        CLI_INT_OPT("warmup", &o.warmup, 0, 10000),
+        CLI_FLAG_OPT("cold", &o.cold),
+        CLI_ENUM_OPT("fadvise", &fadvise, fadvises),
+        CLI_INT_OPT("threads", &o.threads, 1, 256),
+        CLI_FLAG_OPT("verify", &o.verify),
+        CLI_FLAG_OPT("no-latency", &nolat),
+        CLI_FLAG_OPT("json", &o.json),
+        CLI_STR_OPT("keys-out", &keys_out),   /* test hook, not in the help */
     };
-    const char *pos[1];
-    int npos;
-    int rc = cli_parse("run", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &npos);
+    int rc = cli_parse_one("run", argc, argv, opts, CLI_COUNT(opts), &o.path,
+                           "missing PATH (usage: kvtest run PATH [options])");
     if (rc)
         return rc;
-    if (npos < 1)
-        return cli_usage("run", "missing PATH (usage: kvtest run PATH [options])");
-    o.path = pos[0];
+    o.jmode = jmode >= 0 ? jmodes[jmode] : NULL;
+    o.synchronous = sync >= 0 ? syncs[sync] : NULL;
     o.seed = (uint64_t)seed;
     if (cache_size) {
         /* Negative means KiB to SQLite (PRAGMA cache_size=-N), and SQLite's
@@ -203,14 +207,8 @@ int cmd_run(int argc, char **argv)
     } else if (order >= 0) {
         o.order = (enum order_kind)order;
     }
-    if (fadvise) {
-        if (strcmp(fadvise, "random") == 0)
-            o.fadvise = 1;
-        else if (strcmp(fadvise, "normal") == 0)
-            o.fadvise = 0;
-        else
-            return cli_usage("run", "--fadvise must be random or normal, got '%s'", fadvise);
-    }
+    if (fadvise >= 0)
+        o.fadvise = fadvise == 0;   /* 1: random (readahead off), 0: normal */
     o.keys_out = keys_out;
     /* Must precede SQLite's initialisation, which nothing above does. */
     store_db_memstatus(o.stats);

@@ -260,30 +260,25 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
     o->warmup = -1;
     o->seed = 1;
     const struct cli_opt opts[] = {
-        {"sizes", CLI_STR, &sizes, 0, 0, 0, 0},
-        {"total", CLI_INT, &o->total, 1, INT64_C(1) << 40, 0, 0},
-        {"pagesize", CLI_INT, &pagesize, 512, 65536, 0, 0},
-        {"page-sizes", CLI_STR, &pages, 0, 0, 0, 0},
-        {"mmap", CLI_INT, &o->mmap, 0, INT64_MAX / 2, 0, 0},
-        {"repeat", CLI_INT, &o->repeat, 1, 1000, 0, 0},
-        {"warmup", CLI_INT, &o->warmup, 0, 1000, 0, 0},
-        {"seed", CLI_INT, &o->seed, 0, INT64_MAX, 0, 0},
-        {"cold", CLI_FLAG, &o->cold, 0, 0, 0, 0},
-        {"update", CLI_FLAG, &o->update, 0, 0, 0, 0},
-        {"keep", CLI_FLAG, &o->keep, 0, 0, 0, 0},
-        {"force", CLI_FLAG, &o->force, 0, 0, 0, 0},
-        {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
-        {"keys-out", CLI_STR, &o->keys_out, 0, 0, 0, 0},   /* test hook, not in the help */
+        CLI_STR_OPT("sizes", &sizes),
+        CLI_INT_OPT("total", &o->total, 1, INT64_C(1) << 40),
+        CLI_INT_OPT("pagesize", &pagesize, 512, 65536),
+        CLI_STR_OPT("page-sizes", &pages),
+        CLI_INT_OPT("mmap", &o->mmap, 0, INT64_MAX / 2),
+        CLI_INT_OPT("repeat", &o->repeat, 1, 1000),
+        CLI_INT_OPT("warmup", &o->warmup, 0, 1000),
+        CLI_INT_OPT("seed", &o->seed, 0, INT64_MAX),
+        CLI_FLAG_OPT("cold", &o->cold),
+        CLI_FLAG_OPT("update", &o->update),
+        CLI_FLAG_OPT("keep", &o->keep),
+        CLI_FLAG_OPT("force", &o->force),
+        CLI_FLAG_OPT("json", &o->json),
+        CLI_STR_OPT("keys-out", &o->keys_out),   /* test hook, not in the help */
     };
-    const char *pos[1];
-    int npos = 0;
-    int rc = cli_parse("sweep", argc, argv, opts, (int)(sizeof opts / sizeof opts[0]),
-                       pos, 1, &npos);
+    int rc = cli_parse_one("sweep", argc, argv, opts, CLI_COUNT(opts), &o->dir,
+                           "expected DIR (try: kvtest help sweep)");
     if (rc)
         return rc;
-    if (npos < 1)
-        return cli_usage("sweep", "expected DIR (try: kvtest help sweep)");
-    o->dir = pos[0];
     if (o->cold && coldcache_missing())   /* before building anything */
         return cli_usage("sweep", "--cold is not available here: %s", coldcache_missing());
     if (pagesize && pages)

@@ -45,7 +45,6 @@
 #include <unistd.h>
 
 #include "base/cli.h"
-#include "shortener/cli/args.h"
 #include "measure/coldcache.h"
 #include "shortener/bench/bench_int.h"
 #include "shortener/cli/shortener_cmds.h"
@@ -176,22 +175,22 @@ static void bench_free(struct bench_state *st)
 static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench_state *st)
 {
     const struct cli_opt opts[] = {
-        {"configs", CLI_STR, &o->configs, 0, 0, 0, 0},
-        {"cache", CLI_STR, &o->cache_url, 0, 0, 0, 0},
-        {"compare-db", CLI_STR, &o->compare, 0, 0, 0, 0},
-        {"track-size", CLI_INT, &o->track_size, 1, 100000000, 0, 0},
-        {"lookups", CLI_INT, &o->lookups, 1, 1000000000000LL, 0, 0},
-        {"threads", CLI_INT, &o->threads, 1, 256, 0, 0},
-        {"zipf", CLI_DOUBLE, &o->zipf, 0, 0, 0, 100},
-        {"miss", CLI_DOUBLE, &o->miss, 0, 0, 0, 1},
-        {"repeat", CLI_INT, &o->repeat, 1, 1000, 0, 0},
-        {"warmup", CLI_INT, &o->warmup, 0, 1000, 0, 0},
-        {"cold", CLI_FLAG, &o->cold, 0, 0, 0, 0},
-        {"seed", CLI_INT, &o->seed, 0, INT64_MAX, 0, 0},
-        {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
+        CLI_STR_OPT("configs", &o->configs),
+        CLI_STR_OPT("cache", &o->cache_url),
+        CLI_STR_OPT("compare-db", &o->compare),
+        CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
+        CLI_INT_OPT("lookups", &o->lookups, 1, 1000000000000LL),
+        CLI_INT_OPT("threads", &o->threads, 1, 256),
+        CLI_DOUBLE_OPT("zipf", &o->zipf, 0, 100),
+        CLI_DOUBLE_OPT("miss", &o->miss, 0, 1),
+        CLI_INT_OPT("repeat", &o->repeat, 1, 1000),
+        CLI_INT_OPT("warmup", &o->warmup, 0, 1000),
+        CLI_FLAG_OPT("cold", &o->cold),
+        CLI_INT_OPT("seed", &o->seed, 0, INT64_MAX),
+        CLI_FLAG_OPT("json", &o->json),
     };
-    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])),
-                            &o->path, "missing DBFILE");
+    int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts),
+                           &o->path, "missing DBFILE");
     if (rc)
         return rc;
     if (o->lookups < o->threads)

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "base/cli.h"
-#include "shortener/cli/args.h"
 #include "shortener/store/links.h"
 #include "shortener/cli/shortener_cmds.h"
 
@@ -45,22 +44,24 @@ int shortener_init(int argc, char **argv)
     static const char cmd[] = "shortener init";
     int64_t n = -1, seed = 1;
     int force = 0;
-    const char *schema = "seed", *from = NULL;
+    /* In the order of enum links_schema, so the index is the schema. */
+    static const char *const schemas[] = {"seed", "covering", NULL};
+    int schema = LINKS_SCHEMA_SEED;
+    const char *from = NULL;
     const struct cli_opt opts[] = {
-        {"links", CLI_INT, &n, 0, 1000000000, 0, 0},
-        {"seed", CLI_INT, &seed, 0, INT64_MAX, 0, 0},
-        {"force", CLI_FLAG, &force, 0, 0, 0, 0},
-        {"schema", CLI_STR, &schema, 0, 0, 0, 0},
-        {"from", CLI_STR, &from, 0, 0, 0, 0},
+        CLI_INT_OPT("links", &n, 0, 1000000000),
+        CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
+        CLI_FLAG_OPT("force", &force),
+        CLI_ENUM_OPT("schema", &schema, schemas),
+        CLI_STR_OPT("from", &from),
     };
     const char *db;
-    int rc = args_parse_one(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), &db,
-                            "missing DBFILE (usage: kvtest shortener init DBFILE [--links N])");
+    int rc = cli_parse_one(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
+                           "missing DBFILE (usage: kvtest shortener init DBFILE [--links N])");
     if (rc != 0)
         return rc;
-    struct links_create_opts co = {n < 0 ? 0 : n, (uint64_t)seed, force, LINKS_SCHEMA_SEED, from};
-    if (links_schema_parse(schema, &co.schema) != 0)
-        return cli_usage(cmd, "--schema must be seed or covering, not '%s'", schema);
+    struct links_create_opts co = {n < 0 ? 0 : n, (uint64_t)seed, force,
+                                   (enum links_schema)schema, from};
     if (from && n >= 0)
         return cli_usage(cmd, "--links and --from exclude each other (--from copies SRCDB's links)");
     char err[512];
@@ -90,11 +91,11 @@ int shortener_keys(int argc, char **argv)
     static const char cmd[] = "shortener keys";
     int64_t limit = 0;
     const struct cli_opt opts[] = {
-        {"limit", CLI_INT, &limit, 1, INT64_MAX, 0, 0},
+        CLI_INT_OPT("limit", &limit, 1, INT64_MAX),
     };
     const char *db;
-    int rc = args_parse_one(cmd, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), &db,
-                            "missing DBFILE (usage: kvtest shortener keys DBFILE [--limit N])");
+    int rc = cli_parse_one(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
+                           "missing DBFILE (usage: kvtest shortener keys DBFILE [--limit N])");
     if (rc != 0)
         return rc;
     char err[512];

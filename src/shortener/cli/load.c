@@ -17,7 +17,6 @@
 
 #include "base/cli.h"
 #include "base/units.h"
-#include "shortener/cli/args.h"
 #include "load/load_engine.h"
 #include "load/load_http.h"
 #include "load/load_report.h"
@@ -210,25 +209,25 @@ int shortener_load(int argc, char **argv)
     int64_t threads = 0;
     const char *duration_s = NULL;
     const struct cli_opt opts[] = {
-        {"tasks", CLI_INT, &o.tasks, 1, 1000000000, 0, 0},
-        {"connections", CLI_INT, &o.connections, 1, 10000, 0, 0},
-        {"threads", CLI_INT, &threads, 1, 10000, 0, 0},
-        {"gets", CLI_INT, &o.gets, 0, 1000000000, 0, 0},
-        {"duration", CLI_STR, &duration_s, 0, 0, 0, 0},
-        {"keys", CLI_STR, &o.keys_path, 0, 0, 0, 0},
-        {"zipf", CLI_DOUBLE, &o.zipf, 0, 0, 0, 100},
-        {"create-ratio", CLI_DOUBLE, &o.create_ratio, 0, 0, 0, 1},
-        {"rate", CLI_DOUBLE, &o.rate, 0, 0, 0.001, 1e9},
-        {"timeout", CLI_INT, &o.timeout_ms, 1, 3600000, 0, 0},
-        {"workers", CLI_INT, &o.workers, 1, 64, 0, 0},
-        {"seed", CLI_INT, &o.seed, 0, INT64_MAX, 0, 0},
-        {"allow-failures", CLI_FLAG, &o.allow_failures, 0, 0, 0, 0},
-        {"progress", CLI_FLAG, &o.progress, 0, 0, 0, 0},
-        {"json", CLI_FLAG, &o.json, 0, 0, 0, 0},
+        CLI_INT_OPT("tasks", &o.tasks, 1, 1000000000),
+        CLI_INT_OPT("connections", &o.connections, 1, 10000),
+        CLI_INT_OPT("threads", &threads, 1, 10000),
+        CLI_INT_OPT("gets", &o.gets, 0, 1000000000),
+        CLI_STR_OPT("duration", &duration_s),
+        CLI_STR_OPT("keys", &o.keys_path),
+        CLI_DOUBLE_OPT("zipf", &o.zipf, 0, 100),
+        CLI_DOUBLE_OPT("create-ratio", &o.create_ratio, 0, 1),
+        CLI_DOUBLE_OPT("rate", &o.rate, 0.001, 1e9),
+        CLI_INT_OPT("timeout", &o.timeout_ms, 1, 3600000),
+        CLI_INT_OPT("workers", &o.workers, 1, 64),
+        CLI_INT_OPT("seed", &o.seed, 0, INT64_MAX),
+        CLI_FLAG_OPT("allow-failures", &o.allow_failures),
+        CLI_FLAG_OPT("progress", &o.progress),
+        CLI_FLAG_OPT("json", &o.json),
     };
     const char *url;
-    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof(opts) / sizeof(opts[0])), &url,
-                            "missing URL (for example http://127.0.0.1:5000)");
+    int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts), &url,
+                           "missing URL (for example http://127.0.0.1:5000)");
     if (rc)
         return rc;
     char base[512];

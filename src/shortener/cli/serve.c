@@ -17,7 +17,6 @@
 #include <cjson/cJSON.h>
 
 #include "base/cli.h"
-#include "shortener/cli/args.h"
 #include "shortener/service/service.h"
 #include "shortener/http/service_http.h"
 #include "shortener/cli/shortener_cmds.h"
@@ -120,39 +119,36 @@ static int open_listener(const char *cmd, const char *bind_addr, int port, int *
 }
 
 struct serve_opts {
-    const char *db, *bind_addr, *cache_url, *sqlite_cache;
+    const char *db, *bind_addr, *cache_url;
     int64_t port, threads, ttl, idle, header, cache_timeout, track_size;
     int json;
-    int sc;                  /* --sqlite-cache as 1/0 */
+    int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
     struct cache_config cc;  /* when cache_url is not "none" */
 };
+
+static const char *const on_off[] = {"on", "off", NULL};
+enum { SQLITE_CACHE_ON, SQLITE_CACHE_OFF };   /* on_off's order */
 
 /* Options into *o; 0, or the exit status of a misuse. */
 static int serve_parse(int argc, char **argv, struct serve_opts *o)
 {
     const struct cli_opt opts[] = {
-        {"bind", CLI_STR, &o->bind_addr, 0, 0, 0, 0},
-        {"port", CLI_INT, &o->port, 0, 65535, 0, 0},
-        {"threads", CLI_INT, &o->threads, 1, 256, 0, 0},
-        {"cache", CLI_STR, &o->cache_url, 0, 0, 0, 0},
-        {"cache-ttl", CLI_INT, &o->ttl, 0, 100000000, 0, 0},
-        {"cache-timeout", CLI_INT, &o->cache_timeout, 1, 60000, 0, 0},
-        {"track-size", CLI_INT, &o->track_size, 1, 100000000, 0, 0},
-        {"sqlite-cache", CLI_STR, &o->sqlite_cache, 0, 0, 0, 0},
-        {"idle-timeout", CLI_INT, &o->idle, 1, 86400, 0, 0},
-        {"header-timeout", CLI_INT, &o->header, 1, 86400, 0, 0},
-        {"json", CLI_FLAG, &o->json, 0, 0, 0, 0},
+        CLI_STR_OPT("bind", &o->bind_addr),
+        CLI_INT_OPT("port", &o->port, 0, 65535),
+        CLI_INT_OPT("threads", &o->threads, 1, 256),
+        CLI_STR_OPT("cache", &o->cache_url),
+        CLI_INT_OPT("cache-ttl", &o->ttl, 0, 100000000),
+        CLI_INT_OPT("cache-timeout", &o->cache_timeout, 1, 60000),
+        CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
+        CLI_ENUM_OPT("sqlite-cache", &o->sqlite_cache, on_off),
+        CLI_INT_OPT("idle-timeout", &o->idle, 1, 86400),
+        CLI_INT_OPT("header-timeout", &o->header, 1, 86400),
+        CLI_FLAG_OPT("json", &o->json),
     };
-    int rc = args_parse_one(CMD, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), &o->db,
-                            "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
+    int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts), &o->db,
+                           "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
     if (rc != 0)
         return rc;
-    if (strcmp(o->sqlite_cache, "on") == 0)
-        o->sc = 1;
-    else if (strcmp(o->sqlite_cache, "off") == 0)
-        o->sc = 0;
-    else
-        return cli_usage(CMD, "--sqlite-cache must be on or off, not '%s'", o->sqlite_cache);
     if (strcmp(o->cache_url, "none") != 0) {
         char err[512];
         if (cache_parse_url(o->cache_url, &o->cc, err, sizeof err) != 0)
@@ -207,7 +203,7 @@ static void print_start(const struct serve_opts *o, int port, const struct fd_li
     const char *rb = strchr(o->bind_addr, ':') ? "]" : "";
     fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
             "(threads %d, cache %s, sqlite-cache %s)\n",
-            lb, o->bind_addr, rb, port, (int)o->threads, o->cache_url, o->sqlite_cache);
+            lb, o->bind_addr, rb, port, (int)o->threads, o->cache_url, on_off[o->sqlite_cache]);
     fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
             "connections %u, header timeout %d s, idle timeout %d s\n",
             (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,
@@ -257,7 +253,7 @@ static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int
 int shortener_serve(int argc, char **argv)
 {
     struct serve_opts o = {
-        .bind_addr = "127.0.0.1", .cache_url = "none", .sqlite_cache = "on",
+        .bind_addr = "127.0.0.1", .cache_url = "none", .sqlite_cache = SQLITE_CACHE_ON,
         .port = 5000, .threads = 8, .idle = 30, .header = 5,
         .cache_timeout = CACHE_TIMEOUT_MS, .track_size = TRACK_SIZE_DEFAULT,
     };
@@ -274,7 +270,8 @@ int shortener_serve(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     char err[512];
-    struct service_opts so = {(int)o.threads, o.sc, use_cache ? &o.cc : NULL};
+    struct service_opts so = {(int)o.threads, o.sqlite_cache == SQLITE_CACHE_ON,
+                              use_cache ? &o.cc : NULL};
     struct service *s = service_new(o.db, &so, err, sizeof err);
     if (!s)
         return cli_fail(CMD, "%s", err);
