@@ -101,7 +101,8 @@ static void test_cli_bounds(void **state)
     };
     const char *pos[1];
     int npos;
-    const char *ok[][2] = {{"--count", "1"}, {"--count", "10"}, {"--ratio", "0.5"}, {"--ratio", "2"}};
+    const char *ok[][2] = {{"--count", "1"}, {"--count", "10"},
+                           {"--ratio", "0.5"}, {"--ratio", "2"}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (parse_capture(opts, CLI_COUNT(opts), 2, ok[i], pos, 0, &npos, NULL) != 0)
             fail_msg("%s %s refused: %s", ok[i][0], ok[i][1], err_line);
