@@ -25,9 +25,9 @@
 
 #define SCAN_NS 10000000u   /* how often expired requests are looked for */
 
-static void vu_next(struct vu *v);
+static void vu_next(struct load_vu *v);
 
-static void note_error(struct load_worker *w, struct vu *v, enum load_fail f, const char *why)
+static void note_error(struct load_worker *w, struct load_vu *v, enum load_fail f, const char *why)
 {
     if (w->c.nerr >= LOAD_NERR_KEEP)
         return;
@@ -43,7 +43,7 @@ static void note_error(struct load_worker *w, struct vu *v, enum load_fail f, co
 
 /* Ask the scenario for the VU's next request, built in v->buf; 0 if the VU
  * is done (the run is interrupted or over, or the scenario says so). */
-static int vu_choose(struct vu *v, uint64_t now)
+static int vu_choose(struct load_vu *v, uint64_t now)
 {
     const struct load_shared *s = v->w->s;
     if (load_interrupted || (s->o->duration > 0 && now >= s->t_end_ns))
@@ -55,15 +55,15 @@ static int vu_choose(struct vu *v, uint64_t now)
     return 1;
 }
 
-static void pend_push(struct load_worker *w, struct vu *v)
+static void pend_push(struct load_worker *w, struct load_vu *v)
 {
-    v->st = VU_PENDING;
+    v->st = LOAD_VU_PENDING;
     v->next = NULL;
     *w->pend_tail = v;
     w->pend_tail = &v->next;
 }
 
-static void vu_close(struct vu *v)
+static void vu_close(struct load_vu *v)
 {
     if (v->fd >= 0)
         close(v->fd);   /* also leaves the epoll set: nothing dup()s it */
@@ -72,7 +72,7 @@ static void vu_close(struct vu *v)
     v->reused = 0;
 }
 
-static void vu_arm_out(struct vu *v, int on)
+static void vu_arm_out(struct load_vu *v, int on)
 {
     struct epoll_event ev;
     memset(&ev, 0, sizeof(ev));
@@ -83,7 +83,7 @@ static void vu_arm_out(struct vu *v, int on)
 }
 
 /* Count a finished request (f: LOAD_OK or why it failed) and go on. */
-static void vu_finish(struct vu *v, enum load_fail f, const char *why)
+static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
 {
     struct load_worker *w = v->w;
     atomic_fetch_add_explicit(&w->requests_done, 1, memory_order_relaxed);
@@ -100,7 +100,7 @@ static void vu_finish(struct vu *v, enum load_fail f, const char *why)
             w->c.tasks_failed++;
         atomic_fetch_add_explicit(&w->tasks_done, 1, memory_order_relaxed);
     }
-    v->st = VU_IDLE;
+    v->st = LOAD_VU_IDLE;
     vu_next(v);
 }
 
@@ -108,7 +108,7 @@ static void vu_finish(struct vu *v, enum load_fail f, const char *why)
  * was idle fails the first write or read of the next request without a
  * byte of answer: that request is sent again, once, on a new connection
  * (as browsers and curl do) rather than counted as a failure. */
-static void vu_transport_fail(struct vu *v, enum load_fail f, const char *why)
+static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *why)
 {
     int retry = f == LOAD_FAIL_IO && v->reused && !v->retried && v->resp.seen == 0;
     vu_close(v);
@@ -120,7 +120,7 @@ static void vu_transport_fail(struct vu *v, enum load_fail f, const char *why)
     vu_finish(v, f, why);
 }
 
-static void vu_answered(struct vu *v, uint64_t t1)
+static void vu_answered(struct load_vu *v, uint64_t t1)
 {
     struct load_worker *w = v->w;
     struct load_resp *r = &v->resp;
@@ -142,7 +142,7 @@ static void vu_answered(struct vu *v, uint64_t t1)
     vu_finish(v, f, why);
 }
 
-static void vu_write(struct vu *v)
+static void vu_write(struct load_vu *v)
 {
     while (v->off < v->len) {
         ssize_t n = send(v->fd, v->buf + v->off, v->len - v->off, MSG_NOSIGNAL);
@@ -151,7 +151,7 @@ static void vu_write(struct vu *v)
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             if (!v->out_armed)
                 vu_arm_out(v, 1);
-            v->st = VU_WRITING;
+            v->st = LOAD_VU_WRITING;
             return;
         } else if (errno != EINTR) {
             vu_transport_fail(v, LOAD_FAIL_IO, strerror(errno));
@@ -160,11 +160,11 @@ static void vu_write(struct vu *v)
     }
     if (v->out_armed)
         vu_arm_out(v, 0);
-    v->st = VU_READING;
+    v->st = LOAD_VU_READING;
 }
 
 /* Open a connection; 0 when connecting or connected, -1 after failing. */
-static int vu_connect(struct vu *v)
+static int vu_connect(struct load_vu *v)
 {
     struct load_shared *s = v->w->s;
     if (s->resolve_err[0]) {
@@ -190,7 +190,7 @@ static int vu_connect(struct vu *v)
         vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(errno));
         return -1;
     }
-    v->st = VU_CONNECTING;
+    v->st = LOAD_VU_CONNECTING;
     if (connect(fd, (const struct sockaddr *)&s->addr, s->addrlen) != 0 && errno != EINPROGRESS) {
         vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(errno));
         return -1;
@@ -198,7 +198,7 @@ static int vu_connect(struct vu *v)
     return 0;   /* writable once connected: the loop goes on from there */
 }
 
-static void vu_connected(struct vu *v)
+static void vu_connected(struct load_vu *v)
 {
     int err = 0;
     socklen_t len = sizeof(err);
@@ -213,7 +213,7 @@ static void vu_connected(struct vu *v)
 }
 
 /* Send the request in v->buf (the pending list's entries). */
-static void vu_send(struct vu *v)
+static void vu_send(struct load_vu *v)
 {
     uint64_t now = clock_now_ns();
     load_resp_begin(&v->resp);
@@ -228,7 +228,7 @@ static void vu_send(struct vu *v)
 }
 
 /* The VU is free: pick its next request and its send time. */
-static void vu_next(struct vu *v)
+static void vu_next(struct load_vu *v)
 {
     struct load_worker *w = v->w;
     struct load_shared *s = w->s;
@@ -239,7 +239,7 @@ static void vu_next(struct vu *v)
         t = s->t_start + (uint64_t)(slot * 1e9 / o->rate);
     }
     if ((o->rate > 0 && o->duration > 0 && t >= s->t_end_ns) || !vu_choose(v, now)) {
-        v->st = VU_DONE;
+        v->st = LOAD_VU_DONE;
         w->active--;
         vu_close(v);
         return;
@@ -248,7 +248,7 @@ static void vu_next(struct vu *v)
     v->retried = 0;
     v->t_sched = t;
     if (t > now) {
-        v->st = VU_WAITING;
+        v->st = LOAD_VU_WAITING;
         if (t < w->next_wake)
             w->next_wake = t;
         return;
@@ -256,7 +256,7 @@ static void vu_next(struct vu *v)
     pend_push(w, v);
 }
 
-static void vu_readable(struct vu *v)
+static void vu_readable(struct load_vu *v)
 {
     char why[160];
     for (;;) {
@@ -265,7 +265,7 @@ static void vu_readable(struct vu *v)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
-        if (v->st != VU_READING) {
+        if (v->st != LOAD_VU_READING) {
             /* An idle keep-alive connection: closed by the server, or
              * unsolicited bytes. Either way the next request reconnects. */
             vu_close(v);
@@ -292,14 +292,14 @@ static void vu_readable(struct vu *v)
     }
 }
 
-static void vu_event(struct vu *v, uint32_t events)
+static void vu_event(struct load_vu *v, uint32_t events)
 {
     if (v->fd < 0)
         return;
-    if (v->st == VU_CONNECTING) {
+    if (v->st == LOAD_VU_CONNECTING) {
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             vu_connected(v);
-    } else if (v->st == VU_WRITING) {
+    } else if (v->st == LOAD_VU_WRITING) {
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             vu_write(v);
     } else if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
@@ -309,11 +309,11 @@ static void vu_event(struct vu *v, uint32_t events)
 
 static void flush_pending(struct load_worker *w)
 {
-    struct vu *v = w->pend_head;
+    struct load_vu *v = w->pend_head;
     w->pend_head = NULL;
     w->pend_tail = &w->pend_head;
     while (v) {
-        struct vu *next = v->next;
+        struct load_vu *next = v->next;
         vu_send(v);
         v = next;
     }
@@ -327,10 +327,10 @@ static void scan(struct load_worker *w, uint64_t now, int timeouts)
     snprintf(why, sizeof(why), "no answer within %lld ms", (long long)w->s->o->timeout_ms);
     w->next_wake = UINT64_MAX;
     for (int64_t i = 0; i < w->nvu; i++) {
-        struct vu *v = &w->vus[i];
-        if (v->st == VU_WAITING) {
+        struct load_vu *v = &w->vus[i];
+        if (v->st == LOAD_VU_WAITING) {
             if (load_interrupted) {
-                v->st = VU_DONE;
+                v->st = LOAD_VU_DONE;
                 w->active--;
                 vu_close(v);
             } else if (v->t_sched <= now) {
@@ -339,7 +339,8 @@ static void scan(struct load_worker *w, uint64_t now, int timeouts)
                 w->next_wake = v->t_sched;
             }
         } else if (timeouts && now >= v->deadline &&
-                   (v->st == VU_CONNECTING || v->st == VU_WRITING || v->st == VU_READING)) {
+                   (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_WRITING ||
+                    v->st == LOAD_VU_READING)) {
             vu_transport_fail(v, LOAD_FAIL_TIMEOUT, why);
         }
     }

@@ -21,23 +21,23 @@ struct load_shared {
     atomic_int workers_done;
 };
 
-enum vu_state {
-    VU_IDLE,        /* between requests (connection open or not) */
-    VU_CONNECTING,
-    VU_WRITING,
-    VU_READING,
-    VU_WAITING,     /* --rate: request ready, waiting for its send time */
-    VU_PENDING,     /* request ready, sent at the end of this loop turn */
-    VU_DONE,
+enum load_vu_state {
+    LOAD_VU_IDLE,        /* between requests (connection open or not) */
+    LOAD_VU_CONNECTING,
+    LOAD_VU_WRITING,
+    LOAD_VU_READING,
+    LOAD_VU_WAITING,     /* --rate: request ready, waiting for its send time */
+    LOAD_VU_PENDING,     /* request ready, sent at the end of this loop turn */
+    LOAD_VU_DONE,
 };
 
 struct load_worker;
 
-struct vu {
+struct load_vu {
     struct load_worker *w;
     void *sc;                  /* the scenario's state of this connection */
     int fd;
-    enum vu_state st;
+    enum load_vu_state st;
     uint64_t index, nsent;
     int kind;                  /* of the request in flight: the scenario's */
     int reused, retried, out_armed;
@@ -46,7 +46,7 @@ struct vu {
     uint64_t t_sched;          /* --rate: when the request was due; else 0 */
     uint64_t t_sent, deadline;
     struct load_resp resp;
-    struct vu *next;           /* in the worker's list of requests to send */
+    struct load_vu *next;           /* in the worker's list of requests to send */
 };
 
 struct load_worker {
@@ -55,9 +55,9 @@ struct load_worker {
     int index;
     pthread_t thread;
     int ep;
-    struct vu *vus;
+    struct load_vu *vus;
     int64_t nvu, active;
-    struct vu *pend_head, **pend_tail;
+    struct load_vu *pend_head, **pend_tail;
     uint64_t next_wake;        /* --rate: earliest send time of a waiting VU */
     uint64_t next_scan;        /* next look for expired requests */
     char *rbuf;                /* receive buffer, shared by the worker's VUs */

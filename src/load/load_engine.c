@@ -76,7 +76,7 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
     if (w->ep < 0 || !w->vus || !w->rbuf || !w->sc)
         return -1;
     for (int64_t i = 0; i < w->nvu; i++) {
-        struct vu *v = &w->vus[i];
+        struct load_vu *v = &w->vus[i];
         v->w = w;
         v->fd = -1;
         v->index = first_vu + (uint64_t)i;

@@ -1,7 +1,8 @@
 /* load_engine: the event loop of an HTTP load generator, built the way wrk
- * is built; what it sends is a scenario's choice (load_scenario.h). Each worker OS thread (--workers) runs one epoll loop over its
- * share of the connections (--connections); each connection is a virtual
- * user with one request in flight on a non-blocking keep-alive socket.
+ * is built; what it sends is a scenario's choice (load_scenario.h). Each
+ * worker OS thread (--workers) runs one epoll loop over its share of the
+ * connections (--connections); each connection is a virtual user with one
+ * request in flight on a non-blocking keep-alive socket.
  *
  * Closed loop (default): a connection sends its next request as soon as the
  * previous answer is checked, and a request is timed from its write to its
