@@ -25,9 +25,9 @@
 
 #define SCAN_NS 10000000u   /* how often expired requests are looked for */
 
-static void vu_next(struct vu *v);
+static void vu_next(struct load_vu *v);
 
-static void note_error(struct worker *w, struct vu *v, enum load_fail f, const char *why)
+static void note_error(struct load_worker *w, struct load_vu *v, enum load_fail f, const char *why)
 {
     if (w->c.nerr >= LOAD_NERR_KEEP)
         return;
@@ -37,80 +37,33 @@ static void note_error(struct worker *w, struct vu *v, enum load_fail f, const c
     int plen = p && e ? (int)(e - p - 1) : 0;
     struct load_err *er = &w->c.err[w->c.nerr++];
     er->t = clock_now_ns();
-    snprintf(er->msg, sizeof(er->msg), "%s http://%s%.*s: %s: %s", loadmix_req_name(v->req),
-             w->s->url.hostport, plen, p ? p + 1 : "", loadmix_fail_name(f), why);
+    snprintf(er->msg, sizeof(er->msg), "%s http://%s%.*s: %s: %s", w->s->sc->kinds[v->kind],
+             w->s->o->url->hostport, plen, p ? p + 1 : "", load_fail_name(f), why);
 }
 
-static void pool_add(struct worker *w, const char *id, const char *url)
+/* Ask the scenario for the VU's next request, built in v->buf; 0 if the VU
+ * is done (the run is interrupted or over, or the scenario says so). */
+static int vu_choose(struct load_vu *v, uint64_t now)
 {
-    size_t slot = w->npool;
-    if (slot >= LOAD_POOL_MAX) {
-        slot = (size_t)rng_below(&w->rng, LOAD_POOL_MAX);
-        free(w->pool[slot].url);
-    } else {
-        w->npool++;
-    }
-    snprintf(w->pool[slot].id, sizeof(w->pool[slot].id), "%s", id);
-    w->pool[slot].url = strdup(url);
-}
-
-/* Choose the VU's next request and build it in v->buf; 0 if the VU is done. */
-static int vu_choose(struct vu *v, uint64_t now)
-{
-    struct worker *w = v->w;
-    struct load_shared *s = w->s;
-    const struct load_opts *o = s->o;
-    const char *id = NULL;
-
-    if (load_interrupted)
+    const struct load_shared *s = v->w->s;
+    if (load_interrupted || (s->o->duration > 0 && now >= s->t_end_ns))
         return 0;
-    if (o->duration > 0) {
-        if (now >= s->t_end_ns)
-            return 0;
-        int have = s->keys || w->npool > 0;
-        v->req = loadmix_pick(o->create_ratio, have, &w->rng);
-        if (v->req == LOAD_GET) {
-            if (s->keys) {
-                id = s->keys->id[loadpick_next(s->pick, &w->rng)];
-                v->expect = NULL;
-            } else {
-                /* Copied: the pool may replace the entry while this
-                 * request is in flight. */
-                struct pool_entry *p = &w->pool[rng_below(&w->rng, w->npool)];
-                snprintf(v->want, sizeof(v->want), "%s", p->url ? p->url : "");
-                id = p->id;
-                v->expect = p->url ? v->want : NULL;
-            }
-        }
-    } else {
-        if (!v->in_task) {
-            if (atomic_fetch_add(&s->tasks_claimed, 1) >= o->tasks)
-                return 0;
-            v->in_task = 1;
-            v->step = 0;
-        }
-        v->req = (enum load_req)loadmix_task_step(v->step, o->gets);
-        id = v->id;
-        v->expect = v->url;
-    }
-    if (v->req == LOAD_POST) {
-        loadmix_make_url(v->url, sizeof(v->url), &w->rng, v->index, v->seq++);
-        v->len = load_reqfmt_post(&s->fmt, v->buf, sizeof(v->buf), v->url);
-    } else {
-        v->len = load_reqfmt_get(&s->fmt, v->buf, sizeof(v->buf), id);
-    }
+    int kind = s->sc->next(v->sc, now, v->buf, sizeof(v->buf), &v->len);
+    if (kind == LOAD_NEXT_DONE)
+        return 0;
+    v->kind = kind;
     return 1;
 }
 
-static void pend_push(struct worker *w, struct vu *v)
+static void pend_push(struct load_worker *w, struct load_vu *v)
 {
-    v->st = VU_PENDING;
+    v->st = LOAD_VU_PENDING;
     v->next = NULL;
     *w->pend_tail = v;
     w->pend_tail = &v->next;
 }
 
-static void vu_close(struct vu *v)
+static void vu_close(struct load_vu *v)
 {
     if (v->fd >= 0)
         close(v->fd);   /* also leaves the epoll set: nothing dup()s it */
@@ -119,7 +72,7 @@ static void vu_close(struct vu *v)
     v->reused = 0;
 }
 
-static void vu_arm_out(struct vu *v, int on)
+static void vu_arm_out(struct load_vu *v, int on)
 {
     struct epoll_event ev;
     memset(&ev, 0, sizeof(ev));
@@ -130,37 +83,24 @@ static void vu_arm_out(struct vu *v, int on)
 }
 
 /* Count a finished request (f: LOAD_OK or why it failed) and go on. */
-static void vu_finish(struct vu *v, enum load_fail f, const char *why)
+static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
 {
-    struct worker *w = v->w;
-    struct load_shared *s = w->s;
+    struct load_worker *w = v->w;
     atomic_fetch_add_explicit(&w->requests_done, 1, memory_order_relaxed);
     if (f == LOAD_OK) {
-        w->c.ok[v->req]++;
+        w->c.ok[v->kind]++;
     } else {
-        w->c.fail[v->req][f]++;
+        w->c.fail[v->kind][f]++;
         note_error(w, v, f, why);
     }
-    int task_over = 1;
-    if (s->o->duration > 0) {
-        if (f == LOAD_OK && v->req == LOAD_POST && !s->keys)
-            pool_add(w, v->id, v->url);
-    } else {
-        /* The classic task stops at its first failure: with no link, or a
-         * wrong one, its remaining GETs would only repeat the failure. */
-        v->step++;
-        task_over = f != LOAD_OK || v->step > s->o->gets;
-        if (task_over)
-            v->in_task = 0;
-    }
-    if (task_over) {
+    if (w->s->sc->finished(v->sc, v->kind, f)) {
         if (f == LOAD_OK)
             w->c.tasks_ok++;
         else
             w->c.tasks_failed++;
         atomic_fetch_add_explicit(&w->tasks_done, 1, memory_order_relaxed);
     }
-    v->st = VU_IDLE;
+    v->st = LOAD_VU_IDLE;
     vu_next(v);
 }
 
@@ -168,7 +108,7 @@ static void vu_finish(struct vu *v, enum load_fail f, const char *why)
  * was idle fails the first write or read of the next request without a
  * byte of answer: that request is sent again, once, on a new connection
  * (as browsers and curl do) rather than counted as a failure. */
-static void vu_transport_fail(struct vu *v, enum load_fail f, const char *why)
+static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *why)
 {
     int retry = f == LOAD_FAIL_IO && v->reused && !v->retried && v->resp.seen == 0;
     vu_close(v);
@@ -180,23 +120,20 @@ static void vu_transport_fail(struct vu *v, enum load_fail f, const char *why)
     vu_finish(v, f, why);
 }
 
-static void vu_answered(struct vu *v, uint64_t t1)
+static void vu_answered(struct load_vu *v, uint64_t t1)
 {
-    struct worker *w = v->w;
+    struct load_worker *w = v->w;
     struct load_resp *r = &v->resp;
     uint64_t t0 = w->s->o->rate > 0 ? v->t_sched : v->t_sent;
-    hist_record(w->c.h[v->req], t1 > t0 ? t1 - t0 : 0);
+    hist_record(w->c.h[v->kind], t1 > t0 ? t1 - t0 : 0);
     char why[256] = "";
     enum load_fail f;
     if (r->overflow) {
         f = LOAD_FAIL_BODY;
         snprintf(why, sizeof(why), "HTTP %d with a body over %d bytes (or out of memory)",
                  r->status, LOAD_BODY_MAX);
-    } else if (v->req == LOAD_POST) {
-        f = loadmix_check_post(r->status, r->body, r->len, v->id, sizeof(v->id), why,
-                               sizeof(why));
     } else {
-        f = loadmix_check_get(r->status, r->body, r->len, v->expect, why, sizeof(why));
+        f = w->s->sc->check(v->sc, v->kind, r->status, r->body, r->len, why, sizeof(why));
     }
     if (r->keep_alive)
         v->reused = 1;
@@ -205,7 +142,7 @@ static void vu_answered(struct vu *v, uint64_t t1)
     vu_finish(v, f, why);
 }
 
-static void vu_write(struct vu *v)
+static void vu_write(struct load_vu *v)
 {
     while (v->off < v->len) {
         ssize_t n = send(v->fd, v->buf + v->off, v->len - v->off, MSG_NOSIGNAL);
@@ -214,7 +151,7 @@ static void vu_write(struct vu *v)
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             if (!v->out_armed)
                 vu_arm_out(v, 1);
-            v->st = VU_WRITING;
+            v->st = LOAD_VU_WRITING;
             return;
         } else if (errno != EINTR) {
             vu_transport_fail(v, LOAD_FAIL_IO, strerror(errno));
@@ -223,11 +160,11 @@ static void vu_write(struct vu *v)
     }
     if (v->out_armed)
         vu_arm_out(v, 0);
-    v->st = VU_READING;
+    v->st = LOAD_VU_READING;
 }
 
 /* Open a connection; 0 when connecting or connected, -1 after failing. */
-static int vu_connect(struct vu *v)
+static int vu_connect(struct load_vu *v)
 {
     struct load_shared *s = v->w->s;
     if (s->resolve_err[0]) {
@@ -253,7 +190,7 @@ static int vu_connect(struct vu *v)
         vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(errno));
         return -1;
     }
-    v->st = VU_CONNECTING;
+    v->st = LOAD_VU_CONNECTING;
     if (connect(fd, (const struct sockaddr *)&s->addr, s->addrlen) != 0 && errno != EINPROGRESS) {
         vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(errno));
         return -1;
@@ -261,7 +198,7 @@ static int vu_connect(struct vu *v)
     return 0;   /* writable once connected: the loop goes on from there */
 }
 
-static void vu_connected(struct vu *v)
+static void vu_connected(struct load_vu *v)
 {
     int err = 0;
     socklen_t len = sizeof(err);
@@ -276,7 +213,7 @@ static void vu_connected(struct vu *v)
 }
 
 /* Send the request in v->buf (the pending list's entries). */
-static void vu_send(struct vu *v)
+static void vu_send(struct load_vu *v)
 {
     uint64_t now = clock_now_ns();
     load_resp_begin(&v->resp);
@@ -291,9 +228,9 @@ static void vu_send(struct vu *v)
 }
 
 /* The VU is free: pick its next request and its send time. */
-static void vu_next(struct vu *v)
+static void vu_next(struct load_vu *v)
 {
-    struct worker *w = v->w;
+    struct load_worker *w = v->w;
     struct load_shared *s = w->s;
     const struct load_opts *o = s->o;
     uint64_t now = clock_now_ns(), t = 0;
@@ -302,7 +239,7 @@ static void vu_next(struct vu *v)
         t = s->t_start + (uint64_t)(slot * 1e9 / o->rate);
     }
     if ((o->rate > 0 && o->duration > 0 && t >= s->t_end_ns) || !vu_choose(v, now)) {
-        v->st = VU_DONE;
+        v->st = LOAD_VU_DONE;
         w->active--;
         vu_close(v);
         return;
@@ -311,7 +248,7 @@ static void vu_next(struct vu *v)
     v->retried = 0;
     v->t_sched = t;
     if (t > now) {
-        v->st = VU_WAITING;
+        v->st = LOAD_VU_WAITING;
         if (t < w->next_wake)
             w->next_wake = t;
         return;
@@ -319,7 +256,7 @@ static void vu_next(struct vu *v)
     pend_push(w, v);
 }
 
-static void vu_readable(struct vu *v)
+static void vu_readable(struct load_vu *v)
 {
     char why[160];
     for (;;) {
@@ -328,7 +265,7 @@ static void vu_readable(struct vu *v)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
-        if (v->st != VU_READING) {
+        if (v->st != LOAD_VU_READING) {
             /* An idle keep-alive connection: closed by the server, or
              * unsolicited bytes. Either way the next request reconnects. */
             vu_close(v);
@@ -355,14 +292,14 @@ static void vu_readable(struct vu *v)
     }
 }
 
-static void vu_event(struct vu *v, uint32_t events)
+static void vu_event(struct load_vu *v, uint32_t events)
 {
     if (v->fd < 0)
         return;
-    if (v->st == VU_CONNECTING) {
+    if (v->st == LOAD_VU_CONNECTING) {
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             vu_connected(v);
-    } else if (v->st == VU_WRITING) {
+    } else if (v->st == LOAD_VU_WRITING) {
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             vu_write(v);
     } else if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
@@ -370,13 +307,13 @@ static void vu_event(struct vu *v, uint32_t events)
     }
 }
 
-static void flush_pending(struct worker *w)
+static void flush_pending(struct load_worker *w)
 {
-    struct vu *v = w->pend_head;
+    struct load_vu *v = w->pend_head;
     w->pend_head = NULL;
     w->pend_tail = &w->pend_head;
     while (v) {
-        struct vu *next = v->next;
+        struct load_vu *next = v->next;
         vu_send(v);
         v = next;
     }
@@ -384,16 +321,16 @@ static void flush_pending(struct worker *w)
 
 /* Requests past --timeout fail; with --rate, waiting VUs whose time has
  * come are sent (or dropped when the run was interrupted). */
-static void scan(struct worker *w, uint64_t now, int timeouts)
+static void scan(struct load_worker *w, uint64_t now, int timeouts)
 {
     char why[64];
     snprintf(why, sizeof(why), "no answer within %lld ms", (long long)w->s->o->timeout_ms);
     w->next_wake = UINT64_MAX;
     for (int64_t i = 0; i < w->nvu; i++) {
-        struct vu *v = &w->vus[i];
-        if (v->st == VU_WAITING) {
+        struct load_vu *v = &w->vus[i];
+        if (v->st == LOAD_VU_WAITING) {
             if (load_interrupted) {
-                v->st = VU_DONE;
+                v->st = LOAD_VU_DONE;
                 w->active--;
                 vu_close(v);
             } else if (v->t_sched <= now) {
@@ -402,13 +339,14 @@ static void scan(struct worker *w, uint64_t now, int timeouts)
                 w->next_wake = v->t_sched;
             }
         } else if (timeouts && now >= v->deadline &&
-                   (v->st == VU_CONNECTING || v->st == VU_WRITING || v->st == VU_READING)) {
+                   (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_WRITING ||
+                    v->st == LOAD_VU_READING)) {
             vu_transport_fail(v, LOAD_FAIL_TIMEOUT, why);
         }
     }
 }
 
-static int wait_ms(const struct worker *w)
+static int wait_ms(const struct load_worker *w)
 {
     if (w->pend_head)
         return 0;
@@ -419,7 +357,7 @@ static int wait_ms(const struct worker *w)
 
 void *load_worker_main(void *arg)
 {
-    struct worker *w = arg;
+    struct load_worker *w = arg;
     w->active = w->nvu;
     w->pend_head = NULL;
     w->pend_tail = &w->pend_head;

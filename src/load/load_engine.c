@@ -23,7 +23,7 @@ static int cmp_err(const void *a, const void *b)
 
 void load_counts_add(struct load_counts *dst, const struct load_counts *src)
 {
-    for (int r = 0; r < LOAD_NREQ; r++) {
+    for (int r = 0; r < src->nkinds; r++) {
         hist_merge(dst->h[r], src->h[r]);
         dst->ok[r] += src->ok[r];
         for (int f = 0; f < LOAD_NFAIL; f++)
@@ -48,10 +48,11 @@ static void resolve(struct load_shared *s)
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_ADDRCONFIG;
-    int rc = getaddrinfo(s->url.host, s->url.port, &hints, &res);
+    const struct load_url *u = s->o->url;
+    int rc = getaddrinfo(u->host, u->port, &hints, &res);
     if (rc != 0 || !res || res->ai_addrlen > sizeof(s->addr)) {
         snprintf(s->resolve_err, sizeof(s->resolve_err), "could not resolve host '%s': %s",
-                 s->url.host, rc ? gai_strerror(rc) : "no address");
+                 u->host, rc ? gai_strerror(rc) : "no address");
     } else {
         memcpy(&s->addr, res->ai_addr, res->ai_addrlen);
         s->addrlen = (socklen_t)res->ai_addrlen;
@@ -60,51 +61,54 @@ static void resolve(struct load_shared *s)
         freeaddrinfo(res);
 }
 
-static int worker_setup(struct worker *w, uint64_t first_vu)
+static int worker_setup(struct load_worker *w, uint64_t first_vu)
 {
     const struct load_opts *o = w->s->o;
+    const struct load_scenario *sc = w->s->sc;
     w->ep = epoll_create1(EPOLL_CLOEXEC);
-    for (int r = 0; r < LOAD_NREQ; r++)
-        w->c.h[r] = hist_new();
+    w->c.nkinds = sc->nkinds;
+    for (int r = 0; r < sc->nkinds; r++)
+        if (!(w->c.h[r] = hist_new()))
+            return -1;
     w->vus = calloc((size_t)w->nvu, sizeof(*w->vus));
     w->rbuf = malloc(LOAD_RBUF);
-    int want_pool = o->duration > 0 && o->keys_path == NULL;
-    if (want_pool)
-        w->pool = calloc(LOAD_POOL_MAX, sizeof(*w->pool));
-    if (w->ep < 0 || !w->c.h[LOAD_POST] || !w->c.h[LOAD_GET] || !w->vus || !w->rbuf ||
-        (want_pool && !w->pool))
+    w->sc = sc->worker_new(sc->state, w->index, (uint64_t)o->seed);
+    if (w->ep < 0 || !w->vus || !w->rbuf || !w->sc)
         return -1;
-    rng_seed(&w->rng, rng_mix((uint64_t)o->seed, (uint64_t)w->index + 1));
     for (int64_t i = 0; i < w->nvu; i++) {
-        struct vu *v = &w->vus[i];
+        struct load_vu *v = &w->vus[i];
         v->w = w;
         v->fd = -1;
         v->index = first_vu + (uint64_t)i;
-        if (load_resp_init(&v->resp) != 0)
+        if (load_resp_init(&v->resp) != 0 || !(v->sc = sc->conn_new(w->sc, v->index)))
             return -1;
     }
     return 0;
 }
 
-static void worker_cleanup(struct worker *w)
+static void worker_cleanup(struct load_worker *w)
 {
+    if (!w->s)   /* never set up */
+        return;
+    const struct load_scenario *sc = w->s->sc;
     for (int64_t i = 0; w->vus && i < w->nvu; i++) {
         if (w->vus[i].fd >= 0)
             close(w->vus[i].fd);
         load_resp_free(&w->vus[i].resp);
+        if (w->vus[i].sc)
+            sc->conn_free(w->vus[i].sc);
     }
     free(w->vus);
     free(w->rbuf);
     if (w->ep >= 0)
         close(w->ep);
-    for (size_t i = 0; i < w->npool; i++)
-        free(w->pool[i].url);
-    free(w->pool);
-    for (int r = 0; r < LOAD_NREQ; r++)
+    if (w->sc)
+        sc->worker_free(w->sc);
+    for (int r = 0; r < sc->nkinds; r++)
         hist_free(w->c.h[r]);
 }
 
-static void poll_progress(const struct load_shared *s, const struct worker *w, int64_t nw,
+static void poll_progress(const struct load_shared *s, const struct load_worker *w, int64_t nw,
                           struct load_progress *p)
 {
     p->tasks_done = p->requests_done = 0;
@@ -117,7 +121,7 @@ static void poll_progress(const struct load_shared *s, const struct worker *w, i
 
 /* Progress every 10% of tasks, or every second with --duration, until the
  * workers are done. */
-static void watch(const struct load_shared *s, const struct worker *w, int64_t started,
+static void watch(const struct load_shared *s, const struct load_worker *w, int64_t started,
                   load_progress_fn progress)
 {
     const struct load_opts *o = s->o;
@@ -147,22 +151,18 @@ static void watch(const struct load_shared *s, const struct worker *w, int64_t s
     }
 }
 
-int load_engine_run(const struct load_opts *o, const struct loadkeys *keys,
-                    const struct loadpick *pick, load_progress_fn progress,
-                    struct load_counts *total, double *secs, char *err, size_t errcap)
+int load_engine_run(const struct load_opts *o, const struct load_scenario *sc,
+                    load_progress_fn progress, struct load_counts *total, double *secs,
+                    char *err, size_t errcap)
 {
     struct load_shared s;
     memset(&s, 0, sizeof(s));
     s.o = o;
-    s.keys = keys && keys->n ? keys : NULL;
-    s.pick = pick;
-    if (load_url_parse(o->base, &s.url, err, errcap) != 0)
-        return -1;
-    load_reqfmt_init(&s.fmt, &s.url);
+    s.sc = sc;
     resolve(&s);
 
     int rc = 0;
-    struct worker *w = calloc((size_t)o->workers, sizeof(*w));
+    struct load_worker *w = calloc((size_t)o->workers, sizeof(*w));
     if (!w) {
         snprintf(err, errcap, "out of memory");
         return -1;
@@ -205,4 +205,12 @@ out:
         worker_cleanup(&w[i]);
     free(w);
     return rc;
+}
+
+const char *load_fail_name(enum load_fail f)
+{
+    static const char *const names[LOAD_NFAIL] = {
+        "ok", "connect", "timeout", "io", "http_status", "bad_body",
+    };
+    return (unsigned)f < LOAD_NFAIL ? names[f] : "?";
 }

@@ -1,7 +1,8 @@
-/* load_engine: the event loop of "kvtest shortener load", built the way wrk
- * is built. Each worker OS thread (--workers) runs one epoll loop over its
- * share of the connections (--connections); each connection is a virtual
- * user with one request in flight on a non-blocking keep-alive socket.
+/* load_engine: the event loop of an HTTP load generator, built the way wrk
+ * is built; what it sends is a scenario's choice (load_scenario.h). Each
+ * worker OS thread (--workers) runs one epoll loop over its share of the
+ * connections (--connections); each connection is a virtual user with one
+ * request in flight on a non-blocking keep-alive socket.
  *
  * Closed loop (default): a connection sends its next request as soon as the
  * previous answer is checked, and a request is timed from its write to its
@@ -15,16 +16,18 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "load/load_http.h"
+#include "load/load_scenario.h"
 #include "measure/hist.h"
-#include "shortener/cli/loadmix.h"
 
 struct load_opts {
-    const char *base;          /* URL without trailing '/' */
-    int64_t tasks, connections, gets, timeout_ms, workers, seed;
-    double duration;           /* 0: task mode */
-    double zipf, create_ratio;
+    const char *command;       /* the JSON "command": "shortener load" */
+    const char *base;          /* URL without trailing '/', as reported */
+    const struct load_url *url;   /* base, parsed (load_url_parse) */
+    int64_t tasks;             /* task mode: tasks the scenario runs (for progress) */
+    int64_t connections, timeout_ms, workers, seed;
+    double duration;           /* 0: task mode, the scenario ends the run */
     double rate;               /* requests/s over all connections; 0: closed loop */
-    const char *keys_path;
     int json, allow_failures, progress;
 };
 
@@ -35,10 +38,12 @@ struct load_err {
     char msg[1024];
 };
 
-/* What one worker counted; the totals have the same shape. */
+/* What one worker counted, per request kind; the totals have the same
+ * shape. */
 struct load_counts {
-    struct hist *h[LOAD_NREQ];
-    uint64_t ok[LOAD_NREQ], fail[LOAD_NREQ][LOAD_NFAIL];
+    int nkinds;
+    struct hist *h[LOAD_KINDS_MAX];
+    uint64_t ok[LOAD_KINDS_MAX], fail[LOAD_KINDS_MAX][LOAD_NFAIL];
     uint64_t tasks_ok, tasks_failed;
     struct load_err err[LOAD_NERR_KEEP];
     int nerr;
@@ -57,13 +62,13 @@ struct load_progress {
 typedef void (*load_progress_fn)(const struct load_opts *o, const struct load_progress *p,
                                  int final);
 
-/* Run the load described by o (keys/pick: ids for --keys, else NULL) and
+/* Run the load described by o, each request chosen by scenario sc, and
  * add what the workers counted into *total (histograms allocated by the
- * caller). *secs is the run's wall time. 0 ok; -1 with err set (nothing
- * counted). */
-int load_engine_run(const struct load_opts *o, const struct loadkeys *keys,
-                    const struct loadpick *pick, load_progress_fn progress,
-                    struct load_counts *total, double *secs, char *err, size_t errcap);
+ * caller for sc's kinds). *secs is the run's wall time. 0 ok; -1 with err
+ * set (nothing counted). */
+int load_engine_run(const struct load_opts *o, const struct load_scenario *sc,
+                    load_progress_fn progress, struct load_counts *total, double *secs,
+                    char *err, size_t errcap);
 
 /* Fold one worker's counts into the totals: the first LOAD_NERR_KEEP
  * errors over all workers, by time. */

@@ -1,142 +1,60 @@
-/* load_http: URL parsing, preformatted requests and the answer parser of
- * "kvtest shortener load" (see load_http.h). */
+/* load_http: URL parsing and the answer parser of the load engine (see
+ * load_http.h). */
 #include "load/load_http.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void say(char *why, size_t cap, const char *msg)
-{
-    if (why && cap)
-        snprintf(why, cap, "%s", msg);
-}
+#include "base/errbuf.h"
+#include "base/net.h"
 
 int load_url_parse(const char *url, struct load_url *u, char *err, size_t errcap)
 {
     memset(u, 0, sizeof(*u));
     if (strncmp(url, "http://", 7) != 0) {
-        say(err, errcap, "only http:// URLs are supported");
+        errbuf_say(err, errcap, "only http:// URLs are supported");
         return -1;
     }
     const char *a = url + 7;
     size_t alen = strcspn(a, "/?#");
     const char *rest = a + alen;
     if (alen == 0 || alen >= sizeof(u->hostport)) {
-        say(err, errcap, alen ? "host too long" : "no host");
+        errbuf_say(err, errcap, alen ? "host too long" : "no host");
         return -1;
     }
     if (memchr(a, '@', alen)) {
-        say(err, errcap, "user names in the URL are not supported");
+        errbuf_say(err, errcap, "user names in the URL are not supported");
         return -1;
     }
     memcpy(u->hostport, a, alen);
-    const char *hend, *port = NULL;
-    const char *h = a;
-    if (*a == '[') {   /* [IPv6]:port */
-        hend = memchr(a, ']', alen);
-        if (!hend) {
-            say(err, errcap, "unclosed '[' in the host");
-            return -1;
-        }
-        h = a + 1;
-        if (hend + 1 < a + alen) {
-            if (hend[1] != ':') {
-                say(err, errcap, "junk after ']' in the host");
-                return -1;
-            }
-            port = hend + 2;
-        }
-    } else {
-        hend = memchr(a, ':', alen);
-        if (hend)
-            port = hend + 1;
-        else
-            hend = a + alen;
-    }
-    size_t hlen = (size_t)(hend - h);
-    if (hlen == 0 || hlen >= sizeof(u->host)) {
-        say(err, errcap, "no host");
+    struct net_hostport hp;
+    if (net_hostport_split(a, alen, &hp, err, errcap) != 0)
+        return -1;
+    if (hp.hlen == 0 || hp.hlen >= sizeof(u->host)) {
+        errbuf_say(err, errcap, "no host");
         return -1;
     }
-    memcpy(u->host, h, hlen);
-    size_t plen = port ? (size_t)(a + alen - port) : 0;
-    if (port && (plen == 0 || plen > 5 || strspn(port, "0123456789") < plen)) {
-        say(err, errcap, "invalid port");
+    memcpy(u->host, hp.host, hp.hlen);
+    long port = 80;
+    if (hp.port && net_parse_num(hp.port, hp.plen, 1, 65535, &port) != 0) {
+        errbuf_say(err, errcap, "invalid port");
         return -1;
     }
-    if (port)
-        memcpy(u->port, port, plen);
-    else
-        strcpy(u->port, "80");
-    if (port && (atoi(u->port) < 1 || atoi(u->port) > 65535)) {
-        say(err, errcap, "invalid port");
-        return -1;
-    }
+    snprintf(u->port, sizeof(u->port), "%ld", port);
     if (strpbrk(rest, "?#")) {
-        say(err, errcap, "a query or fragment in the base URL is not supported");
+        errbuf_say(err, errcap, "a query or fragment in the base URL is not supported");
         return -1;
     }
     size_t rlen = strlen(rest);
     while (rlen > 0 && rest[rlen - 1] == '/')
         rlen--;
     if (rlen >= sizeof(u->path)) {
-        say(err, errcap, "path too long");
+        errbuf_say(err, errcap, "path too long");
         return -1;
     }
     memcpy(u->path, rest, rlen);
     return 0;
-}
-
-void load_reqfmt_init(struct load_reqfmt *f, const struct load_url *u)
-{
-    int n = snprintf(f->get_pre, sizeof(f->get_pre), "GET %s/link/", u->path);
-    f->get_pre_len = (size_t)n;
-    n = snprintf(f->tail, sizeof(f->tail), " HTTP/1.1\r\nHost: %s\r\n\r\n", u->hostport);
-    f->tail_len = (size_t)n;
-    n = snprintf(f->post_pre, sizeof(f->post_pre),
-                 "POST %s/link HTTP/1.1\r\nHost: %s\r\n"
-                 "Content-Type: application/json\r\nContent-Length: ",
-                 u->path, u->hostport);
-    f->post_pre_len = (size_t)n;
-}
-
-size_t load_reqfmt_get(const struct load_reqfmt *f, char *buf, size_t cap, const char *id)
-{
-    size_t idlen = strlen(id);
-    size_t len = f->get_pre_len + idlen + f->tail_len;
-    if (len > cap)
-        return 0;
-    char *p = buf;
-    memcpy(p, f->get_pre, f->get_pre_len);
-    p += f->get_pre_len;
-    memcpy(p, id, idlen);
-    p += idlen;
-    memcpy(p, f->tail, f->tail_len);
-    return len;
-}
-
-size_t load_reqfmt_post(const struct load_reqfmt *f, char *buf, size_t cap, const char *url)
-{
-    static const char open[] = "{\"url\": \"", close[] = "\"}";
-    size_t ulen = strlen(url);
-    size_t blen = sizeof(open) - 1 + ulen + sizeof(close) - 1;
-    char num[24];
-    int nlen = snprintf(num, sizeof(num), "%zu\r\n\r\n", blen);
-    size_t len = f->post_pre_len + (size_t)nlen + blen;
-    if (len > cap)
-        return 0;
-    char *p = buf;
-    memcpy(p, f->post_pre, f->post_pre_len);
-    p += f->post_pre_len;
-    memcpy(p, num, (size_t)nlen);
-    p += nlen;
-    memcpy(p, open, sizeof(open) - 1);
-    p += sizeof(open) - 1;
-    memcpy(p, url, ulen);
-    p += ulen;
-    memcpy(p, close, sizeof(close) - 1);
-    return len;
 }
 
 /* ---- answers --------------------------------------------------------------- */
@@ -244,12 +162,11 @@ int load_resp_feed(struct load_resp *r, const char *buf, size_t n, char *why, si
         return 0;
     }
     if (n == 0) {
-        say(why, whycap, "connection closed before a full answer");
+        errbuf_say(why, whycap, "connection closed before a full answer");
         return -1;
     }
     if (e != HPE_OK || used != n) {
-        if (why && whycap)
-            snprintf(why, whycap, "invalid HTTP answer (%s)", http_errno_description(e));
+        errbuf_say(why, whycap, "invalid HTTP answer (%s)", http_errno_description(e));
         return -1;
     }
     return 0;

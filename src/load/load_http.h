@@ -1,10 +1,8 @@
-/* load_http: the HTTP/1.1 client side of "kvtest shortener load", kept
- * apart from the event loop so it can be unit-tested without sockets.
- *
- * Requests are written from preformatted buffers (the fixed parts built
- * once per run, only the id or the JSON body copied in per request), and
- * answers are parsed with the http_parser library, the parser wrk uses, one
- * parser per connection reused across its keep-alive requests. */
+/* load_http: the HTTP/1.1 client side of the load engine, kept apart from
+ * the event loop so it can be unit-tested without sockets: the target URL,
+ * and answers parsed with the http_parser library, the parser wrk uses, one
+ * parser per connection reused across its keep-alive requests. (Requests
+ * are the scenario's to build, see load_scenario.h.) */
 #ifndef KVTEST_LOAD_HTTP_H
 #define KVTEST_LOAD_HTTP_H
 #include <stddef.h>
@@ -17,29 +15,14 @@ struct load_url {
     char host[256];       /* for getaddrinfo: IPv6 without brackets */
     char port[8];         /* "80" unless given */
     char hostport[300];   /* the Host header value, as written in the URL */
-    char path[512];       /* prefix before /link, "" or "/x/y" (no trailing '/') */
+    char path[512];       /* prefix of every request's path: "" or "/x/y" (no trailing '/') */
 };
 
 /* Parse url (must start with http://; trailing '/' removed by the caller).
  * 0 ok; -1 with a short reason in err. */
 int load_url_parse(const char *url, struct load_url *u, char *err, size_t errcap);
 
-/* The fixed parts of the two requests the load generator sends. */
-struct load_reqfmt {
-    char get_pre[600];    /* "GET PATH/link/" */
-    size_t get_pre_len;
-    char tail[400];       /* " HTTP/1.1\r\nHost: H\r\n\r\n" */
-    size_t tail_len;
-    char post_pre[1024];  /* "POST PATH/link HTTP/1.1\r\nHost: H\r\n...Content-Length: " */
-    size_t post_pre_len;
-};
-
-void load_reqfmt_init(struct load_reqfmt *f, const struct load_url *u);
-/* Build a request into buf[cap]; its length, or 0 when it does not fit. */
-size_t load_reqfmt_get(const struct load_reqfmt *f, char *buf, size_t cap, const char *id);
-size_t load_reqfmt_post(const struct load_reqfmt *f, char *buf, size_t cap, const char *url);
-
-#define LOAD_BODY_MAX (64 * 1024)   /* the service never answers more than this */
+#define LOAD_BODY_MAX (64 * 1024)   /* a longer body is a bad_body failure */
 
 /* One connection's answer parser and the body of its current answer. */
 struct load_resp {

@@ -1,7 +1,8 @@
-/* load_report: text, JSON and progress output of "kvtest shortener load"
- * (see load_report.h). */
+/* load_report: text, JSON and progress output of the load engine (see
+ * load_report.h). */
 #include "load/load_report.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,15 +10,16 @@
 
 #include "measure/report.h"
 
-#define CMD "shortener load"
-
-int load_totals_init(struct load_totals *t)
+int load_totals_init(struct load_totals *t, const struct load_scenario *sc)
 {
     memset(t, 0, sizeof(*t));
+    t->sc = sc;
+    t->c.nkinds = sc->nkinds;
     t->all = hist_new();
-    t->c.h[LOAD_POST] = hist_new();
-    t->c.h[LOAD_GET] = hist_new();
-    if (!t->all || !t->c.h[LOAD_POST] || !t->c.h[LOAD_GET]) {
+    int ok = t->all != NULL;
+    for (int r = 0; r < sc->nkinds; r++)
+        ok = (t->c.h[r] = hist_new()) != NULL && ok;
+    if (!ok) {
         load_totals_free(t);
         return -1;
     }
@@ -27,21 +29,35 @@ int load_totals_init(struct load_totals *t)
 void load_totals_finish(struct load_totals *t, double secs)
 {
     t->secs = secs;
-    for (int r = 0; r < LOAD_NREQ; r++) {
+    t->nreq = t->nfail = 0;
+    for (int r = 0; r < t->c.nkinds; r++) {
         hist_merge(t->all, t->c.h[r]);
         t->failed_req[r] = 0;
         for (int f = 1; f < LOAD_NFAIL; f++)
             t->failed_req[r] += t->c.fail[r][f];
         t->requests[r] = t->c.ok[r] + t->failed_req[r];
+        t->nreq += t->requests[r];
+        t->nfail += t->failed_req[r];
     }
 }
 
 void load_totals_free(struct load_totals *t)
 {
     hist_free(t->all);
-    hist_free(t->c.h[LOAD_POST]);
-    hist_free(t->c.h[LOAD_GET]);
-    t->all = t->c.h[LOAD_POST] = t->c.h[LOAD_GET] = NULL;
+    t->all = NULL;
+    for (int r = 0; r < LOAD_KINDS_MAX; r++) {
+        hist_free(t->c.h[r]);
+        t->c.h[r] = NULL;
+    }
+}
+
+/* A failure kind summed over the request kinds. */
+static uint64_t fail_all(const struct load_counts *c, int f)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < c->nkinds; r++)
+        n += c->fail[r][f];
+    return n;
 }
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
@@ -79,8 +95,7 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
 {
     const struct load_counts *c = &t->c;
     uint64_t tasks = c->tasks_ok + c->tasks_failed;
-    uint64_t nreq = t->requests[LOAD_POST] + t->requests[LOAD_GET];
-    uint64_t nfail = t->failed_req[LOAD_POST] + t->failed_req[LOAD_GET];
+    uint64_t nreq = t->nreq, nfail = t->nfail;
     const struct hist *a = t->all;
     printf("\n==================================================\n");
     printf("STRESS TEST RESULTS\n");
@@ -101,26 +116,25 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
     for (int i = 0; i < c->nerr; i++)
         printf("  %s\n", c->err[i].msg);
 
-    printf("\nRequests: %llu (%llu POST, %llu GET), %llu failed\n", (unsigned long long)nreq,
-           (unsigned long long)t->requests[LOAD_POST], (unsigned long long)t->requests[LOAD_GET],
-           (unsigned long long)nfail);
+    printf("\nRequests: %llu (", (unsigned long long)nreq);
+    for (int r = 0; r < c->nkinds; r++)
+        printf("%s%llu %s", r ? ", " : "", (unsigned long long)t->requests[r], t->sc->kinds[r]);
+    printf("), %llu failed\n", (unsigned long long)nfail);
     printf("Requests/second: %.1f\n", per_s(nreq, t->secs));
     if (o->rate > 0)
         print_rate(o, nreq, t->secs);
     printf("Failures by kind:");
     for (int f = 1; f < LOAD_NFAIL; f++)
-        printf(" %s %llu", loadmix_fail_name((enum load_fail)f),
-               (unsigned long long)(c->fail[LOAD_POST][f] + c->fail[LOAD_GET][f]));
+        printf(" %s %llu", load_fail_name((enum load_fail)f),
+               (unsigned long long)fail_all(c, f));
     printf("\n\nLatency (ms, requests with an HTTP answer):\n");
     if (o->rate > 0)
         printf("  (--rate: from each request's scheduled send time, so queueing behind a\n"
                "  slow answer counts)\n");
     printf("  %-5s %9s %8s %10s %8s %8s %8s %8s %8s %8s %8s\n", "type", "requests", "failed",
            "req/s", "min", "p50", "mean", "p90", "p99", "p99.9", "max");
-    print_latency_row("POST", t->requests[LOAD_POST], t->failed_req[LOAD_POST], t->secs,
-                      c->h[LOAD_POST]);
-    print_latency_row("GET", t->requests[LOAD_GET], t->failed_req[LOAD_GET], t->secs,
-                      c->h[LOAD_GET]);
+    for (int r = 0; r < c->nkinds; r++)
+        print_latency_row(t->sc->kinds[r], t->requests[r], t->failed_req[r], t->secs, c->h[r]);
     print_latency_row("all", nreq, nfail, t->secs, a);
 }
 
@@ -134,27 +148,25 @@ static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double 
     cJSON_AddNumberToObject(o, "requests_per_s", per_s(req, secs));
     cJSON *fo = cJSON_AddObjectToObject(o, "failures");
     for (int f = 1; f < LOAD_NFAIL; f++)
-        cJSON_AddNumberToObject(fo, loadmix_fail_name((enum load_fail)f), (double)fail[f]);
+        cJSON_AddNumberToObject(fo, load_fail_name((enum load_fail)f), (double)fail[f]);
     cJSON *lat = report_hist_json(h);
     if (lat)
         cJSON_AddItemToObject(o, "latency", lat);
     return o;
 }
 
-static void options_json(cJSON *op, const struct load_opts *o, const char *url)
+static void options_json(cJSON *op, const struct load_opts *o, const struct load_scenario *sc,
+                         const char *url)
 {
     cJSON_AddStringToObject(op, "url", url);
     cJSON_AddStringToObject(op, "mode", o->duration > 0 ? "duration" : "tasks");
     cJSON_AddNumberToObject(op, "tasks", (double)o->tasks);
     cJSON_AddNumberToObject(op, "threads", (double)o->connections);
-    cJSON_AddNumberToObject(op, "gets", (double)o->gets);
+    if (sc->options_json)
+        sc->options_json(sc->state, op, 0);
     cJSON_AddNumberToObject(op, "duration", o->duration);
-    if (o->keys_path)
-        cJSON_AddStringToObject(op, "keys", o->keys_path);
-    else
-        cJSON_AddNullToObject(op, "keys");
-    cJSON_AddNumberToObject(op, "zipf", o->zipf);
-    cJSON_AddNumberToObject(op, "create_ratio", o->create_ratio);
+    if (sc->options_json)
+        sc->options_json(sc->state, op, 1);
     cJSON_AddNumberToObject(op, "timeout_ms", (double)o->timeout_ms);
     cJSON_AddNumberToObject(op, "workers", (double)o->workers);
     cJSON_AddNumberToObject(op, "seed", (double)o->seed);
@@ -182,16 +194,18 @@ static void rate_json(cJSON *r, const struct load_opts *o, uint64_t nreq, double
 
 void load_report_json(const struct load_opts *o, const struct load_totals *t, const char *url)
 {
-    cJSON *root = report_json_new(CMD, NULL);
+    cJSON *root = report_json_new(o->command, NULL);
     if (!root)
         return;
-    options_json(cJSON_AddObjectToObject(root, "options"), o, url);
+    options_json(cJSON_AddObjectToObject(root, "options"), o, t->sc, url);
     const struct load_counts *c = &t->c;
     uint64_t tasks = c->tasks_ok + c->tasks_failed;
-    uint64_t nreq = t->requests[LOAD_POST] + t->requests[LOAD_GET];
+    uint64_t nreq = t->nreq, okall = 0;
     uint64_t fall[LOAD_NFAIL];
     for (int f = 0; f < LOAD_NFAIL; f++)
-        fall[f] = c->fail[LOAD_POST][f] + c->fail[LOAD_GET][f];
+        fall[f] = fail_all(c, f);
+    for (int r = 0; r < c->nkinds; r++)
+        okall += c->ok[r];
     cJSON *r = cJSON_AddObjectToObject(root, "result");
     cJSON_AddNumberToObject(r, "tasks", (double)tasks);
     cJSON_AddNumberToObject(r, "successful", (double)c->tasks_ok);
@@ -199,22 +213,22 @@ void load_report_json(const struct load_opts *o, const struct load_totals *t, co
     cJSON_AddNumberToObject(r, "seconds", t->secs);
     cJSON_AddNumberToObject(r, "tasks_per_s", per_s(tasks, t->secs));
     cJSON_AddNumberToObject(r, "requests", (double)nreq);
-    cJSON_AddNumberToObject(r, "requests_failed",
-                            (double)(t->failed_req[LOAD_POST] + t->failed_req[LOAD_GET]));
+    cJSON_AddNumberToObject(r, "requests_failed", (double)t->nfail);
     cJSON_AddNumberToObject(r, "requests_per_s", per_s(nreq, t->secs));
     cJSON *fo = cJSON_AddObjectToObject(r, "failures");
     for (int f = 1; f < LOAD_NFAIL; f++)
-        cJSON_AddNumberToObject(fo, loadmix_fail_name((enum load_fail)f), (double)fall[f]);
+        cJSON_AddNumberToObject(fo, load_fail_name((enum load_fail)f), (double)fall[f]);
     cJSON *by = cJSON_AddObjectToObject(r, "by_type");
-    cJSON_AddItemToObject(by, "post",
-                          type_json(t->requests[LOAD_POST], c->ok[LOAD_POST], c->fail[LOAD_POST],
-                                    t->secs, c->h[LOAD_POST]));
-    cJSON_AddItemToObject(by, "get",
-                          type_json(t->requests[LOAD_GET], c->ok[LOAD_GET], c->fail[LOAD_GET],
-                                    t->secs, c->h[LOAD_GET]));
-    cJSON_AddItemToObject(by, "all",
-                          type_json(nreq, c->ok[LOAD_POST] + c->ok[LOAD_GET], fall, t->secs,
-                                    t->all));
+    for (int k = 0; k < c->nkinds; k++) {
+        char key[32];
+        size_t i = 0;
+        for (const char *n = t->sc->kinds[k]; *n && i + 1 < sizeof(key); n++)
+            key[i++] = (char)tolower((unsigned char)*n);
+        key[i] = '\0';
+        cJSON_AddItemToObject(by, key, type_json(t->requests[k], c->ok[k], c->fail[k], t->secs,
+                                                 c->h[k]));
+    }
+    cJSON_AddItemToObject(by, "all", type_json(nreq, okall, fall, t->secs, t->all));
     cJSON *errs = cJSON_AddArrayToObject(r, "errors");
     for (int i = 0; i < c->nerr; i++)
         cJSON_AddItemToArray(errs, cJSON_CreateString(c->err[i].msg));

@@ -1,24 +1,27 @@
-/* load_report: what "kvtest shortener load" prints: the classic stress
- * test's text (labels kept for scripts that grep them), the latency table,
- * the --json object and progress lines on stderr.
+/* load_report: what the load engine prints, for any scenario: the classic
+ * stress test's text (labels kept for scripts that grep them), the latency
+ * table with one row per request kind, the --json object and progress
+ * lines on stderr.
  *
  * --json prints one object (scripts/tables.sh reads it; add fields, never
  * rename them):
  *   {"command": "shortener load", "cmdline", "env",
- *    "options": {"url", "mode": "tasks"|"duration", "tasks", "threads", "gets",
- *                "duration", "keys", "zipf", "create_ratio", "timeout_ms",
+ *    "options": {"url", "mode": "tasks"|"duration", "tasks", "threads",
+ *                SCENARIO PART 0, "duration", SCENARIO PART 1, "timeout_ms",
  *                "workers", "seed", "allow_failures",
  *                "connections" (= "threads"), "rate": R|null},
  *    "result": {"tasks", "successful", "failed", "seconds", "tasks_per_s",
  *               "requests", "requests_failed", "requests_per_s",
  *               "failures": {"connect", "timeout", "io", "http_status", "bad_body"},
- *               "by_type": {"post"|"get"|"all": {"requests", "successful",
- *                           "failed", "requests_per_s", "failures": {...},
+ *               "by_type": {KIND (lower case: "post", "get")|"all": {"requests",
+ *                           "successful", "failed", "requests_per_s", "failures": {...},
  *                           "latency": report_hist_json() in us}},
  *               "errors": ["first five messages, oldest first"],
  *               "rate": null (closed loop) | {"target_per_s", "achieved_per_s",
  *                        "achieved_share", "reached": achieved >= 98% of target},
- *               "latency_from": "send" | "schedule"}} */
+ *               "latency_from": "send" | "schedule"}}
+ * The shortener's parts are "gets" and "keys", "zipf", "create_ratio"; the
+ * get scenario's are none and "scenario", "paths". */
 #ifndef KVTEST_LOAD_REPORT_H
 #define KVTEST_LOAD_REPORT_H
 #include <stdint.h>
@@ -29,15 +32,17 @@
 #define LOAD_RATE_REACHED 0.98
 
 struct load_totals {
+    const struct load_scenario *sc;
     struct load_counts c;      /* summed over the workers */
     struct hist *all;
-    uint64_t failed_req[LOAD_NREQ], requests[LOAD_NREQ];
+    uint64_t failed_req[LOAD_KINDS_MAX], requests[LOAD_KINDS_MAX];
+    uint64_t nreq, nfail;      /* over all kinds */
     double secs;
 };
 
-/* Allocate the histograms; 0 ok, -1 out of memory. */
-int load_totals_init(struct load_totals *t);
-/* Derive all, failed_req and requests from c (after the run). */
+/* Allocate the histograms for sc's kinds; 0 ok, -1 out of memory. */
+int load_totals_init(struct load_totals *t, const struct load_scenario *sc);
+/* Derive all, failed_req, requests, nreq and nfail from c (after the run). */
 void load_totals_finish(struct load_totals *t, double secs);
 void load_totals_free(struct load_totals *t);
 

@@ -175,3 +175,71 @@ jqo() { jq -r "$1" <<<"$output"; }
         assert_output --partial -- "$o"
     done
 }
+
+# ---- --scenario get: any HTTP server -------------------------------------------
+
+@test "load --scenario get: GETs of given paths against the real service" {
+    "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
+    start_service "$DB" --threads 2 --cache none
+    run "$KVTEST" shortener load "$SERVICE_URL" --scenario get --path /heart-beat --tasks 40 \
+        --connections 3 --json
+    assert_success
+    [ "$(jqo .result.requests)" -eq 40 ]
+    [ "$(jqo .result.requests_failed)" -eq 0 ]
+    [ "$(jqo .result.tasks)" -eq 40 ]
+    [ "$(jqo .result.by_type.get.successful)" -eq 40 ]
+    [ "$(jqo '.result.by_type | keys | join(",")')" = all,get ]
+    [ "$(jqo .result.by_type.all.latency.count)" -eq 40 ]
+    [ "$(jqo .options.scenario)" = get ]
+    [ "$(jqo '.options.paths | join(",")')" = /heart-beat ]
+    [ "$(jqo '.options | has("gets")')" = false ]
+    run "$KVTEST" shortener load "$SERVICE_URL/" --scenario get --path /heart-beat \
+        --duration 0.5 --connections 2 --rate 100
+    assert_success
+    assert_output --regexp $'\nRequests: [0-9]+ \\([0-9]+ GET\\), 0 failed\n'
+    assert_output --partial "Failures by kind: connect 0 timeout 0 io 0 http_status 0 bad_body 0"
+    assert_output --regexp $'\n  GET +[0-9]+ +0 '
+    refute_output --partial "POST"
+}
+
+@test "load --scenario get counts a 404 as an http_status failure, exit 1" {
+    "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
+    start_service "$DB" --threads 2 --cache none
+    run "$KVTEST" shortener load "$SERVICE_URL" --scenario get --path /heart-beat \
+        --path /no-such-page --tasks 10 --connections 2 --json
+    [ "$status" -eq 1 ]
+    [ "$(jqo .result.requests)" -eq 10 ]
+    [ "$(jqo .result.failures.http_status)" -eq 5 ]
+    [ "$(jqo .result.by_type.get.successful)" -eq 5 ]
+    [ "$(jqo .result.failed)" -eq 5 ]
+    [[ "$(jqo '.result.errors[0]')" == "GET $SERVICE_URL/no-such-page: http_status: HTTP 404 (expected 2xx or 3xx)" ]]
+    run "$KVTEST" shortener load "$SERVICE_URL" --scenario get --path /no-such-page --tasks 2 \
+        --connections 1 --allow-failures
+    assert_success
+    assert_output --partial "Requests: 2 (2 GET), 2 failed"
+}
+
+@test "load: --scenario and --path misuse is a one-line usage error" {
+    local u=http://127.0.0.1:1
+    for args in "--path /x" "--scenario shortener --path /x" "--scenario get" \
+        "--scenario get --path /x --gets 3" "--scenario get --path /x --keys k" \
+        "--scenario get --path /x --create-ratio 0.5" "--scenario get --path /x --zipf 1" \
+        "--scenario wrk" "--scenario get --path x" "--scenario get --path"; do
+        # shellcheck disable=SC2086
+        run "$KVTEST" shortener load "$u" $args
+        [ "$status" -eq 2 ] || { echo "args: $args: status $status"; return 1; }
+        [ "${#lines[@]}" -eq 1 ] || { echo "args: $args: $output"; return 1; }
+        assert_output --regexp '^kvtest shortener load: '
+    done
+    run "$KVTEST" shortener load "$u" --scenario get --path /x --gets 3
+    assert_output "kvtest shortener load: --gets is for the shortener scenario, not --scenario get"
+    run "$KVTEST" shortener load "$u" --path /x
+    assert_output "kvtest shortener load: --path needs --scenario get"
+    run "$KVTEST" shortener load "$u" --scenario get --path "/a b"
+    [ "$status" -eq 2 ]
+    assert_output --partial "path '/a b' must start with '/' and hold no spaces"
+    run "$KVTEST" shortener load --help
+    assert_success
+    assert_output --partial "--scenario get"
+    assert_output --partial "--path P"
+}

@@ -250,7 +250,7 @@ static int bench_load_ids(struct bench_state *st)
     if (st->b.nids == 0 && o->miss < 1)
         return cli_fail(CMD, "%s: no links to look up (kvtest shortener init %s --links N "
                         "--force makes some)", o->path, o->path);
-    if (st->b.nids > 0 && loadpick_init(&st->b.pick, (uint64_t)st->b.nids, o->zipf) != 0)
+    if (st->b.nids > 0 && keypick_init(&st->b.pick, (uint64_t)st->b.nids, o->zipf) != 0)
         return cli_usage(CMD, "invalid --zipf %g", o->zipf);
     return 0;
 }

@@ -7,10 +7,10 @@
 
 #include "measure/coldcache.h"
 #include "measure/hist.h"
+#include "measure/keypick.h"
 #include "measure/rng.h"
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
-#include "shortener/cli/loadmix.h"
 
 #define BENCH_CMD "shortener bench"
 #define BENCH_MAXCONF 7
@@ -53,7 +53,7 @@ struct bench {
     const struct bench_opts *o;
     const char *ids;         /* links_ids records of LINKS_ID_MAX + 1 bytes */
     int64_t nids;
-    struct loadpick pick;
+    struct keypick pick;
     struct cache_config ccfg;   /* valkey configurations */
     struct cache_config tcfg;   /* valkey-track configurations */
     char schema[16];            /* of path */

@@ -27,7 +27,7 @@ static void slot_run(const struct bench *b, struct slot *s)
             id = miss_id;
             idlen = MISS_ID_LEN;
         } else {
-            id = b->ids + loadpick_next(&b->pick, &s->rng) * (LINKS_ID_MAX + 1);
+            id = b->ids + keypick_next(&b->pick, &s->rng) * (LINKS_ID_MAX + 1);
             idlen = strlen(id);
         }
         size_t ulen;

@@ -13,6 +13,7 @@
 
 #include "measure/clock.h"
 #include "base/counter.h"
+#include "base/net.h"
 #include "shortener/cache/track.h"
 
 struct cache {
@@ -24,22 +25,6 @@ struct cache {
     /* Single writer, read by cache_stats() from any thread. */
     _Atomic uint64_t hits, misses, errors, skipped, sets, connects, local_hits;
 };
-
-static int parse_num(const char *s, size_t n, long lo, long hi, long *out)
-{
-    if (n == 0 || n > 9)
-        return -1;
-    long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t errcap)
 {
@@ -59,42 +44,32 @@ int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t
                  "or valkey+track://HOST:PORT[/DB]", url);
         return -1;
     }
-    const char *host = p, *hend, *colon;
-    if (*p == '[') {   /* [IPv6]:port */
-        host = p + 1;
-        hend = strchr(host, ']');
-        if (!hend || hend[1] != ':') {
-            snprintf(err, errcap, "bad cache URL '%s': expected [IPv6]:PORT", url);
-            return -1;
-        }
-        colon = hend + 1;
-    } else {
-        colon = strchr(p, ':');
-        hend = colon;
-        if (!colon) {
-            snprintf(err, errcap, "bad cache URL '%s': missing :PORT", url);
-            return -1;
-        }
+    /* The authority ends at the database's '/'. */
+    const char *slash = strchr(p, '/');
+    size_t alen = slash ? (size_t)(slash - p) : strlen(p);
+    struct net_hostport hp;
+    if (net_hostport_split(p, alen, &hp, NULL, 0) != 0 || (hp.bracketed && !hp.port)) {
+        snprintf(err, errcap, "bad cache URL '%s': expected [IPv6]:PORT", url);
+        return -1;
     }
-    size_t hlen = (size_t)(hend - host);
-    if (hlen == 0 || hlen >= sizeof cfg->host || memchr(host, '/', hlen) ||
-        memchr(host, '@', hlen)) {
+    if (!hp.port) {
+        snprintf(err, errcap, "bad cache URL '%s': missing :PORT", url);
+        return -1;
+    }
+    if (hp.hlen == 0 || hp.hlen >= sizeof cfg->host || memchr(hp.host, '@', hp.hlen)) {
         snprintf(err, errcap, "bad cache URL '%s': bad host", url);
         return -1;
     }
-    memcpy(cfg->host, host, hlen);
-    cfg->host[hlen] = '\0';
-    const char *port = colon + 1;
-    const char *slash = strchr(port, '/');
-    size_t plen = slash ? (size_t)(slash - port) : strlen(port);
+    memcpy(cfg->host, hp.host, hp.hlen);
+    cfg->host[hp.hlen] = '\0';
     long v;
-    if (parse_num(port, plen, 1, 65535, &v) != 0) {
+    if (net_parse_num(hp.port, hp.plen, 1, 65535, &v) != 0) {
         snprintf(err, errcap, "bad cache URL '%s': port must be 1..65535", url);
         return -1;
     }
     cfg->port = (int)v;
     if (slash) {
-        if (parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &v) != 0) {
+        if (net_parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &v) != 0) {
             snprintf(err, errcap, "bad cache URL '%s': database must be a number", url);
             return -1;
         }

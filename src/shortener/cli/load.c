@@ -1,7 +1,8 @@
 /* load: "kvtest shortener load URL", an HTTP load generator for the
  * shortener service that times every request: the help text, the options
- * and the exit status. The event loop is load_engine (load_conn.c does the
- * connections, load_http.c the HTTP), the output load_report.
+ * and the exit status. The engine is src/load/ (load_engine: the event
+ * loop, load_report: the output); what it sends is a scenario: the
+ * shortener's mix (src/shortener/mix/) or plain GETs (load/scenario_get).
  *
  * Built the way wrk is built, because on a 2-core machine the client and
  * the service share the cores, and every microsecond of client CPU per
@@ -12,16 +13,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/net.h"
 #include "base/units.h"
 #include "load/load_engine.h"
 #include "load/load_http.h"
 #include "load/load_report.h"
-#include "shortener/cli/loadmix.h"
+#include "load/scenario_get.h"
 #include "shortener/cli/shortener_cmds.h"
+#include "shortener/mix/mix.h"
+#include "shortener/mix/mix_keys.h"
 
 #define CMD "shortener load"
 
@@ -67,6 +70,15 @@ const char help_shortener_load[] =
     "  --progress         progress on stderr even when it is not a terminal\n"
     "  --json             one JSON object with options, environment and results\n"
     "\n"
+    "Any HTTP server:\n"
+    "  --scenario get     instead of the shortener's mix (--scenario shortener, the\n"
+    "                     default), GET the --path paths in turn; any 2xx or 3xx\n"
+    "                     answer counts as a success, its body unread. Every request\n"
+    "                     is one task (--tasks N: N requests); one request type, GET.\n"
+    "                     --gets, --keys, --create-ratio and --zipf do not apply.\n"
+    "  --path P           a path to GET, after the URL's own path (repeat for\n"
+    "                     several, up to 64; only with --scenario get)\n"
+    "\n"
     "Plain http:// only. Every answer is checked: POST must give 201\n"
     "{\"short_link\": id}, GET 200 {\"link\": url} with the url that was created.\n"
     "Failures are counted by kind: connect, timeout, io (connection lost\n"
@@ -81,8 +93,9 @@ static void on_interrupt(int sig)
     load_interrupted = 1;
 }
 
-/* The URL: http://HOST[:PORT][/PATH], stored in base without trailing '/'. */
-static int check_url(const char *url, char *base, size_t cap)
+/* The URL: http://HOST[:PORT][/PATH], stored in base without trailing '/'
+ * and parsed into *u, once, for the engine and the scenario. */
+static int check_url(const char *url, char *base, size_t cap, struct load_url *u)
 {
     if (strncmp(url, "https://", 8) == 0)
         return cli_usage(CMD, "https is not supported: the load engine speaks plain HTTP "
@@ -99,34 +112,85 @@ static int check_url(const char *url, char *base, size_t cap)
         return cli_usage(CMD, "URL too long (at most 400 characters)");
     memcpy(base, url, ulen);
     base[ulen] = '\0';
-    struct load_url u;
     char why[128];
-    if (load_url_parse(base, &u, why, sizeof(why)) != 0)
+    if (load_url_parse(base, u, why, sizeof(why)) != 0)
         return cli_usage(CMD, "URL '%s': %s", url, why);
     return 0;
 }
 
-/* Options that depend on each other; 0 or the usage error's status. */
-static int check_opts(struct load_opts *o, const char *duration_s, int64_t threads)
+/* What the command line asked for beyond the engine's options. */
+enum { SCENARIO_SHORTENER, SCENARIO_GET };
+static const char *const scenario_names[] = {"shortener", "get", NULL};
+
+struct load_args {
+    struct mix_opts mix;
+    int scenario;              /* SCENARIO_SHORTENER or SCENARIO_GET */
+    const char *paths[SCENARIO_GET_PATHS_MAX];
+    int npaths;
+    int64_t threads;
+    const char *duration_s;
+};
+
+/* The options only the shortener's mix reads must not come with another
+ * scenario, nor --path without get. 0 or the usage error's status. */
+static int check_scenario(const struct load_args *a)
 {
-    if (threads > 0 && o->connections > 0 && threads != o->connections)
+    if (a->scenario == SCENARIO_GET) {
+        const char *mixonly = a->mix.gets >= 0 ? "gets" : a->mix.keys_path ? "keys"
+                              : a->mix.create_ratio >= 0 ? "create-ratio"
+                              : a->mix.zipf >= 0 ? "zipf" : NULL;
+        if (mixonly)
+            return cli_usage(CMD, "--%s is for the shortener scenario, not --scenario get",
+                             mixonly);
+        if (a->npaths == 0)
+            return cli_usage(CMD, "--scenario get needs --path PATH (for example "
+                             "--path /heart-beat)");
+        return 0;
+    }
+    if (a->npaths > 0)
+        return cli_usage(CMD, "--path needs --scenario get");
+    return 0;
+}
+
+/* The shortener's options that depend on each other; 0 or the usage
+ * error's status. */
+static int check_mix(struct mix_opts *m, double duration)
+{
+    if (m->gets < 0)
+        m->gets = 80;
+    if (m->zipf < 0)
+        m->zipf = 0;
+    if (duration == 0 && (m->keys_path || m->create_ratio >= 0))
+        return cli_usage(CMD, "--keys and --create-ratio need --duration");
+    if (m->zipf > 0 && !m->keys_path)
+        return cli_usage(CMD, "--zipf needs --keys (ids to pick from)");
+    if (m->create_ratio < 0)
+        m->create_ratio = 1.0 / (1.0 + (double)m->gets);
+    if (m->keys_path == NULL && duration > 0 && m->create_ratio == 0)
+        return cli_usage(CMD, "--create-ratio 0 needs --keys (no link to GET otherwise)");
+    return 0;
+}
+
+/* Options that depend on each other; 0 or the usage error's status. */
+static int check_opts(struct load_opts *o, struct load_args *a)
+{
+    if (a->threads > 0 && o->connections > 0 && a->threads != o->connections)
         return cli_usage(CMD, "--threads is another name for --connections; give one");
     if (o->connections == 0)
-        o->connections = threads > 0 ? threads : 30;
-    if (duration_s) {
-        if (units_parse_duration(duration_s, &o->duration) != 0 || o->duration <= 0 ||
+        o->connections = a->threads > 0 ? a->threads : 30;
+    if (a->duration_s) {
+        if (units_parse_duration(a->duration_s, &o->duration) != 0 || o->duration <= 0 ||
             o->duration > 86400 * 7)
             return cli_usage(CMD, "invalid --duration '%s' (seconds, or with ms/s/m/h)",
-                             duration_s);
-    } else if (o->keys_path || o->create_ratio >= 0) {
-        return cli_usage(CMD, "--keys and --create-ratio need --duration");
+                             a->duration_s);
     }
-    if (o->zipf > 0 && !o->keys_path)
-        return cli_usage(CMD, "--zipf needs --keys (ids to pick from)");
-    if (o->create_ratio < 0)
-        o->create_ratio = 1.0 / (1.0 + (double)o->gets);
-    if (o->keys_path == NULL && o->duration > 0 && o->create_ratio == 0)
-        return cli_usage(CMD, "--create-ratio 0 needs --keys (no link to GET otherwise)");
+    int rc = check_scenario(a);
+    if (rc == 0 && a->scenario == SCENARIO_SHORTENER)
+        rc = check_mix(&a->mix, o->duration);
+    if (rc)
+        return rc;
+    a->mix.tasks = o->tasks;
+    a->mix.duration = o->duration;
     /* On the 2-core machine this was tuned on, a second event loop keeps
      * up with the service where one alone was the bottleneck. */
     if (o->workers == 0)
@@ -142,27 +206,21 @@ static int check_opts(struct load_opts *o, const char *duration_s, int64_t threa
  * hard one rather than fail connects with EMFILE later. */
 static int raise_fd_limit(const struct load_opts *o)
 {
-    struct rlimit rl;
-    rlim_t need = (rlim_t)o->connections + 64;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
-        return 0;
-    rl.rlim_cur = (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) ? need : rl.rlim_max;
-    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-        getrlimit(RLIMIT_NOFILE, &rl);
-    if (rl.rlim_cur >= need)
+    uint64_t need = (uint64_t)o->connections + 64;
+    struct net_fdlimit l;
+    if (net_fd_limit_raise(need, &l) != 0 || l.now >= need)
         return 0;
     return cli_fail(CMD, "--connections %lld needs %llu file descriptors; the limit is %llu "
                     "(ulimit -n)", (long long)o->connections, (unsigned long long)need,
-                    (unsigned long long)rl.rlim_cur);
+                    (unsigned long long)l.now);
 }
 
 /* Run with SIGINT/SIGTERM ending the run early; the second one kills as
  * usual (SA_RESETHAND). Prints the results; returns the exit status. */
-static int run_and_report(const struct load_opts *o, const struct loadkeys *keys,
-                          const struct loadpick *pick)
+static int run_and_report(const struct load_opts *o, const struct load_scenario *sc)
 {
     struct load_totals t;
-    if (load_totals_init(&t) != 0)
+    if (load_totals_init(&t, sc) != 0)
         return cli_fail(CMD, "out of memory");
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof(sa));
@@ -174,7 +232,7 @@ static int run_and_report(const struct load_opts *o, const struct loadkeys *keys
     sigaction(SIGTERM, &sa, &old_term);
     char err[512];
     double secs = 0;
-    int rc = load_engine_run(o, keys, pick, load_report_progress, &t.c, &secs, err, sizeof(err));
+    int rc = load_engine_run(o, sc, load_report_progress, &t.c, &secs, err, sizeof(err));
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc != 0) {
@@ -188,71 +246,131 @@ static int run_and_report(const struct load_opts *o, const struct loadkeys *keys
         load_report_text(o, &t);
     fflush(stdout);
 
-    uint64_t nfail = t.failed_req[LOAD_POST] + t.failed_req[LOAD_GET];
-    uint64_t nreq = t.requests[LOAD_POST] + t.requests[LOAD_GET];
     if (load_interrupted)
         rc = cli_fail(CMD, "interrupted after %.1f s; results above cover the requests done",
                       t.secs);
-    else if (nfail > 0 && !o->allow_failures)
+    else if (t.nfail > 0 && !o->allow_failures)
         rc = cli_fail(CMD, "%llu of %llu requests failed (first: %s)",
-                      (unsigned long long)nfail, (unsigned long long)nreq,
+                      (unsigned long long)t.nfail, (unsigned long long)t.nreq,
                       t.c.nerr ? t.c.err[0].msg : "?");
     load_totals_free(&t);
     return rc;
 }
 
+/* The shortener's mix: its key file read, then the run. */
+static int run_mix(const struct load_opts *o, const struct mix_opts *m)
+{
+    struct mix_keys keys;
+    struct keypick pick;
+    memset(&keys, 0, sizeof(keys));
+    memset(&pick, 0, sizeof(pick));
+    if (m->keys_path) {
+        char err[512];
+        if (mix_keys_read(&keys, m->keys_path, err, sizeof(err)) != 0)
+            return cli_fail(CMD, "%s", err);
+        if (keypick_init(&pick, keys.n, m->zipf) != 0) {
+            mix_keys_free(&keys);
+            return cli_usage(CMD, "invalid --zipf %g", m->zipf);
+        }
+    }
+    struct load_scenario sc;
+    int rc = raise_fd_limit(o);
+    if (rc == 0 && mix_scenario_init(&sc, m, o->url, &keys, &pick) != 0)
+        rc = cli_fail(CMD, "out of memory");
+    else if (rc == 0) {
+        rc = run_and_report(o, &sc);
+        mix_scenario_free(&sc);
+    }
+    mix_keys_free(&keys);
+    return rc;
+}
+
+static int run_get(const struct load_opts *o, const struct load_args *a)
+{
+    struct load_scenario sc;
+    char err[256];
+    if (scenario_get_init(&sc, o->url, a->paths, a->npaths, o->duration > 0 ? 0 : o->tasks,
+                          err, sizeof(err)) != 0)
+        return cli_usage(CMD, "%s", err);
+    int rc = raise_fd_limit(o);
+    if (rc == 0)
+        rc = run_and_report(o, &sc);
+    scenario_get_free(&sc);
+    return rc;
+}
+
+/* --path may be repeated, which the option table cannot say: the paths are
+ * taken out of argv (into a->paths) before it is parsed. rest gets the
+ * other arguments; 0 or the usage error's status. */
+static int take_paths(int argc, char **argv, char **rest, int *nrest, struct load_args *a)
+{
+    int n = 0, i = 0;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const char *arg = argv[i], *name = arg[0] == '-' ? arg + 1 + (arg[1] == '-') : NULL;
+        const char *val = NULL;
+        if (name && strcmp(name, "path") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage(CMD, "option --path needs a value");
+            val = argv[++i];
+        } else if (name && strncmp(name, "path=", 5) == 0) {
+            val = name + 5;
+        } else {
+            rest[n++] = argv[i];
+            continue;
+        }
+        if (a->npaths >= SCENARIO_GET_PATHS_MAX)
+            return cli_usage(CMD, "at most %d --path", SCENARIO_GET_PATHS_MAX);
+        a->paths[a->npaths++] = val;
+    }
+    for (; i < argc; i++)
+        rest[n++] = argv[i];
+    *nrest = n;
+    return 0;
+}
+
 int shortener_load(int argc, char **argv)
 {
-    struct load_opts o = {
-        .tasks = 100, .gets = 80, .timeout_ms = 5000, .seed = 1, .create_ratio = -1,
+    struct load_opts o = {.command = CMD, .tasks = 100, .timeout_ms = 5000, .seed = 1};
+    struct load_args a = {
+        .mix = {.gets = -1, .create_ratio = -1, .zipf = -1}, .scenario = SCENARIO_SHORTENER,
     };
-    int64_t threads = 0;
-    const char *duration_s = NULL;
     const struct cli_opt opts[] = {
         CLI_INT_OPT("tasks", &o.tasks, 1, 1000000000),
         CLI_INT_OPT("connections", &o.connections, 1, 10000),
-        CLI_INT_OPT("threads", &threads, 1, 10000),
-        CLI_INT_OPT("gets", &o.gets, 0, 1000000000),
-        CLI_STR_OPT("duration", &duration_s),
-        CLI_STR_OPT("keys", &o.keys_path),
-        CLI_DOUBLE_OPT("zipf", &o.zipf, 0, 100),
-        CLI_DOUBLE_OPT("create-ratio", &o.create_ratio, 0, 1),
+        CLI_INT_OPT("threads", &a.threads, 1, 10000),
+        CLI_INT_OPT("gets", &a.mix.gets, 0, 1000000000),
+        CLI_STR_OPT("duration", &a.duration_s),
+        CLI_STR_OPT("keys", &a.mix.keys_path),
+        CLI_DOUBLE_OPT("zipf", &a.mix.zipf, 0, 100),
+        CLI_DOUBLE_OPT("create-ratio", &a.mix.create_ratio, 0, 1),
         CLI_DOUBLE_OPT("rate", &o.rate, 0.001, 1e9),
         CLI_INT_OPT("timeout", &o.timeout_ms, 1, 3600000),
         CLI_INT_OPT("workers", &o.workers, 1, 64),
         CLI_INT_OPT("seed", &o.seed, 0, INT64_MAX),
+        CLI_ENUM_OPT("scenario", &a.scenario, scenario_names),
         CLI_FLAG_OPT("allow-failures", &o.allow_failures),
         CLI_FLAG_OPT("progress", &o.progress),
         CLI_FLAG_OPT("json", &o.json),
     };
+    char **rest = calloc((size_t)argc + 1, sizeof(*rest));
+    if (!rest)
+        return cli_fail(CMD, "out of memory");
+    int nrest = 0;
     const char *url;
-    int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts), &url,
+    int rc = take_paths(argc, argv, rest, &nrest, &a);
+    if (rc == 0)
+        rc = cli_parse_one(CMD, nrest, rest, opts, CLI_COUNT(opts), &url,
                            "missing URL (for example http://127.0.0.1:5000)");
+    free(rest);
     if (rc)
         return rc;
     char base[512];
-    if ((rc = check_url(url, base, sizeof(base))) != 0)
+    struct load_url u;
+    if ((rc = check_url(url, base, sizeof(base), &u)) != 0)
         return rc;
     o.base = base;
-    if ((rc = check_opts(&o, duration_s, threads)) != 0)
+    o.url = &u;
+    if ((rc = check_opts(&o, &a)) != 0)
         return rc;
-
-    struct loadkeys keys;
-    struct loadpick pick;
-    memset(&keys, 0, sizeof(keys));
-    memset(&pick, 0, sizeof(pick));
-    if (o.keys_path) {
-        char err[512];
-        if (loadkeys_read(&keys, o.keys_path, err, sizeof(err)) != 0)
-            return cli_fail(CMD, "%s", err);
-        if (loadpick_init(&pick, keys.n, o.zipf) != 0) {
-            loadkeys_free(&keys);
-            return cli_usage(CMD, "invalid --zipf %g", o.zipf);
-        }
-    }
-    rc = raise_fd_limit(&o);
-    if (rc == 0)
-        rc = run_and_report(&o, &keys, &pick);
-    loadkeys_free(&keys);
-    return rc;
+    return a.scenario == SCENARIO_GET ? run_get(&o, &a) : run_mix(&o, &a.mix);
 }

@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "base/cli.h"
+#include "base/net.h"
 #include "shortener/service/service.h"
 #include "shortener/http/service_http.h"
 #include "shortener/cli/shortener_cmds.h"
@@ -173,23 +173,14 @@ struct fd_limits {
  * the limit leaves no room for a single connection. */
 static int fd_limits_setup(int64_t threads, struct fd_limits *lim)
 {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+    struct net_fdlimit l;
+    if (net_fd_limit_raise(FD_LIMIT_CAP, &l) != 0)
         return -1;
-    lim->nofile_was = (uint64_t)rl.rlim_cur;
-    rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > FD_LIMIT_CAP
-                      ? FD_LIMIT_CAP : rl.rlim_max;
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > want)
-        want = rl.rlim_cur == RLIM_INFINITY ? FD_LIMIT_CAP : rl.rlim_cur;
-    if (want > rl.rlim_cur) {
-        struct rlimit up = {want, rl.rlim_max};
-        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
-            rl.rlim_cur = want;
-        else
-            cli_warn(CMD, "cannot raise the open-file limit to %llu: %s",
-                     (unsigned long long)want, strerror(errno));
-    }
-    lim->nofile = rl.rlim_cur == RLIM_INFINITY ? FD_LIMIT_CAP : (uint64_t)rl.rlim_cur;
+    if (l.err)
+        cli_warn(CMD, "cannot raise the open-file limit to %llu: %s",
+                 (unsigned long long)l.tried, strerror(l.err));
+    lim->nofile_was = l.was;
+    lim->nofile = l.now == UINT64_MAX ? FD_LIMIT_CAP : l.now;
     uint64_t reserved = FD_RESERVED_BASE + FD_RESERVED_PER_THREAD * (uint64_t)threads;
     if (lim->nofile <= reserved)
         return -1;

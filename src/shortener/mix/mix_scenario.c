@@ -1,0 +1,229 @@
+/* mix_scenario: the shortener's mix as a load scenario (see mix.h): what
+ * each connection sends next, the pool of links created in --duration mode,
+ * task mode's steps, and the answers' checks. */
+#include "shortener/mix/mix.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "shortener/mix/mix_check.h"
+
+struct mix_state {
+    struct mix_opts o;
+    const struct mix_keys *keys;    /* NULL: no --keys */
+    const struct keypick *pick;
+    struct mix_reqfmt fmt;
+    atomic_llong tasks_claimed;
+};
+
+struct pool_entry {
+    char id[65];
+    char *url;
+};
+
+/* One worker's: its random stream and the links its connections created. */
+struct mix_worker {
+    struct mix_state *s;
+    rng_t rng;
+    struct pool_entry *pool;
+    size_t npool;
+};
+
+/* One connection's: its task and the link its next GET must return. */
+struct mix_conn {
+    struct mix_worker *w;
+    uint64_t index, seq;
+    int in_task;
+    int64_t step;
+    const char *expect;        /* URL a GET must return; NULL: any http(s) URL */
+    char id[65];
+    char url[256];             /* the URL this connection created last */
+    char want[256];            /* the URL a GET of a pooled id must return */
+};
+
+static void *worker_new(void *state, int index, uint64_t seed)
+{
+    struct mix_state *s = state;
+    struct mix_worker *w = calloc(1, sizeof(*w));
+    if (!w)
+        return NULL;
+    w->s = s;
+    rng_seed(&w->rng, rng_mix(seed, (uint64_t)index + 1));
+    if (s->o.duration > 0 && !s->keys) {
+        w->pool = calloc(MIX_POOL_MAX, sizeof(*w->pool));
+        if (!w->pool) {
+            free(w);
+            return NULL;
+        }
+    }
+    return w;
+}
+
+static void worker_free(void *wstate)
+{
+    struct mix_worker *w = wstate;
+    for (size_t i = 0; i < w->npool; i++)
+        free(w->pool[i].url);
+    free(w->pool);
+    free(w);
+}
+
+static void *conn_new(void *wstate, uint64_t vu)
+{
+    struct mix_conn *c = calloc(1, sizeof(*c));
+    if (c) {
+        c->w = wstate;
+        c->index = vu;
+    }
+    return c;
+}
+
+static void conn_free(void *conn) { free(conn); }
+
+static void pool_add(struct mix_worker *w, const char *id, const char *url)
+{
+    size_t slot = w->npool;
+    if (slot >= MIX_POOL_MAX) {
+        slot = (size_t)rng_below(&w->rng, MIX_POOL_MAX);
+        free(w->pool[slot].url);
+    } else {
+        w->npool++;
+    }
+    snprintf(w->pool[slot].id, sizeof(w->pool[slot].id), "%s", id);
+    w->pool[slot].url = strdup(url);
+}
+
+/* Duration mode: a POST, or a GET of a --keys id or of a pooled link. */
+static enum mix_req next_steady(struct mix_conn *c, const char **id)
+{
+    struct mix_worker *w = c->w;
+    const struct mix_state *s = w->s;
+    int have = s->keys || w->npool > 0;
+    enum mix_req req = mix_pick(s->o.create_ratio, have, &w->rng);
+    if (req == MIX_GET) {
+        if (s->keys) {
+            *id = s->keys->id[keypick_next(s->pick, &w->rng)];
+            c->expect = NULL;
+        } else {
+            /* Copied: the pool may replace the entry while this request is
+             * in flight. */
+            struct pool_entry *p = &w->pool[rng_below(&w->rng, w->npool)];
+            snprintf(c->want, sizeof(c->want), "%s", p->url ? p->url : "");
+            *id = p->id;
+            c->expect = p->url ? c->want : NULL;
+        }
+    }
+    return req;
+}
+
+static int next(void *conn, uint64_t now, char *buf, size_t cap, size_t *len)
+{
+    (void)now;   /* the engine ends a --duration run */
+    struct mix_conn *c = conn;
+    struct mix_state *s = c->w->s;
+    const char *id = NULL;
+    enum mix_req req;
+    if (s->o.duration > 0) {
+        req = next_steady(c, &id);
+    } else {
+        if (!c->in_task) {
+            if (atomic_fetch_add(&s->tasks_claimed, 1) >= s->o.tasks)
+                return LOAD_NEXT_DONE;
+            c->in_task = 1;
+            c->step = 0;
+        }
+        req = (enum mix_req)mix_task_step(c->step, s->o.gets);
+        id = c->id;
+        c->expect = c->url;
+    }
+    if (req == MIX_POST) {
+        mix_make_url(c->url, sizeof(c->url), &c->w->rng, c->index, c->seq++);
+        *len = mix_reqfmt_post(&s->fmt, buf, cap, c->url);
+    } else {
+        *len = mix_reqfmt_get(&s->fmt, buf, cap, id);
+    }
+    return (int)req;
+}
+
+static enum load_fail check(void *conn, int kind, int status, const char *body, size_t len,
+                            char *why, size_t whycap)
+{
+    struct mix_conn *c = conn;
+    if (kind == MIX_POST)
+        return mix_check_post(status, body, len, c->id, sizeof(c->id), why, whycap);
+    return mix_check_get(status, body, len, c->expect, why, whycap);
+}
+
+static int finished(void *conn, int kind, enum load_fail f)
+{
+    struct mix_conn *c = conn;
+    const struct mix_state *s = c->w->s;
+    if (s->o.duration > 0) {   /* every request is a task */
+        if (f == LOAD_OK && kind == MIX_POST && !s->keys)
+            pool_add(c->w, c->id, c->url);
+        return 1;
+    }
+    /* The classic task stops at its first failure: with no link, or a
+     * wrong one, its remaining GETs would only repeat the failure. */
+    c->step++;
+    int task_over = f != LOAD_OK || c->step > s->o.gets;
+    if (task_over)
+        c->in_task = 0;
+    return task_over;
+}
+
+/* The --json options the shortener has always printed, in their places. */
+static void options_json(const void *state, void *options, int part)
+{
+    const struct mix_state *s = state;
+    cJSON *op = options;
+    if (part == 0) {
+        cJSON_AddNumberToObject(op, "gets", (double)s->o.gets);
+        return;
+    }
+    if (s->o.keys_path)
+        cJSON_AddStringToObject(op, "keys", s->o.keys_path);
+    else
+        cJSON_AddNullToObject(op, "keys");
+    cJSON_AddNumberToObject(op, "zipf", s->o.zipf);
+    cJSON_AddNumberToObject(op, "create_ratio", s->o.create_ratio);
+}
+
+int mix_scenario_init(struct load_scenario *sc, const struct mix_opts *o,
+                      const struct load_url *u, const struct mix_keys *keys,
+                      const struct keypick *pick)
+{
+    memset(sc, 0, sizeof(*sc));
+    struct mix_state *s = calloc(1, sizeof(*s));
+    if (!s)
+        return -1;
+    s->o = *o;
+    s->keys = keys && keys->n ? keys : NULL;
+    s->pick = pick;
+    mix_reqfmt_init(&s->fmt, u);
+    atomic_init(&s->tasks_claimed, 0);
+    sc->name = "shortener";
+    sc->kinds[MIX_POST] = "POST";
+    sc->kinds[MIX_GET] = "GET";
+    sc->nkinds = MIX_NREQ;
+    sc->state = s;
+    sc->worker_new = worker_new;
+    sc->worker_free = worker_free;
+    sc->conn_new = conn_new;
+    sc->conn_free = conn_free;
+    sc->next = next;
+    sc->check = check;
+    sc->finished = finished;
+    sc->options_json = options_json;
+    return 0;
+}
+
+void mix_scenario_free(struct load_scenario *sc)
+{
+    free(sc->state);
+    sc->state = NULL;
+}

@@ -1,0 +1,154 @@
+/* load_http: the load engine's URL parser and answer parser, and the
+ * failure kinds' names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "load/load_http.h"
+#include "load/load_scenario.h"
+
+static void test_fail_names(void **state)
+{
+    (void)state;
+    assert_string_equal(load_fail_name(LOAD_FAIL_CONNECT), "connect");
+    assert_string_equal(load_fail_name(LOAD_FAIL_TIMEOUT), "timeout");
+    assert_string_equal(load_fail_name(LOAD_FAIL_IO), "io");
+    assert_string_equal(load_fail_name(LOAD_FAIL_STATUS), "http_status");
+    assert_string_equal(load_fail_name(LOAD_FAIL_BODY), "bad_body");
+    assert_string_equal(load_fail_name(LOAD_NFAIL), "?");
+}
+
+static void test_url_parse(void **state)
+{
+    (void)state;
+    struct load_url u;
+    char err[128];
+    assert_int_equal(load_url_parse("http://127.0.0.1:5000", &u, err, sizeof(err)), 0);
+    assert_string_equal(u.host, "127.0.0.1");
+    assert_string_equal(u.port, "5000");
+    assert_string_equal(u.hostport, "127.0.0.1:5000");
+    assert_string_equal(u.path, "");
+    assert_int_equal(load_url_parse("http://localhost/api/v1/", &u, err, sizeof(err)), 0);
+    assert_string_equal(u.host, "localhost");
+    assert_string_equal(u.port, "80");
+    assert_string_equal(u.path, "/api/v1");
+    assert_int_equal(load_url_parse("http://[::1]:8080/x", &u, err, sizeof(err)), 0);
+    assert_string_equal(u.host, "::1");
+    assert_string_equal(u.port, "8080");
+    assert_string_equal(u.hostport, "[::1]:8080");
+    assert_string_equal(u.path, "/x");
+    assert_int_equal(load_url_parse("https://h", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://h:0", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://h:99999", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://h:80x", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://h:", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://[::1", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://u@h", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("http://h/?q=1", &u, err, sizeof(err)), -1);
+}
+
+/* Feed text in pieces of `step` bytes; the final feed result. */
+static int feed(struct load_resp *r, const char *text, size_t step)
+{
+    size_t len = strlen(text);
+    char why[128];
+    for (size_t i = 0; i < len; i += step) {
+        size_t n = len - i < step ? len - i : step;
+        if (load_resp_feed(r, text + i, n, why, sizeof(why)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void test_answers(void **state)
+{
+    (void)state;
+    struct load_resp r;
+    assert_int_equal(load_resp_init(&r), 0);
+    const char *a = "HTTP/1.1 201 Created\r\nContent-Length: 22\r\n\r\n{\"short_link\": \"Xy12\"}";
+    for (size_t step = 1; step <= strlen(a); step += 7) {   /* any split of the bytes */
+        load_resp_reset_conn(&r);
+        assert_int_equal(feed(&r, a, step), 0);
+        assert_true(r.complete);
+        assert_int_equal(r.status, 201);
+        assert_true(r.keep_alive);
+        assert_int_equal(r.len, 22);
+        assert_memory_equal(r.body, "{\"short_link\": \"Xy12\"}", 22);
+    }
+    /* The next answer on the same connection: chunked this time. */
+    load_resp_begin(&r);
+    assert_false(r.complete);
+    assert_int_equal(feed(&r, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              "4\r\n{\"li\r\n5\r\nnk\": \r\n6\r\n\"u\"}  \r\n0\r\n\r\n", 3), 0);
+    assert_true(r.complete);
+    assert_int_equal(r.len, 15);
+    assert_memory_equal(r.body, "{\"link\": \"u\"}  ", 15);
+    /* Connection: close ends keep-alive; so do bytes nobody asked for. */
+    load_resp_begin(&r);
+    assert_int_equal(feed(&r, "HTTP/1.1 404 Not Found\r\nConnection: close\r\n"
+                              "Content-Length: 0\r\n\r\n", 100), 0);
+    assert_true(r.complete);
+    assert_int_equal(r.status, 404);
+    assert_false(r.keep_alive);
+    load_resp_reset_conn(&r);
+    assert_int_equal(feed(&r, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}HTTP/1.1", 100), 0);
+    assert_true(r.complete);
+    assert_false(r.keep_alive);
+    /* A body that ends with the connection. */
+    load_resp_reset_conn(&r);
+    assert_int_equal(feed(&r, "HTTP/1.0 200 OK\r\n\r\n{\"link\": \"u\"}", 5), 0);
+    assert_false(r.complete);
+    assert_int_equal(load_resp_feed(&r, NULL, 0, NULL, 0), 0);
+    assert_true(r.complete);
+    assert_int_equal(r.len, 13);
+    /* Cut short, or not HTTP at all: an error with a reason. */
+    char why[128] = "";
+    load_resp_reset_conn(&r);
+    assert_int_equal(feed(&r, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", 100), 0);
+    assert_int_equal(load_resp_feed(&r, NULL, 0, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "closed"));
+    load_resp_reset_conn(&r);
+    assert_int_equal(load_resp_feed(&r, "SSH-2.0-OpenSSH\r\n", 17, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "invalid HTTP"));
+    load_resp_free(&r);
+}
+
+static void test_answer_too_big(void **state)
+{
+    (void)state;
+    struct load_resp r;
+    assert_int_equal(load_resp_init(&r), 0);
+    char head[100];
+    size_t big = LOAD_BODY_MAX + 10;
+    snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n", big);
+    assert_int_equal(feed(&r, head, 100), 0);
+    char *body = malloc(big + 1);
+    assert_non_null(body);
+    memset(body, 'x', big);
+    body[big] = '\0';
+    assert_int_equal(feed(&r, body, 4000), 0);
+    assert_true(r.complete);
+    assert_true(r.overflow);   /* counted as bad_body, connection still usable */
+    assert_true(r.keep_alive);
+    assert_true(r.len <= LOAD_BODY_MAX);
+    free(body);
+    load_resp_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fail_names),
+        cmocka_unit_test(test_url_parse),
+        cmocka_unit_test(test_answers),
+        cmocka_unit_test(test_answer_too_big),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
