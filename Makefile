@@ -56,7 +56,7 @@ SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/%,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
-         $(OBJ)/asan/tests/test_os_fallback
+         $(OBJ)/asan/tests/base/test_os_fallback
 REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
@@ -102,7 +102,7 @@ $(OBJ)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
 
 # base/os's portable branches, tested on this machine.
-$(OBJ)/asan/tests/test_os_fallback: tests/unit/test_os.c src/base/os.c src/base/os.h
+$(OBJ)/asan/tests/base/test_os_fallback: tests/unit/base/test_os.c src/base/os.c src/base/os.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_CORE) -DKVTEST_OS_FALLBACK -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lcmocka
 
