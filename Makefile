@@ -63,7 +63,7 @@ CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
 .PHONY: all test bench install clean deps asan unit fuzz mutants core static arm64-test
-all: $(BIN) build/ratioci
+all: $(BIN) build/ratioci build/calib
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
 # by every build of that compiler.
@@ -113,11 +113,17 @@ $(OBJ)/fallback/kvtest: $(FB_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
 
 # C that a script needs: the report's 95% intervals (scripts/tools/ratioci.c,
-# a seeded bootstrap over paired rounds; scripts/tables.sh calls it).
+# a seeded bootstrap over paired rounds; scripts/study/tables.sh calls it).
 RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/rng.c src/base/os.c)
 build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
+
+# The CI performance check's calibration workload (scripts/tools/calib.c,
+# scripts/ci/ci-perf.sh runs it): plain POSIX, none of our code on purpose.
+build/calib: scripts/tools/calib.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $<
 
 asan: $(OBJ)/asan/kvtest
 unit: $(TESTS)
@@ -156,19 +162,19 @@ deps:
 # line "N passed, N failed" sums them all.
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci build/calib
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
-# Deliberate faults (scripts/mutants.txt), each applied to a scratch copy
+# Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
 mutants: deps
 	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS)
-	bash scripts/mutants.sh scripts/mutants.txt
+	bash scripts/dev/mutants.sh scripts/dev/mutants.txt
 
 bench: deps
 	$(MAKE) $(BIN) build/ratioci
-	bash scripts/bench.sh $(SCALE)
+	bash scripts/study/bench.sh $(SCALE)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin
