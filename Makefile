@@ -56,14 +56,14 @@ SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/%,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
-         $(OBJ)/asan/tests/test_os_fallback
+         $(OBJ)/asan/tests/base/test_os_fallback
 REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
 .PHONY: all test bench install clean deps asan unit fuzz mutants core static arm64-test
-all: $(BIN) build/ratioci
+all: $(BIN) build/ratioci build/calib
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
 # by every build of that compiler.
@@ -102,7 +102,7 @@ $(OBJ)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
 
 # base/os's portable branches, tested on this machine.
-$(OBJ)/asan/tests/test_os_fallback: tests/unit/test_os.c src/base/os.c src/base/os.h
+$(OBJ)/asan/tests/base/test_os_fallback: tests/unit/base/test_os.c src/base/os.c src/base/os.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_CORE) -DKVTEST_OS_FALLBACK -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lcmocka
 
@@ -113,11 +113,17 @@ $(OBJ)/fallback/kvtest: $(FB_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
 
 # C that a script needs: the report's 95% intervals (scripts/tools/ratioci.c,
-# a seeded bootstrap over paired rounds; scripts/tables.sh calls it).
+# a seeded bootstrap over paired rounds; scripts/study/tables.sh calls it).
 RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/rng.c src/base/os.c)
 build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
+
+# The CI performance check's calibration workload (scripts/tools/calib.c,
+# scripts/ci/ci-perf.sh runs it): plain POSIX, none of our code on purpose.
+build/calib: scripts/tools/calib.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $<
 
 asan: $(OBJ)/asan/kvtest
 unit: $(TESTS)
@@ -156,19 +162,19 @@ deps:
 # line "N passed, N failed" sums them all.
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci build/calib
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
-# Deliberate faults (scripts/mutants.txt), each applied to a scratch copy
+# Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
 mutants: deps
 	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS)
-	bash scripts/mutants.sh scripts/mutants.txt
+	bash scripts/dev/mutants.sh scripts/dev/mutants.txt
 
 bench: deps
 	$(MAKE) $(BIN) build/ratioci
-	bash scripts/bench.sh $(SCALE)
+	bash scripts/study/bench.sh $(SCALE)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin

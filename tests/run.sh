@@ -40,9 +40,11 @@ count() {
 
 # cmocka unit tests: "[==========] Running N test(s)." is the plan, then
 # "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)..." / "[  SKIPPED ] N test(s)...".
+# A binary is named by its path below tests/ (build/asan/tests/measure/
+# test_stats is "measure/test_stats", as tests/unit/ and mutants.txt name it).
 for t in "$@"; do
-    name=$(basename "$t")
-    out="$log/$name.out"
+    name=${t##*/tests/}
+    out="$log/${name//\//_}.out"
     "$t" >"$out" 2>&1
     rc=$?
     plan=$(sed -n 's/^\[==========\] Running \([0-9][0-9]*\) test.*/\1/p' "$out" | head -n1)
@@ -51,7 +53,7 @@ for t in "$@"; do
     s=$(sed -n 's/.*\[  SKIPPED \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
     count "unit $name" "$rc" "$plan" "${p:-0}" "${f:-0}" "${s:-0}" || cat "$out"
     # a skipped unit test prints its reason as "skip: ..." before skip()
-    sed -n "s/^skip: /  $name skipped: /p" "$out"
+    sed -n "s|^skip: |  $name skipped: |p" "$out"
 done
 
 # Command-line and integration suites (bats, TAP output: "1..N" is the plan).
@@ -80,7 +82,7 @@ lint_one() {
         failed=$((failed + 1)); echo "shellcheck $s:"; cat "$log/sc.out"
     fi
 }
-for s in scripts/*.sh tests/*.sh .ci/run; do
+for s in $(find scripts -name '*.sh' | sort) tests/*.sh .ci/run; do
     [ -e "$s" ] && lint_one "$s"
 done
 for s in tests/lib/*.bash tests/lib/*.sh; do

@@ -3,7 +3,7 @@
  * table with one row per request kind, the --json object and progress
  * lines on stderr.
  *
- * --json prints one object (scripts/tables.sh reads it; add fields, never
+ * --json prints one object (scripts/study/tables.sh reads it; add fields, never
  * rename them):
  *   {"command": "shortener load", "cmdline", "env",
  *    "options": {"url", "mode": "tasks"|"duration", "tasks", "threads",

@@ -258,7 +258,7 @@ setup() {
 
 @test "ci-perf: a ratio outside the baseline's tolerance fails, either way; inside passes" {
     kv=${KVTEST_REL:-$KVTEST}
-    ci=$BATS_TEST_DIRNAME/../../scripts/ci-perf.sh
+    ci=$BATS_TEST_DIRNAME/../../scripts/ci/ci-perf.sh
     # read_sql_over_blob is about 1 here: 1000 and 0.001 are far outside
     # x0.71..x1.4 of it, and 1 with tolerance 100 cannot fail on noise.
     for v in 1000 0.001; do

@@ -18,7 +18,7 @@
 # on another plateau and fails; no figure depends on the machine's speed.
 #
 # run has no server to delay: its labels come from report.c, tested with a
-# histogram of known content in tests/unit/test_hist.c; here the text line
+# histogram of known content in tests/unit/measure/test_hist.c; here the text line
 # and the JSON object are checked for labels, order and counts.
 
 load '../lib/common'

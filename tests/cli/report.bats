@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # The study's report states every ratio with its 95% interval: build/ratioci
 # (scripts/tools/ratioci.c, the seeded bootstrap over paired rounds), the
-# wording of scripts/report.sh on small synthetic results directories, and
-# scripts/repro.sh's join of two runs' findings.tsv. No benchmark runs here:
+# wording of scripts/study/report.sh on small synthetic results directories, and
+# scripts/study/repro.sh's join of two runs' findings.tsv. No benchmark runs here:
 # every figure is made up, so the expected words are known.
 
 load '../lib/common'
@@ -94,9 +94,9 @@ results_dir() {
 }
 
 report() {
-    run bash "$ROOT/scripts/tables.sh" "$1"
+    run bash "$ROOT/scripts/study/tables.sh" "$1"
     assert_success
-    run bash "$ROOT/scripts/report.sh" "$1"
+    run bash "$ROOT/scripts/study/report.sh" "$1"
     assert_success
     run grep -F -- "- **Reads, warm cache**" "$1/REPORT.md"
     assert_success
@@ -149,7 +149,7 @@ findings() {
     findings "$D/p/b/findings.tsv" "reads|warm reads|0.52|0.5|0.6|ratio" \
         "http|HTTP|0.7|0.65|0.75|rate" "cross|crossover|170000|150000|inf|bytes" \
         "cross64|crossover 64k|db_wins|NA|NA|bytes"
-    run bash "$ROOT/scripts/repro.sh" --join-only --out "$D/p"
+    run bash "$ROOT/scripts/study/repro.sh" --join-only --out "$D/p"
     assert_success
     run cat "$D/p/reproducibility.md"
     assert_line "| warm reads (\`reads\`) | 0.5 [0.46–0.53] | 0.52 [0.5–0.6] | yes |"
@@ -165,15 +165,15 @@ findings() {
 @test "repro.sh: every finding agreeing meets the target; bad arguments exit 2" {
     findings "$D/q/a/findings.tsv" "reads|warm reads|0.5|0.46|0.53|ratio"
     findings "$D/q/b/findings.tsv" "reads|warm reads|0.52|0.5|0.6|ratio"
-    run bash "$ROOT/scripts/repro.sh" --join-only --out "$D/q"
+    run bash "$ROOT/scripts/study/repro.sh" --join-only --out "$D/q"
     assert_success
     run grep -F "**Summary: 1 of 1 headline findings agree** (0 disagree, 0 without an interval to judge by, 0 found in one run only). Target met: every headline finding agrees." "$D/q/reproducibility.md"
     assert_success
-    run bash "$ROOT/scripts/repro.sh" medium
+    run bash "$ROOT/scripts/study/repro.sh" medium
     assert_failure 2
     assert_output "repro: unknown argument medium (expected small, full, --out DIR, --join-only)"
-    run bash "$ROOT/scripts/repro.sh" --join-only
+    run bash "$ROOT/scripts/study/repro.sh" --join-only
     assert_failure 2
-    run bash "$ROOT/scripts/repro.sh" --out
+    run bash "$ROOT/scripts/study/repro.sh" --out
     assert_failure 2
 }

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # servers.bash: start and stop private servers: the one copy of these
 # helpers, used by the integration tests (load '../lib/servers' from a .bats
-# file) and by the experiment scripts (scripts/lib.sh sources this file).
+# file) and by the experiment scripts (scripts/study/lib.sh sources this file).
 #
 # Everything binds 127.0.0.1 on a free port and is stopped by PID, never by
 # name. Functions (all return non-zero and print a reason on failure):
@@ -34,7 +34,7 @@
 #                             call it from teardown
 #
 # Every PID started here is also listed in SERVERS_PIDS, so a caller's exit
-# trap can stop whatever is still running (scripts/lib.sh does).
+# trap can stop whatever is still running (scripts/study/lib.sh does).
 # Scratch files go to SERVERS_DIR (default: $BATS_TEST_TMPDIR, else a
 # mktemp -d made on first use). Requires: KVTEST (absolute path) for
 # start_service, valkey-server, bash /dev/tcp, curl for wait_http.

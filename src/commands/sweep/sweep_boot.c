@@ -5,7 +5,7 @@
  * database wins at every size counts as "above the largest size", one in
  * which files already win at the smallest as "below the smallest size":
  * the interval's end is then open. Pure and seeded: the same rounds give
- * the same interval (unit-tested in tests/unit/test_sweep.c). */
+ * the same interval (unit-tested in tests/unit/commands/sweep/test_sweep.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

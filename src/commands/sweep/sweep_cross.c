@@ -1,6 +1,6 @@
 /* sweep_cross: where the ratio files/database crosses 1 (for each page
  * size), the line that reports it, and the --page-sizes list (pure
- * functions; unit-tested in tests/unit/test_sweep.c). */
+ * functions; unit-tested in tests/unit/commands/sweep/test_sweep.c). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>

@@ -13,7 +13,7 @@
  * per configuration and thread), so warm means warm; --cold reopens them
  * and evicts the database file from the OS page cache before each run.
  *
- * --json prints one object (scripts/tables.sh reads it; add fields, never
+ * --json prints one object (scripts/study/tables.sh reads it; add fields, never
  * rename them):
  *   {"command": "shortener bench", "cmdline", "path", "env",
  *    "options": {"configs": [...], "cache", "lookups", "threads", "zipf",

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mutants.sh: show that the test suites catch real faults.
-#   scripts/mutants.sh [LIST]        (make mutants; LIST: scripts/mutants.txt)
+#   scripts/dev/mutants.sh [LIST]        (make mutants; LIST: scripts/dev/mutants.txt)
 #
 # Copies the tree once into a scratch directory (with build/, so SQLite and
 # the unchanged objects are not recompiled), then for each fault of LIST
@@ -13,8 +13,8 @@
 # means a missing test. The scratch directory is removed on exit and on
 # Ctrl-C/SIGTERM.
 set -uo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-LIST=$(cd "$(dirname "${1:-$ROOT/scripts/mutants.txt}")" && pwd)/$(basename "${1:-mutants.txt}")
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LIST=$(cd "$(dirname "${1:-$ROOT/scripts/dev/mutants.txt}")" && pwd)/$(basename "${1:-mutants.txt}")
 [ -f "$LIST" ] || { echo "mutants.sh: no list at $LIST" >&2; exit 2; }
 [ -f "$ROOT/build/sqlite3.o" ] || { echo "mutants.sh: build/sqlite3.o missing: run make first" >&2; exit 2; }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shortener.sh: does a Valkey cache speed up an SQLite-backed service?
 #
-#   scripts/shortener.sh [--duration 8] [--links 100k] [--lookups 20k]
+#   scripts/study/shortener.sh [--duration 8] [--links 100k] [--lookups 20k]
 #       [--repeat 3] [--rounds 2] [--threads 30] [--out DIR] [--force]
 #       [--keep] [--no-report] [--kvtest PATH]
 #
@@ -19,7 +19,7 @@
 #      cache on/off, and Valkey with client-side caching), ROUNDS times in rotating order: start the service,
 #      warm it up 2 s (1 s if DURATION <= 2), drive GET /link/ID for DURATION s with
 #      "kvtest shortener load" (THREADS virtual users, existing ids), cross-
-#      check with wrk (same connections, same ids, scripts/wrk-links.lua),
+#      check with wrk (same connections, same ids, scripts/study/wrk-links.lua),
 #      and in the first round run the classic task-shaped stress test
 #      (100 tasks: one POST, then 80 GETs of the new link); stop the service.
 # Writes raw/shortener.jsonl (one object per run, straight from --json, plus
@@ -27,7 +27,7 @@
 # (default bench-out/shortener-DATE). Every process it starts is stopped by
 # PID on exit, Ctrl-C or error.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DURATION=8 LINKS=100k LOOKUPS=20k REPEAT=3 ROUNDS=2 THREADS=30

@@ -1,6 +1,6 @@
 -- wrk-links.lua: GET /link/<id> over existing link ids, for cross-checking
 -- "kvtest shortener load" with wrk against the same running service.
---   wrk -t1 -c30 -d10s -s scripts/wrk-links.lua http://127.0.0.1:PORT -- KEYSFILE
+--   wrk -t1 -c30 -d10s -s scripts/study/wrk-links.lua http://127.0.0.1:PORT -- KEYSFILE
 -- KEYSFILE holds one id per line (kvtest shortener keys DBFILE > KEYSFILE).
 -- Ids are picked uniformly at random; done() prints one JSON line with the
 -- request count, errors and latency percentiles in microseconds.

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # repro.sh: is the study reproducible? Run it twice and set the runs side by side.
 #
-#   bash scripts/repro.sh [small|full] [--out DIR] [--join-only]
+#   bash scripts/study/repro.sh [small|full] [--out DIR] [--join-only]
 #
-#   small        (default) scripts/bench.sh small twice: about 6 minutes
-#   full         scripts/bench.sh full twice: about 20 minutes
+#   small        (default) scripts/study/bench.sh small twice: about 6 minutes
+#   full         scripts/study/bench.sh full twice: about 20 minutes
 #   --out DIR    where the two runs go (default bench-out/repro-DATE-SCALE);
 #                an existing non-empty DIR is refused
 #   --join-only  run nothing: DIR/a and DIR/b hold two finished runs; redo
 #                compare.txt and reproducibility.md from them
 #
-# Runs "scripts/bench.sh SCALE --out DIR/a", then the same into DIR/b, then
+# Runs "scripts/study/bench.sh SCALE --out DIR/a", then the same into DIR/b, then
 #   DIR/compare.txt          kvtest compare DIR/a DIR/b: every metric of the
 #                            two runs with its verdict (if this kvtest has
 #                            the compare subcommand; the file says if not)
 #   DIR/reproducibility.md   every headline finding (each run's findings.tsv,
-#                            written by scripts/report.sh): run A's figure and
+#                            written by scripts/study/report.sh): run A's figure and
 #                            95% interval, run B's, and whether they agree.
 # Agree: for a ratio, the two intervals overlap; for a crossover size, one
 # run's interval contains the other's estimate (or both runs found the same
@@ -23,7 +23,7 @@
 # Exit 0 when both runs completed (whatever the agreement), 1 when one
 # failed, 2 on bad arguments.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SCALE=small OUTDIR="" JOIN=0
@@ -56,7 +56,7 @@ kv_find_kvtest ""
 if [ "$JOIN" = 0 ]; then
     T0=$(kv_now)
     for run in a b; do
-        say "run $run of 2: scripts/bench.sh $SCALE --out $DIR/$run"
+        say "run $run of 2: scripts/study/bench.sh $SCALE --out $DIR/$run"
         bash "$KV_SCRIPTS/bench.sh" "$SCALE" --out "$DIR/$run" ||
             say "run $run reported a failure (see $DIR/$run/logs/stderr.log)"
     done
@@ -146,7 +146,7 @@ repro_table() {
 {
     printf '# Reproducibility: the study run twice\n\n'
     # shellcheck disable=SC2016  # backquotes are markdown
-    printf 'Two runs of `scripts/bench.sh %s` on this machine, one after the other: run A in `a/`, run B in `b/` (each with its REPORT.md).\n' \
+    printf 'Two runs of `scripts/study/bench.sh %s` on this machine, one after the other: run A in `a/`, run B in `b/` (each with its REPORT.md).\n' \
         "$(param_of "$DIR/a/raw/bench.tsv" scale)"
     for run in a b; do
         printf -- '- run %s: started %s, %s s\n' "${run^^}" \

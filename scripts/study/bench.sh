@@ -2,7 +2,7 @@
 # shellcheck disable=SC2054  # commas in option values (--sweep-sizes 1k,4k) are meant
 # bench.sh: the whole study in one command (what "make bench" runs).
 #
-#   bash scripts/bench.sh [full|small] [--out DIR] [--force] [--keep]
+#   bash scripts/study/bench.sh [full|small] [--out DIR] [--force] [--keep]
 #
 #   full   the article's scale: 100k blobs of 10k +- 2k bytes, 6 measured
 #          rounds of reads and of writes, 5 of cold-cache reads, a size sweep
@@ -17,13 +17,13 @@
 # every experiment; small scale trades that for time (its report says which
 # ratios rest on too few rounds).
 #
-# Runs scripts/fasterthanfs.sh and scripts/shortener.sh into one output
+# Runs scripts/study/fasterthanfs.sh and scripts/study/shortener.sh into one output
 # directory (default bench-out/DATE-SCALE; an existing one is refused unless
 # --force), then draws the charts and writes DIR/REPORT.md. Builds nothing:
 # "make bench" has already installed the dependencies and built ./kvtest.
 # Environment: KVTEST=path/to/kvtest to measure another binary.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SCALE=full OUTDIR="" FORCE=0 KEEP=0 LATEST=0
@@ -81,7 +81,7 @@ printf 'scale\t%s\ncommand\t%s\nstarted_utc\t%s\n' "$SCALE" \
 
 failed=()
 say "scale $SCALE; results in $OUT"
-say "part 1/2: blobs in SQLite or files (scripts/fasterthanfs.sh ${BLOBS[*]})"
+say "part 1/2: blobs in SQLite or files (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
 DEFER=()
 [ "$KEEP" = 1 ] || DEFER=(--defer-delete "$TRASH")
 bash "$KV_SCRIPTS/fasterthanfs.sh" "${BLOBS[@]}" "${EXTRA[@]}" "${DEFER[@]}" --kvtest "$KVTEST" ||
@@ -94,7 +94,7 @@ if [ -s "$TRASH" ]; then
     RM_PID=$!
     kv_track_pid "$RM_PID"
 fi
-say "part 2/2: SQLite with or without a Valkey cache (scripts/shortener.sh ${SHORT[*]})"
+say "part 2/2: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
 bash "$KV_SCRIPTS/shortener.sh" "${SHORT[@]}" "${EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(shortener.sh)
 

@@ -3,7 +3,7 @@
 # seeds over every subcommand and write their stdout, stderr and exit status
 # with the timings masked, one file per command, into OUTDIR. Two snapshots
 # taken before and after a change must be identical (diff -r).
-#   scripts/golden.sh KVTEST_BINARY OUTDIR
+#   scripts/dev/golden.sh KVTEST_BINARY OUTDIR
 set -uo pipefail
 K=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out=$2

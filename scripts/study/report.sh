@@ -6,7 +6,7 @@
 # by the exact commands that produced its data and the chart itself.
 # Safe to re-run; it only reads OUTDIR and replaces OUTDIR/REPORT.md.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_tools jq awk
 kv_results_dir "$@"
@@ -69,7 +69,7 @@ j() {
 }
 
 # findings_tsv: OUT/findings.tsv, one line per headline finding with its
-# figure and interval, for scripts/repro.sh to set two runs side by side:
+# figure and interval, for scripts/study/repro.sh to set two runs side by side:
 #   id  label  estimate  lo  hi  kind
 # kind: ratio (of times, NUM/DEN: below 1 NUM is faster), rate (of rates:
 # above 1 NUM is faster) or bytes (a crossover size). lo/hi: NA when the
@@ -139,7 +139,7 @@ figure() { # figure NAME TITLE TAGPATTERN
       "<details><summary>Commands behind this figure</summary>" "" '```sh'
     cmds "$pat" >>"$R"
     w "# SCRATCH: any empty directory; OUT: this directory; PORT: a free port" \
-      "bash scripts/tables.sh \$OUT && bash scripts/plot.sh \$OUT" "$(plotcmd "$name")" '```' "" "</details>"
+      "bash scripts/study/tables.sh \$OUT && bash scripts/study/plot.sh \$OUT" "$(plotcmd "$name")" '```' "" "</details>"
 }
 
 SCALE=$(param "$OUT/raw/bench.tsv" scale)
@@ -149,7 +149,7 @@ SP=$OUT/raw/shortener-params.tsv
 
 w "# kvtest results" ""
 if [ -n "$SCALE" ]; then
-    w "Produced by \`make bench SCALE=$SCALE\` (scripts/bench.sh) on $(kv_envl date_utc)$([ -n "$ELAPSED" ] && printf ' in %.0f s' "$ELAPSED")."
+    w "Produced by \`make bench SCALE=$SCALE\` (scripts/study/bench.sh) on $(kv_envl date_utc)$([ -n "$ELAPSED" ] && printf ' in %.0f s' "$ELAPSED")."
 else
     w "Produced by the kvtest experiment scripts on $(kv_envl date_utc)."
 fi
@@ -335,5 +335,5 @@ fi
 w "" "## Files" "" \
   "- \`raw/*.jsonl\`: one JSON object per kvtest run, straight from \`--json\` (options, environment, every figure), plus \`\"bench\"\` saying which experiment, variant and round it belongs to." \
   "- \`csv/\`: the tables behind each chart; \`charts/\`: PNG and SVG; \`commands.tsv\`: every command run, in order; \`logs/\`: text output and stderr; \`env/\`: the environment." \
-  "- Regenerate everything: \`make bench$([ -n "$SCALE" ] && [ "$SCALE" != full ] && echo " SCALE=$SCALE")\`. Redraw from the raw data: \`bash scripts/tables.sh DIR && bash scripts/plot.sh DIR && bash scripts/report.sh DIR\`."
+  "- Regenerate everything: \`make bench$([ -n "$SCALE" ] && [ "$SCALE" != full ] && echo " SCALE=$SCALE")\`. Redraw from the raw data: \`bash scripts/study/tables.sh DIR && bash scripts/study/plot.sh DIR && bash scripts/study/report.sh DIR\`."
 mv "$R" "$OUT/REPORT.md"

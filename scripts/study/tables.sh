@@ -30,7 +30,7 @@
 # (files / blob API time), us/EXP/CACHE/VARIANT and rate/EXP/CONFIG
 # (medians). The CSVs carry them as *_lo, *_hi columns.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_tools jq awk
 kv_results_dir "$@"

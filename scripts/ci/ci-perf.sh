@@ -3,7 +3,7 @@
 # ci-perf.sh: the CI performance check. Catches a path that became much
 # slower relative to another, without flapping on a noisy shared machine.
 #
-#   scripts/ci-perf.sh [--update-baseline] [--baseline FILE] [--rounds N]
+#   scripts/ci/ci-perf.sh [--update-baseline] [--baseline FILE] [--rounds N]
 #                      [--out DIR] [--scratch DIR] [--kvtest PATH] [--no-shortener]
 #
 # It measures a small matrix (2,000 blobs of 10k +- 2k bytes, kept in
@@ -15,7 +15,7 @@
 #    cache, per-op timing on vs off): catches one path becoming slower;
 #  - path against a CALIBRATION: each blob read and write path's time per
 #    blob divided by that of a fixed workload that shares no code with
-#    kvtest: a tiny C program (compiled here from the source below) doing
+#    kvtest: a tiny C program (scripts/tools/calib.c, built by make) doing
 #    10,000 pread()s of 10,000 bytes at pseudo-random offsets of the same
 #    database file, then 10,000 open/read/close of pseudo-random files of
 #    the same export, timed in-process with CLOCK_MONOTONIC (the time per
@@ -54,8 +54,8 @@
 # KVTEST_CI_INJECT='db-blob:--cold'. Variants: db-sql, db-blob, flat,
 # db-blob-nolat, w-db, w-flat, http-none, http-valkey.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/study/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../study/lib.sh"
 
 UPDATE=0 BASELINE=$KV_ROOT/results/baseline.json ROUNDS="" OUTDIR="" KV="" SHORT=1 SCRATCH_BASE=""
 while [ $# -gt 0 ]; do
@@ -78,9 +78,9 @@ done
 [ -n "$ROUNDS" ] || { [ "$UPDATE" = 1 ] && ROUNDS=14; } || ROUNDS=7
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage_die "--rounds must be a positive whole number"
 [ "$UPDATE" = 1 ] || [ -s "$BASELINE" ] ||
-    die "no baseline at $BASELINE; create one with: scripts/ci-perf.sh --update-baseline"
+    die "no baseline at $BASELINE; create one with: scripts/ci/ci-perf.sh --update-baseline"
 
-need_tools jq awk taskset "${CC:-cc}"
+need_tools jq awk taskset make
 kv_find_kvtest "$KV"
 if [ "$SHORT" = 1 ]; then
     if ! kv_has_opt "shortener bench" --configs || ! kv_has_opt "shortener load" --duration; then
@@ -154,73 +154,11 @@ kv_variant() {
 
 # ------------------------------------------------------------ calibration
 # The fixed workload every blob path is expressed against (see the header).
-CALIB=$SCR/calib
-cat >"$CALIB.c" <<'CSRC'
-#define _POSIX_C_SOURCE 200809L
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-static uint64_t x = 88172645463325252ULL, sum;
-
-static uint64_t next(void) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x; }
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-/* calib DBFILE DIR KEYS COUNT: COUNT preads of 10,000 bytes at pseudo-random
- * offsets of DBFILE, then COUNT open/read/close of pseudo-random files
- * DIR/000001..DIR/KEYS (a fixed sequence); prints the time per operation
- * of each loop and of both together, as JSON. */
-int main(int argc, char **argv)
-{
-    enum { SIZE = 10000, CAP = 1 << 20 };
-    if (argc != 5) { fprintf(stderr, "usage: calib DBFILE DIR KEYS COUNT\n"); return 2; }
-    long keys = atol(argv[3]), count = atol(argv[4]);
-    int fd = open(argv[1], O_RDONLY);
-    struct stat st;
-    char *buf = malloc(CAP), path[4096];
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= SIZE || keys < 1 || count < 1 || !buf) {
-        perror(argv[1]);
-        return 1;
-    }
-    double t0 = now_us();
-    for (long i = 0; i < count; i++) {
-        off_t off = (off_t)(next() % (uint64_t)(st.st_size - SIZE));
-        if (pread(fd, buf, SIZE, off) != SIZE) { perror("pread"); return 1; }
-        sum += (unsigned char)buf[i % SIZE];
-    }
-    double t1 = now_us();
-    for (long i = 0; i < count; i++) {
-        snprintf(path, sizeof path, "%s/%06ld", argv[2], (long)(next() % (uint64_t)keys) + 1);
-        int f = open(path, O_RDONLY);
-        ssize_t got, total = 0;
-        if (f < 0) { perror(path); return 1; }
-        while ((got = read(f, buf + total, (size_t)(CAP - total))) > 0)
-            total += got;
-        close(f);
-        if (got < 0 || total == 0) { perror(path); return 1; }
-        sum += (unsigned char)buf[i % total];
-    }
-    double t2 = now_us();
-    printf("{\"tool\":\"calib\",\"count\":%ld,\"pread_us\":%.4f,\"files_us\":%.4f,"
-           "\"us_per_read\":%.4f,\"checksum\":%llu}\n", count, (t1 - t0) / (double)count,
-           (t2 - t1) / (double)count, (t2 - t0) / (2.0 * (double)count),
-           (unsigned long long)(sum & 0xffff));
-    free(buf);
-    close(fd);
-    return 0;
-}
-CSRC
-"${CC:-cc}" -O2 -o "$CALIB" "$CALIB.c" || die "could not compile the calibration program"
+# scripts/tools/calib.c, built by make with the project's warnings; make
+# is asked every time, so an edited source is never measured stale.
+CALIB=$KV_ROOT/build/calib
+make --no-print-directory -C "$KV_ROOT" build/calib >"$OUT/logs/calib-build.txt" 2>&1 ||
+    die "could not build the calibration program (see $OUT/logs/calib-build.txt)"
 
 # ------------------------------------------------------------ blob matrix
 DB=$SCR/ci.db FLAT=$SCR/ci
@@ -453,7 +391,7 @@ if [ "$UPDATE" = 1 ]; then
         --arg env "$(uname -srm); $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1) x $(nproc)" \
         --argjson rounds "$ROUNDS" '{
           generated_utc: $when, environment: $env, rounds: $rounds,
-          command: "scripts/ci-perf.sh --update-baseline",
+          command: "scripts/ci/ci-perf.sh --update-baseline",
           note: "ratios of two paths measured in the same run (time ratios: > 1 means the first path is slower); *_over_calib: a path against the calibration workload (a C loop of preads of the same database file and open/read/close of the same export files) run twice in every round; a metric fails when measured/value leaves [1/tolerance, tolerance]",
           metrics: ($m | with_entries(.key as $k | .value = {
               value: (.value * 10000 | round / 10000),
@@ -495,5 +433,5 @@ if [ -z "$both" ]; then
 fi
 say "failed the same way in both passes: $(echo "$both" | paste -sd, -)"
 say "PERFORMANCE REGRESSION: the ratios marked FAIL moved beyond their tolerance in both passes"
-say "if the change is intended, rewrite the baseline: scripts/ci-perf.sh --update-baseline"
+say "if the change is intended, rewrite the baseline: scripts/ci/ci-perf.sh --update-baseline"
 exit 1

@@ -1,5 +1,6 @@
 # shellcheck shell=bash disable=SC2034  # variables here are used by the scripts that source it
-# lib.sh: helpers shared by the experiment scripts. Sourced, never run.
+# lib.sh: helpers shared by the experiment scripts (scripts/study/) and the
+# CI performance check (scripts/ci/ci-perf.sh). Sourced, never run.
 #
 # What it gives a script: one-line errors, progress on stderr, a check for
 # required tools, an output directory that is never clobbered by accident,
@@ -8,8 +9,8 @@
 # tagged with the experiment it belongs to, a private valkey-server, and a
 # cleanup trap that stops every process the script started, by PID.
 
-KV_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-KV_ROOT=$(dirname "$KV_SCRIPTS")
+KV_SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)   # scripts/study
+KV_ROOT=$(cd "$KV_SCRIPTS/../.." && pwd)
 KV_PROG=$(basename "$0" .sh)
 KV_RMDIRS=()
 OUT=${OUT:-}

@@ -12,7 +12,7 @@
 # lost links, throughput, latency and the RSS curve. Exit 0 only with no
 # failed request and no lost link.
 #
-#   scripts/soak-shortener.sh [--duration 60] [--clients 30] [--threads 8]
+#   scripts/dev/soak-shortener.sh [--duration 60] [--clients 30] [--threads 8]
 #       [--create-ratio 0.1] [--cache none|valkey] [--sqlite-cache on|off]
 #       [--kvtest ./kvtest] [--keep]
 #
@@ -22,7 +22,7 @@
 set -euo pipefail
 
 duration=60 clients=30 threads=8 ratio=0.1 cache=none sqlite_cache=on keep=0
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 KVTEST=$root/kvtest
 
 die() { echo "soak-shortener: $*" >&2; exit 2; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # plot.sh OUTDIR: draw every chart whose CSV exists in OUTDIR/csv into
-# OUTDIR/charts, as PNG and SVG, with gnuplot (scripts/plot/*.gp).
+# OUTDIR/charts, as PNG and SVG, with gnuplot (scripts/study/plot/*.gp).
 #
 #   reads           random-read latency per access method relative to files
 #   writes          write latency per variant
@@ -13,7 +13,7 @@
 # Each chart is regenerated alone with the gnuplot command this script
 # prints in OUTDIR/charts/commands.txt. Safe to re-run (charts are replaced).
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need_tools gnuplot
 kv_results_dir "$@"
@@ -36,8 +36,8 @@ chart() {
     local name=$1 vars=$2 term
     for term in png svg; do
         local e="dir='$G'; out='$OUT/charts/$name.$term'; term='$term'; $vars"
-        printf "gnuplot -e \"%s\" scripts/plot/%s.gp\n" \
-            "${e//$OUT/\$OUT}" "$name" | sed "s|$G|scripts/plot|g" >>"$OUT/charts/commands.txt"
+        printf "gnuplot -e \"%s\" scripts/study/plot/%s.gp\n" \
+            "${e//$OUT/\$OUT}" "$name" | sed "s|$G|scripts/study/plot|g" >>"$OUT/charts/commands.txt"
         if ! gnuplot -e "$e" "$G/$name.gp" 2>"$OUT/logs/gnuplot-$name.log"; then
             say "gnuplot failed for $name.$term; see $OUT/logs/gnuplot-$name.log"
             return 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fasterthanfs.sh: SQLite's "35% Faster Than The Filesystem" on this machine.
 #
-#   scripts/fasterthanfs.sh [--count 100k] [--size 10k] [--variance 2k]
+#   scripts/study/fasterthanfs.sh [--count 100k] [--size 10k] [--variance 2k]
 #       [--repeat 5] [--warmup 1] [--writes 10k] [--write-repeat N] [--cold-count 5k]
 #       [--cold-repeat 3] [--sweep-sizes 1k,4k,10k,30k,100k,300k,1M]
 #       [--sweep-total 200M] [--sweep-repeat 3] [--sweep-pages 4k]
@@ -32,7 +32,7 @@
 # Databases and exports live in DIR/scratch and are removed at exit unless
 # --keep. An existing non-empty DIR is refused unless --force.
 set -euo pipefail
-# shellcheck source=scripts/lib.sh
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 COUNT=100k SIZE=10k VARIANCE=2k REPEAT=5 WARMUP=1 WRITES=10k WREPEAT=""

@@ -1,0 +1,83 @@
+/* cache: the cache URL's parsing, and a Valkey that is not there (lookups
+ * still answer from SQLite, failures are counted, backoff spares
+ * connects). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "shortener/cache/cache.h"
+#include "shortener/store/links.h"
+#include "tests/unit/fixture.h"
+
+static void test_cache_url(void **st)
+{
+    (void)st;
+    struct cache_config c;
+    char err[256];
+    assert_int_equal(cache_parse_url("valkey://127.0.0.1:6379", &c, err, sizeof err), 0);
+    assert_string_equal(c.host, "127.0.0.1");
+    assert_int_equal(c.port, 6379);
+    assert_int_equal(c.db, 0);
+    assert_int_equal(c.connect_timeout_ms, CACHE_TIMEOUT_MS);
+    assert_int_equal(cache_parse_url("redis://localhost:1/15", &c, err, sizeof err), 0);
+    assert_string_equal(c.host, "localhost");
+    assert_int_equal(c.db, 15);
+    assert_int_equal(cache_parse_url("valkey://[::1]:7000/2", &c, err, sizeof err), 0);
+    assert_string_equal(c.host, "::1");
+    assert_int_equal(c.port, 7000);
+    const char *bad[] = {"none", "", "valkey://", "valkey://host", "valkey://:6379",
+                         "valkey://h:0", "valkey://h:65536", "valkey://h:12x",
+                         "valkey://h:1/x", "http://h:1", "valkey://[::1:5",
+                         "valkey://u@h:1", "valkey://h:1/"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cache_parse_url(bad[i], &c, err, sizeof err) == 0)
+            fail_msg("accepted bad cache URL [%s]", bad[i]);
+}
+
+/* A Valkey that is not there: lookups still answer from SQLite, the
+ * failure is counted, and the backoff spares further connect attempts. */
+static void test_cache_fallback(void **st)
+{
+    struct fixture *fx = *st;
+    char err[512], url[LINKS_URL_MAX + 1], id[LINKS_ID_LEN + 1];
+    size_t n;
+    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
+    struct links *l = links_open(fx->db, 1, err, sizeof err);
+    assert_non_null(l);
+    assert_int_equal(links_create(l, "https://fallback.example/", 25, id), LINKS_OK);
+    struct cache_config cfg;
+    /* port 1 on loopback: nothing listens there, connect is refused */
+    assert_int_equal(cache_parse_url("valkey://127.0.0.1:1", &cfg, err, sizeof err), 0);
+    struct cache *c = cache_open(&cfg);
+    assert_non_null(c);
+    assert_int_not_equal(cache_ping(c, err, sizeof err), 0);
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(cache_lookup(c, l, id, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
+        assert_string_equal(url, "https://fallback.example/");
+    }
+    assert_int_equal(cache_lookup(c, l, "zzzzzzzzzz", 10, url, sizeof url, &n), LINKS_NOTFOUND);
+    struct cache_stats cs;
+    cache_stats(c, &cs);
+    assert_true(cs.errors >= 1);
+    assert_true(cs.skipped >= 1);   /* backoff: not one connect per lookup */
+    assert_int_equal(cs.hits, 0);
+    assert_int_equal(cs.connects, 0);
+    cache_close(c);
+    links_close(l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cache_url),
+        cmocka_unit_test_setup_teardown(test_cache_fallback, fixture_dir_setup,
+                                        fixture_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,79 @@
+/* trackmap: the client-side cache's map is bounded, replaces, deletes,
+ * and honours deadlines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "shortener/cache/trackmap.h"
+
+/* The client-side cache's map: bounded, replace, delete, deadline. */
+static void test_trackmap(void **st)
+{
+    (void)st;
+    struct trackmap *m = trackmap_new(100);
+    assert_non_null(m);
+    char url[64], id[16];
+    size_t n = 0;
+    assert_int_equal(trackmap_get(m, "a", 1, 0, url, sizeof url, &n), 0);
+    assert_int_equal(trackmap_put(m, "a", 1, "http://a", 8, 0), 0);
+    assert_int_equal(trackmap_get(m, "a", 1, 0, url, sizeof url, &n), 1);
+    assert_string_equal(url, "http://a");
+    assert_int_equal(n, 8);
+    assert_int_equal(trackmap_put(m, "a", 1, "http://b", 8, 0), 0);   /* replace */
+    assert_int_equal(trackmap_get(m, "a", 1, 0, url, sizeof url, &n), 1);
+    assert_string_equal(url, "http://b");
+    assert_int_equal(trackmap_count(m), 1);
+    /* a deadline: served before it, never at or after it */
+    assert_int_equal(trackmap_put(m, "t", 1, "http://t", 8, 1000), 0);
+    assert_int_equal(trackmap_get(m, "t", 1, 999, url, sizeof url, &n), 1);
+    assert_int_equal(trackmap_get(m, "t", 1, 1000, url, sizeof url, &n), 0);
+    assert_int_equal(trackmap_count(m), 1);
+    /* bounded: 1000 puts into 100 entries; every present entry is right */
+    int evicted = 0;
+    for (int i = 0; i < 1000; i++) {
+        snprintf(id, sizeof id, "id%d", i);
+        snprintf(url, sizeof url, "http://%d", i);
+        int rc = trackmap_put(m, id, strlen(id), url, strlen(url), 0);
+        assert_true(rc == 0 || rc == 1);
+        evicted += rc;
+        assert_true(trackmap_count(m) <= 100);
+    }
+    assert_int_equal(trackmap_count(m), 100);
+    assert_int_equal(evicted, 901);
+    int present = 0;
+    for (int i = 0; i < 1000; i++) {
+        char want[32];
+        snprintf(id, sizeof id, "id%d", i);
+        snprintf(want, sizeof want, "http://%d", i);
+        if (trackmap_get(m, id, strlen(id), 0, url, sizeof url, &n)) {
+            assert_string_equal(url, want);
+            present++;
+        }
+    }
+    assert_int_equal(present, 100);
+    /* delete every present entry: probing survives the backward shifts */
+    for (int i = 0; i < 1000; i++) {
+        snprintf(id, sizeof id, "id%d", i);
+        trackmap_del(m, id, strlen(id));
+        assert_int_equal(trackmap_get(m, id, strlen(id), 0, url, sizeof url, &n), 0);
+    }
+    assert_int_equal(trackmap_count(m), 0);
+    assert_int_equal(trackmap_put(m, "z", 1, "http://z", 8, 0), 0);
+    trackmap_clear(m);
+    assert_int_equal(trackmap_get(m, "z", 1, 0, url, sizeof url, &n), 0);
+    trackmap_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trackmap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,145 @@
+/* request: URL validation, the JSON body of POST /link, and routing of
+ * method and path, all without HTTP. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "shortener/service/request.h"
+#include "shortener/store/links.h"
+
+static int url_ok(const char *u)
+{
+    const char *why = NULL;
+    int rc = request_check_url(u, strlen(u), &why);
+    if (rc != 0)
+        assert_non_null(why);
+    return rc == 0;
+}
+
+static void test_check_url(void **st)
+{
+    (void)st;
+    assert_true(url_ok("https://example.com/some/page"));
+    assert_true(url_ok("http://a"));
+    assert_true(url_ok("HTTPS://EXAMPLE.COM"));
+    assert_true(url_ok("https://example.com:8443/p?q=1&r=%20#x"));
+    assert_true(url_ok("https://example.org/caf\xc3\xa9"));
+    assert_true(url_ok("https://[::1]:80/"));
+    assert_false(url_ok(""));
+    assert_false(url_ok("ftp://example.com/"));
+    assert_false(url_ok("javascript:alert(1)"));
+    assert_false(url_ok("example.com"));
+    assert_false(url_ok("https://"));
+    assert_false(url_ok("https:///path"));
+    assert_false(url_ok("https://?q"));
+    assert_false(url_ok("http:/example.com"));
+    assert_false(url_ok("https://example.com/a b"));
+    assert_false(url_ok("https://example.com/\t"));
+    assert_false(url_ok("https://example.com/\x7f"));
+    assert_false(url_ok("https://example.com/\x01"));
+    assert_false(url_ok("https://example.com/\xc3"));          /* truncated */
+    assert_false(url_ok("https://example.com/\xc0\xaf"));      /* overlong */
+    assert_false(url_ok("https://example.com/\xed\xa0\x80"));  /* surrogate */
+    assert_false(url_ok("https://example.com/\xff"));
+    /* Length limit: exactly 2048 bytes passes, 2049 fails. */
+    char buf[LINKS_URL_MAX + 2];
+    memcpy(buf, "https://example.com/", 20);
+    memset(buf + 20, 'a', sizeof buf - 20);
+    buf[LINKS_URL_MAX] = '\0';
+    assert_true(url_ok(buf));
+    buf[LINKS_URL_MAX] = 'a';
+    buf[LINKS_URL_MAX + 1] = '\0';
+    assert_false(url_ok(buf));
+}
+
+static int parse(const char *body, char *url)
+{
+    const char *why = NULL;
+    size_t n = 0;
+    int rc = request_parse_create(body, strlen(body), url, LINKS_URL_MAX + 1, &n, &why);
+    if (rc == 0)
+        assert_int_equal(n, strlen(url));
+    else
+        assert_non_null(why);
+    return rc;
+}
+
+static void test_parse_create(void **st)
+{
+    (void)st;
+    char url[LINKS_URL_MAX + 1];
+    assert_int_equal(parse("{\"url\": \"https://example.com/x\"}", url), 0);
+    assert_string_equal(url, "https://example.com/x");
+    assert_int_equal(parse(" {\"other\": [1,2,{}], \"url\":\"http://a.b/\\u00e9\\/\"} ", url), 0);
+    assert_string_equal(url, "http://a.b/\xc3\xa9/");
+    const char *bad[] = {
+        "", "   ", "not json", "{", "{\"url\": \"https://a.b/\"", "[]", "null", "42",
+        "\"https://a.b/\"", "{}", "{\"URL\": \"https://a.b/\"}", "{\"url\": \"\"}",
+        "{\"url\": 1}", "{\"url\": null}", "{\"url\": true}", "{\"url\": {}}",
+        "{\"url\": [\"https://a.b/\"]}", "{\"url\": \"ftp://a.b/\"}",
+        "{\"url\": \"https://a.b/\\u0000x\"}", "{\"url\": \"https://a.b/\\n\"}",
+        "{\"url\": \"https://a.b/ \"}", "{\"url\": \"https://a.b/\\ud800\"}",
+        "{\"url\": \"https://a.b/\"} trailing",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (parse(bad[i], url) == 0)
+            fail_msg("accepted bad body [%s]", bad[i]);
+    }
+    /* Not NUL-terminated input: the parser must stop at len. */
+    const char raw[] = "{\"url\":\"https://a.b/\"}XXXX";
+    const char *why;
+    assert_int_equal(request_parse_create(raw, 22, url, sizeof url, NULL, &why), 0);
+    assert_int_not_equal(request_parse_create(raw, 21, url, sizeof url, NULL, &why), 0);
+}
+
+static void test_match(void **st)
+{
+    (void)st;
+    struct request_match m;
+    request_match("GET", "/heart-beat", &m);
+    assert_int_equal(m.route, ROUTE_HEARTBEAT);
+    assert_true(m.method_ok);
+    request_match("HEAD", "/heart-beat", &m);
+    assert_true(m.method_ok);
+    request_match("POST", "/heart-beat", &m);
+    assert_false(m.method_ok);
+    assert_string_equal(m.allow, "GET, HEAD");
+    request_match("POST", "/link", &m);
+    assert_int_equal(m.route, ROUTE_CREATE);
+    assert_true(m.method_ok);
+    request_match("GET", "/link", &m);
+    assert_false(m.method_ok);
+    assert_string_equal(m.allow, "POST");
+    request_match("GET", "/link/abc", &m);
+    assert_int_equal(m.route, ROUTE_RESOLVE);
+    assert_int_equal(m.idlen, 3);
+    assert_memory_equal(m.id, "abc", 3);
+    request_match("DELETE", "/link/abc", &m);
+    assert_false(m.method_ok);
+    request_match("GET", "/link/", &m);
+    assert_int_equal(m.route, ROUTE_RESOLVE);
+    assert_int_equal(m.idlen, 0);
+    request_match("GET", "/links", &m);
+    assert_int_equal(m.route, ROUTE_UNKNOWN);
+    request_match("GET", "/", &m);
+    assert_int_equal(m.route, ROUTE_UNKNOWN);
+    request_match("get", "/stats", &m);
+    assert_int_equal(m.route, ROUTE_STATS);
+    assert_false(m.method_ok);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check_url),
+        cmocka_unit_test(test_parse_create),
+        cmocka_unit_test(test_match),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

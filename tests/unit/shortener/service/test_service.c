@@ -1,0 +1,97 @@
+/* service: the request handler end to end without HTTP, statuses, JSON
+ * bodies (escaped properly) and the per-route counts of /stats. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include "shortener/service/service.h"
+#include "shortener/store/links.h"
+#include "tests/unit/fixture.h"
+
+/* The request handler end to end, without HTTP: statuses and JSON. */
+static void test_service_handle(void **st)
+{
+    struct fixture *fx = *st;
+    char err[512];
+    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
+    struct service_opts o = {1, 1, NULL};
+    struct service *s = service_new(fx->db, &o, err, sizeof err);
+    assert_non_null(s);
+    struct service_worker *w = service_claim_worker(s);
+    assert_ptr_equal(w, service_worker_at(s, 0));
+    assert_null(service_claim_worker(s));   /* one worker, one claim */
+    struct service_reply r;
+
+    service_handle(s, w, "GET", "/heart-beat", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "{\"OK\":true}");
+    service_reply_free(&r);
+
+    const char *body = "{\"url\":\"https://svc.example/\\\"q\\\"\"}";
+    service_handle(s, w, "POST", "/link", body, strlen(body), 0, &r);
+    assert_int_equal(r.status, 201);
+    cJSON *j = cJSON_Parse(r.body);
+    assert_non_null(j);
+    const cJSON *sl = cJSON_GetObjectItemCaseSensitive(j, "short_link");
+    assert_true(cJSON_IsString(sl));
+    char path[80];
+    snprintf(path, sizeof path, "/link/%s", sl->valuestring);
+    cJSON_Delete(j);
+    service_reply_free(&r);
+
+    service_handle(s, w, "GET", path, NULL, 0, 0, &r);
+    assert_int_equal(r.status, 200);
+    j = cJSON_Parse(r.body);   /* the quote in the URL is escaped properly */
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "link")->valuestring,
+                        "https://svc.example/\"q\"");
+    cJSON_Delete(j);
+    service_reply_free(&r);
+
+    service_handle(s, w, "POST", "/link", "x", 1, 1, &r);
+    assert_int_equal(r.status, 413);
+    service_reply_free(&r);
+    service_handle(s, w, "PUT", "/link", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 405);
+    assert_string_equal(r.allow, "POST");
+    service_reply_free(&r);
+    service_handle(s, w, "GET", "/link/a-b", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 400);
+    service_reply_free(&r);
+    service_handle(s, w, "GET", "/link/abcdefghij", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 404);
+    service_reply_free(&r);
+    service_handle(s, w, "GET", "/nope", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 404);
+    service_reply_free(&r);
+
+    service_handle(s, w, "GET", "/stats", NULL, 0, 0, &r);
+    assert_int_equal(r.status, 200);
+    j = cJSON_Parse(r.body);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "requests")->valuedouble, 8);
+    const cJSON *routes = cJSON_GetObjectItemCaseSensitive(j, "routes");
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(routes, "GET /link/<id>");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(res, "200")->valuedouble, 1);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(res, "404")->valuedouble, 1);
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(res, "400")->valuedouble, 1);
+    cJSON_Delete(j);
+    service_reply_free(&r);
+    service_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_service_handle, fixture_dir_setup,
+                                        fixture_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
