@@ -19,6 +19,8 @@
 #define COMPARE_DEF_STR 64
 #define COMPARE_WHERE_MAX 300
 
+/* ---- what was measured: keys, metrics, groups, sides ------------------ */
+
 /* One defining option: a number (equal within tol, relative) or a string. */
 struct compare_def {
     const char *name;          /* a literal */
@@ -82,6 +84,8 @@ int compare_group_add(struct compare_group *g, const char *metric, const char *u
 
 void compare_side_free(struct compare_side *s);
 
+/* ---- reading a side (compare_read.c, compare_extract.c) --------------- */
+
 /* Read one side (FILE, DIR or "-"). 0, or 2 after printing one line
  * "kvtest compare: ..." (unreadable input, a line that is not kvtest
  * JSON, out of memory). */
@@ -93,6 +97,8 @@ int compare_side_read(struct compare_side *s, const char *path);
  * has (the message goes to err), -2 on out of memory. */
 int compare_extract(struct compare_side *s, const cJSON *obj, const char *command,
                 char *err, size_t errcap);
+
+/* ---- the table (compare.c, compare_out.c) ---------------------------- */
 
 /* One row of the table: a metric of a measurement present on both sides. */
 struct compare_row {
@@ -108,6 +114,8 @@ void compare_print_text(const struct compare_side *old, const struct compare_sid
                     const struct compare_row *rows, size_t n);
 int compare_print_json(const struct compare_side *old, const struct compare_side *nw,
                    const struct compare_row *rows, size_t n);
+
+/* ---- JSON input -------------------------------------------------------- */
 
 /* cJSON lookups that tolerate absence: a member, a number (dflt when
  * absent or not a number), a string (NULL), a true boolean. */

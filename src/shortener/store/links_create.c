@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/aside.h"
 #include "shortener/store/links_int.h"
