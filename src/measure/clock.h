@@ -2,6 +2,7 @@
 #ifndef KVTEST_CLOCK_H
 #define KVTEST_CLOCK_H
 #include <stdint.h>
+#include <sys/time.h>
 #include <time.h>
 
 /* CLOCK_MONOTONIC goes through the vDSO on Linux (~20 ns), cheap enough to
@@ -11,5 +12,12 @@ static inline uint64_t clock_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A timeout in milliseconds as the struct timeval hiredis takes. */
+static inline struct timeval clock_timeval_ms(int ms)
+{
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    return tv;
 }
 #endif

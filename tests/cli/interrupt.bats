@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # Interrupted or failed runs leave nothing half-done (issue 9, section 3):
-# a real SIGINT/SIGTERM sent to a running init, export or sweep, and a real
-# full filesystem (a small tmpfs, root only). Each must exit 130/143 or 1
-# with exactly one line on stderr, leave no *.kvtest-tmp-* behind, and leave
-# the target either absent or as it was before.
+# a real SIGINT/SIGTERM sent to a running init, shortener init, export or
+# sweep, and a real full filesystem (a small tmpfs, root only). Each must
+# exit 130/143 or 1 with exactly one line on stderr, leave no *.kvtest-tmp-*
+# behind, and leave the target either absent or as it was before.
 
 load '../lib/common'
 
@@ -59,6 +59,19 @@ assert_one_err_line() {
     assert_one_err_line "kvtest init: interrupted by signal 2; temporary files removed"
     assert_no_tmp "$D"
     [ ! -e "$D/x.db" ] || fail "x.db exists"
+}
+
+@test "shortener init: SIGINT mid-way removes the temporary database and its -wal/-shm, exit 130" {
+    start shortener init "$D/l.db" --links 3M
+    # The links go to the WAL first: wait for a sibling to grow.
+    wait_until grown "$D/l.db.kvtest-tmp-*" 1024 ||
+        fail "shortener init never started writing: $(cat "$D/err")"
+    stop_with INT
+    assert_equal "$status" 130
+    assert_one_err_line "kvtest shortener init: interrupted by signal 2; temporary files removed"
+    assert_no_tmp "$D"
+    run ls -A "$D"
+    refute_output --partial "l.db"
 }
 
 @test "init: SIGTERM over an existing database leaves the old one intact, exit 143" {

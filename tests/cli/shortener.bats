@@ -63,7 +63,7 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
     run "$KVTEST" shortener keys "$DB"
     [ "${#lines[@]}" -eq 3 ]
     # no temporary files left behind
-    [ "$(find "$BATS_TEST_TMPDIR" -name 'links.db.tmp-*' | wc -l)" -eq 0 ]
+    [ "$(find "$BATS_TEST_TMPDIR" -name 'links.db.kvtest-tmp-*' | wc -l)" -eq 0 ]
 }
 
 @test "init and keys misuse: one line, exit 2" {

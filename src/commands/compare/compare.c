@@ -65,14 +65,14 @@ const char help_compare[] =
     "          (change something) ... > new.jsonl\n"
     "          kvtest compare old.jsonl new.jsonl --fail-above 1.1\n";
 
-static const struct cmp_group *find_label(const struct cmp_side *s, const char *label,
-                                          const struct cmp_key *exact)
+static const struct compare_group *find_label(const struct compare_side *s, const char *label,
+                                          const struct compare_key *exact)
 {
-    const struct cmp_group *any = NULL;
+    const struct compare_group *any = NULL;
     for (size_t i = 0; i < s->ng; i++) {
         if (strcmp(s->g[i].key.label, label) != 0)
             continue;
-        if (!exact || !cmp_key_differs(&s->g[i].key, exact))
+        if (!exact || !compare_key_differs(&s->g[i].key, exact))
             return &s->g[i];
         if (!any)
             any = &s->g[i];
@@ -82,20 +82,20 @@ static const struct cmp_group *find_label(const struct cmp_side *s, const char *
 
 /* A measurement both sides name but define differently: refused, naming
  * the option and both values. a is OLD when a_old. 2, or 0 if none. */
-static int check_defs(const struct cmp_side *a, const struct cmp_side *b, int a_old)
+static int check_defs(const struct compare_side *a, const struct compare_side *b, int a_old)
 {
     for (size_t i = 0; i < a->ng; i++) {
-        const struct cmp_group *ga = &a->g[i];
+        const struct compare_group *ga = &a->g[i];
         if (find_label(b, ga->key.label, &ga->key))
             continue;
-        const struct cmp_group *gb = find_label(b, ga->key.label, NULL);
+        const struct compare_group *gb = find_label(b, ga->key.label, NULL);
         if (!gb)
             continue;
-        const char *opt = cmp_key_differs(&ga->key, &gb->key);
+        const char *opt = compare_key_differs(&ga->key, &gb->key);
         char va[80], vb[80];
-        cmp_def_text(&ga->key, opt, va, sizeof va);
-        cmp_def_text(&gb->key, opt, vb, sizeof vb);
-        const struct cmp_group *go = a_old ? ga : gb, *gn = a_old ? gb : ga;
+        compare_def_text(&ga->key, opt, va, sizeof va);
+        compare_def_text(&gb->key, opt, vb, sizeof vb);
+        const struct compare_group *go = a_old ? ga : gb, *gn = a_old ? gb : ga;
         return cli_usage("compare", "OLD and NEW differ in %s for \"%s\": %s (%s) vs %s (%s)",
                          opt, ga->key.label, a_old ? va : vb, go->where, a_old ? vb : va,
                          gn->where);
@@ -103,7 +103,7 @@ static int check_defs(const struct cmp_side *a, const struct cmp_side *b, int a_
     return 0;
 }
 
-static const struct cmp_metric *find_metric(const struct cmp_group *g, const char *name)
+static const struct compare_metric *find_metric(const struct compare_group *g, const char *name)
 {
     for (size_t i = 0; i < g->nm; i++)
         if (strcmp(g->m[i].name, name) == 0)
@@ -112,26 +112,26 @@ static const struct cmp_metric *find_metric(const struct cmp_group *g, const cha
 }
 
 /* The rows of every metric both sides have, in OLD's order. -1 on OOM. */
-static int make_rows(const struct cmp_side *o, const struct cmp_side *n,
-                     struct cmp_row **rows, size_t *nrows)
+static int make_rows(const struct compare_side *o, const struct compare_side *n,
+                     struct compare_row **rows, size_t *nrows)
 {
     size_t cap = 0;
     *rows = NULL, *nrows = 0;
     for (size_t i = 0; i < o->ng; i++) {
-        const struct cmp_group *go = &o->g[i];
-        const struct cmp_group *gn = find_label(n, go->key.label, &go->key);
+        const struct compare_group *go = &o->g[i];
+        const struct compare_group *gn = find_label(n, go->key.label, &go->key);
         for (size_t j = 0; gn && j < go->nm; j++) {
-            const struct cmp_metric *mn = find_metric(gn, go->m[j].name);
+            const struct compare_metric *mn = find_metric(gn, go->m[j].name);
             if (!mn)
                 continue;
             if (*nrows == cap) {
                 cap = cap ? cap * 2 : 64;
-                struct cmp_row *r = realloc(*rows, cap * sizeof *r);
+                struct compare_row *r = realloc(*rows, cap * sizeof *r);
                 if (!r)
                     return -1;
                 *rows = r;
             }
-            struct cmp_row *r = &(*rows)[*nrows];
+            struct compare_row *r = &(*rows)[*nrows];
             memset(r, 0, sizeof *r);
             r->go = go, r->gn = gn, r->mo = &go->m[j], r->mn = mn;
             if (stats_compare(r->mo->v, r->mo->n, mn->v, mn->n, &r->c) < 0)
@@ -143,7 +143,7 @@ static int make_rows(const struct cmp_side *o, const struct cmp_side *n,
 }
 
 /* Holm over the rows that can have a verdict, then the verdicts. */
-static int decide(struct cmp_row *rows, size_t n)
+static int decide(struct compare_row *rows, size_t n)
 {
     double *p = malloc((n ? n : 1) * sizeof *p);
     if (!p)
@@ -167,11 +167,11 @@ static int decide(struct cmp_row *rows, size_t n)
 
 /* --fail-above: 1 when some slower row's slowdown interval lies wholly
  * above limit (each such row named on stderr), else 0. */
-static int fail_above(const struct cmp_row *rows, size_t n, double limit)
+static int fail_above(const struct compare_row *rows, size_t n, double limit)
 {
     int fail = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct cmp_row *r = &rows[i];
+        const struct compare_row *r = &rows[i];
         if (r->verdict != STATS_SLOWER)
             continue;
         /* Slowdown as a factor > 1: the ratio for a time, its inverse for a rate. */
@@ -186,14 +186,14 @@ static int fail_above(const struct cmp_row *rows, size_t n, double limit)
     return fail;
 }
 
-static int compare_sides(struct cmp_side *o, struct cmp_side *n, int json, double limit)
+static int compare_sides(struct compare_side *o, struct compare_side *n, int json, double limit)
 {
     int rc = check_defs(o, n, 1);
     if (!rc)
         rc = check_defs(n, o, 0);
     if (rc)
         return rc;
-    struct cmp_row *rows;
+    struct compare_row *rows;
     size_t nrows;
     if (make_rows(o, n, &rows, &nrows) < 0 || decide(rows, nrows) < 0) {
         free(rows);
@@ -205,9 +205,9 @@ static int compare_sides(struct cmp_side *o, struct cmp_side *n, int json, doubl
                          o->name, o->ng, n->name, n->ng);
     }
     if (json)
-        rc = cmp_print_json(o, n, rows, nrows) < 0 ? cli_fail("compare", "out of memory") : 0;
+        rc = compare_print_json(o, n, rows, nrows) < 0 ? cli_fail("compare", "out of memory") : 0;
     else
-        cmp_print_text(o, n, rows, nrows);
+        compare_print_text(o, n, rows, nrows);
     if (rc == 0 && limit > 0)
         rc = fail_above(rows, nrows, limit);
     free(rows);
@@ -230,14 +230,14 @@ int cmd_compare(int argc, char **argv)
         return cli_usage("compare", "two inputs wanted: OLD NEW (see kvtest help compare)");
     if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0)
         return cli_usage("compare", "stdin (-) can be one side only");
-    struct cmp_side o, n;
+    struct compare_side o, n;
     memset(&o, 0, sizeof o), memset(&n, 0, sizeof n);
-    int rc = cmp_side_read(&o, pos[0]);
+    int rc = compare_side_read(&o, pos[0]);
     if (!rc)
-        rc = cmp_side_read(&n, pos[1]);
+        rc = compare_side_read(&n, pos[1]);
     if (!rc)
         rc = compare_sides(&o, &n, json, limit);
-    cmp_side_free(&o);
-    cmp_side_free(&n);
+    compare_side_free(&o);
+    compare_side_free(&n);
     return rc;
 }

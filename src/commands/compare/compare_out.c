@@ -45,7 +45,7 @@ static void fmt_ratio(char *buf, size_t cap, const struct stats_ci *c)
 }
 
 /* "p50" with unit "us" reads "p50 us"; "us/blob" already names its unit. */
-static void fmt_metric(char *buf, size_t cap, const struct cmp_metric *m)
+static void fmt_metric(char *buf, size_t cap, const struct compare_metric *m)
 {
     if (strstr(m->name, m->unit) || strcmp(m->unit, "1/s") == 0)
         snprintf(buf, cap, "%s", m->name);
@@ -53,9 +53,9 @@ static void fmt_metric(char *buf, size_t cap, const struct cmp_metric *m)
         snprintf(buf, cap, "%s %s", m->name, m->unit);
 }
 
-typedef char cell[CMP_LABEL_MAX];
+typedef char cell[COMPARE_LABEL_MAX];
 
-static void row_cells(const struct cmp_row *r, cell *c)
+static void row_cells(const struct compare_row *r, cell *c)
 {
     snprintf(c[0], sizeof c[0], "%s", r->go->key.label);
     fmt_metric(c[1], sizeof c[1], r->mo);
@@ -67,7 +67,7 @@ static void row_cells(const struct cmp_row *r, cell *c)
     snprintf(c[7], sizeof c[7], "%s", stats_verdict_name(r->verdict));
 }
 
-static void side_text(char *buf, size_t cap, const struct cmp_side *s)
+static void side_text(char *buf, size_t cap, const struct compare_side *s)
 {
     int n = snprintf(buf, cap, "%s (%zu results", s->name, s->objects);
     if (n >= 0 && (size_t)n < cap && s->warmups)
@@ -84,10 +84,10 @@ static void print_row(cell *c, const size_t *w)
            c[7]);
 }
 
-void cmp_print_text(const struct cmp_side *old, const struct cmp_side *nw,
-                    const struct cmp_row *rows, size_t n)
+void compare_print_text(const struct compare_side *old, const struct compare_side *nw,
+                    const struct compare_row *rows, size_t n)
 {
-    char so[CMP_WHERE_MAX + 64], sn[CMP_WHERE_MAX + 64];
+    char so[COMPARE_WHERE_MAX + 64], sn[COMPARE_WHERE_MAX + 64];
     side_text(so, sizeof so, old), side_text(sn, sizeof sn, nw);
     printf("OLD %s vs NEW %s\n", so, sn);
     static const char *const head[NCOL] = {"measurement", "metric", "n", "OLD median [95% CI]",
@@ -128,7 +128,7 @@ static cJSON *ci_json(const struct stats_ci *c, size_t n)
     return o;
 }
 
-static cJSON *row_json(const struct cmp_row *r)
+static cJSON *row_json(const struct compare_row *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "measurement", r->go->key.label);
@@ -147,8 +147,8 @@ static cJSON *row_json(const struct cmp_row *r)
     return o;
 }
 
-int cmp_print_json(const struct cmp_side *old, const struct cmp_side *nw,
-                   const struct cmp_row *rows, size_t n)
+int compare_print_json(const struct compare_side *old, const struct compare_side *nw,
+                   const struct compare_row *rows, size_t n)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "compare");

@@ -12,35 +12,35 @@
 #include "base/cli.h"
 #include "commands/compare/compare_int.h"
 
-const cJSON *cmp_j(const cJSON *o, const char *name)
+const cJSON *compare_j(const cJSON *o, const char *name)
 {
     return o && cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, name) : NULL;
 }
 
-double cmp_jnum(const cJSON *o, const char *name, double dflt)
+double compare_jnum(const cJSON *o, const char *name, double dflt)
 {
-    const cJSON *v = cmp_j(o, name);
+    const cJSON *v = compare_j(o, name);
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-const char *cmp_jstr(const cJSON *o, const char *name)
+const char *compare_jstr(const cJSON *o, const char *name)
 {
-    const cJSON *v = cmp_j(o, name);
+    const cJSON *v = compare_j(o, name);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-int cmp_jtrue(const cJSON *o, const char *name)
+int compare_jtrue(const cJSON *o, const char *name)
 {
-    return cJSON_IsTrue(cmp_j(o, name));
+    return cJSON_IsTrue(compare_j(o, name));
 }
 
-void cmp_key_init(struct cmp_key *k, const char *command)
+void compare_key_init(struct compare_key *k, const char *command)
 {
     memset(k, 0, sizeof *k);
     snprintf(k->label, sizeof k->label, "%s", command);
 }
 
-void cmp_key_word(struct cmp_key *k, const char *fmt, ...)
+void compare_key_word(struct compare_key *k, const char *fmt, ...)
 {
     size_t len = strlen(k->label);
     if (len + 2 >= sizeof k->label)
@@ -52,24 +52,24 @@ void cmp_key_word(struct cmp_key *k, const char *fmt, ...)
     va_end(ap);
 }
 
-void cmp_key_num(struct cmp_key *k, const char *name, double v, double tol)
+void compare_key_num(struct compare_key *k, const char *name, double v, double tol)
 {
-    if (k->ndefs >= CMP_MAX_DEFS)
+    if (k->ndefs >= COMPARE_MAX_DEFS)
         return;
-    struct cmp_def *d = &k->defs[k->ndefs++];
+    struct compare_def *d = &k->defs[k->ndefs++];
     d->name = name, d->is_str = 0, d->num = v, d->tol = tol;
 }
 
-void cmp_key_str(struct cmp_key *k, const char *name, const char *s)
+void compare_key_str(struct compare_key *k, const char *name, const char *s)
 {
-    if (k->ndefs >= CMP_MAX_DEFS)
+    if (k->ndefs >= COMPARE_MAX_DEFS)
         return;
-    struct cmp_def *d = &k->defs[k->ndefs++];
+    struct compare_def *d = &k->defs[k->ndefs++];
     d->name = name, d->is_str = 1;
     snprintf(d->str, sizeof d->str, "%s", s ? s : "null");
 }
 
-static const struct cmp_def *def_find(const struct cmp_key *k, const char *name)
+static const struct compare_def *def_find(const struct compare_key *k, const char *name)
 {
     for (int i = 0; i < k->ndefs; i++)
         if (strcmp(k->defs[i].name, name) == 0)
@@ -77,7 +77,7 @@ static const struct cmp_def *def_find(const struct cmp_key *k, const char *name)
     return NULL;
 }
 
-static int def_equal(const struct cmp_def *a, const struct cmp_def *b)
+static int def_equal(const struct compare_def *a, const struct compare_def *b)
 {
     if (a->is_str != b->is_str)
         return 0;
@@ -90,10 +90,10 @@ static int def_equal(const struct cmp_def *a, const struct cmp_def *b)
     return fabs(a->num - b->num) <= tol * scale;
 }
 
-const char *cmp_key_differs(const struct cmp_key *a, const struct cmp_key *b)
+const char *compare_key_differs(const struct compare_key *a, const struct compare_key *b)
 {
     for (int i = 0; i < a->ndefs; i++) {
-        const struct cmp_def *o = def_find(b, a->defs[i].name);
+        const struct compare_def *o = def_find(b, a->defs[i].name);
         if (!o || !def_equal(&a->defs[i], o))
             return a->defs[i].name;
     }
@@ -103,9 +103,9 @@ const char *cmp_key_differs(const struct cmp_key *a, const struct cmp_key *b)
     return NULL;
 }
 
-void cmp_def_text(const struct cmp_key *k, const char *name, char *buf, size_t cap)
+void compare_def_text(const struct compare_key *k, const char *name, char *buf, size_t cap)
 {
-    const struct cmp_def *d = def_find(k, name);
+    const struct compare_def *d = def_find(k, name);
     if (!d)
         snprintf(buf, cap, "absent");
     else if (d->is_str)
@@ -114,38 +114,38 @@ void cmp_def_text(const struct cmp_key *k, const char *name, char *buf, size_t c
         snprintf(buf, cap, "%.10g", d->num);
 }
 
-struct cmp_group *cmp_side_group(struct cmp_side *s, const struct cmp_key *k)
+struct compare_group *compare_side_group(struct compare_side *s, const struct compare_key *k)
 {
     for (size_t i = 0; i < s->ng; i++)
-        if (strcmp(s->g[i].key.label, k->label) == 0 && !cmp_key_differs(&s->g[i].key, k))
+        if (strcmp(s->g[i].key.label, k->label) == 0 && !compare_key_differs(&s->g[i].key, k))
             return &s->g[i];
     if (s->ng == s->gcap) {
         size_t cap = s->gcap ? s->gcap * 2 : 32;
-        struct cmp_group *g = realloc(s->g, cap * sizeof *g);
+        struct compare_group *g = realloc(s->g, cap * sizeof *g);
         if (!g)
             return NULL;
         s->g = g, s->gcap = cap;
     }
-    struct cmp_group *g = &s->g[s->ng++];
+    struct compare_group *g = &s->g[s->ng++];
     memset(g, 0, sizeof *g);
     g->key = *k;
     snprintf(g->where, sizeof g->where, "%s", s->where);
     return g;
 }
 
-int cmp_group_add(struct cmp_group *g, const char *metric, const char *unit,
+int compare_group_add(struct compare_group *g, const char *metric, const char *unit,
                   int higher_better, double v)
 {
     if (!isfinite(v) || v <= 0)
         return 0;
-    struct cmp_metric *m = NULL;
+    struct compare_metric *m = NULL;
     for (size_t i = 0; i < g->nm && !m; i++)
         if (strcmp(g->m[i].name, metric) == 0)
             m = &g->m[i];
     if (!m) {
         if (g->nm == g->mcap) {
             size_t cap = g->mcap ? g->mcap * 2 : 4;
-            struct cmp_metric *n = realloc(g->m, cap * sizeof *n);
+            struct compare_metric *n = realloc(g->m, cap * sizeof *n);
             if (!n)
                 return -1;
             g->m = n, g->mcap = cap;
@@ -165,7 +165,7 @@ int cmp_group_add(struct cmp_group *g, const char *metric, const char *unit,
     return 0;
 }
 
-void cmp_side_free(struct cmp_side *s)
+void compare_side_free(struct compare_side *s)
 {
     for (size_t i = 0; i < s->ng; i++) {
         for (size_t j = 0; j < s->g[i].nm; j++)
@@ -177,7 +177,7 @@ void cmp_side_free(struct cmp_side *s)
 }
 
 /* One line of FILE (s->where names it). 0, or 2 after the message. */
-static int read_line(struct cmp_side *s, const char *line, size_t len)
+static int read_line(struct compare_side *s, const char *line, size_t len)
 {
     size_t i = 0;
     while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n'))
@@ -190,20 +190,20 @@ static int read_line(struct cmp_side *s, const char *line, size_t len)
         return cli_usage("compare", "%s: not a JSON object (a line of kvtest --json output "
                          "was expected)", s->where);
     }
-    const char *command = cmp_jstr(obj, "command");
+    const char *command = compare_jstr(obj, "command");
     int rc = 0;
     char err[200] = "";
     if (!command) {
         /* bench.sh stores records of other tools (wrk, valkey-benchmark)
          * beside ours, marked "tool": not kvtest's, not compared. */
-        if (cmp_jstr(obj, "tool"))
+        if (compare_jstr(obj, "tool"))
             s->others++;
         else
             rc = cli_usage("compare", "%s: not kvtest JSON (no \"command\")", s->where);
-    } else if (cmp_jtrue(cmp_j(obj, "bench"), "warmup")) {
+    } else if (compare_jtrue(compare_j(obj, "bench"), "warmup")) {
         s->warmups++;
     } else {
-        int e = cmp_extract(s, obj, command, err, sizeof err);
+        int e = compare_extract(s, obj, command, err, sizeof err);
         if (e == 0)
             s->objects++;
         else if (e == 1)
@@ -217,7 +217,7 @@ static int read_line(struct cmp_side *s, const char *line, size_t len)
     return rc;
 }
 
-static int read_stream(struct cmp_side *s, FILE *f, const char *shown)
+static int read_stream(struct compare_side *s, FILE *f, const char *shown)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -235,7 +235,7 @@ static int read_stream(struct cmp_side *s, FILE *f, const char *shown)
     return rc;
 }
 
-static int read_file(struct cmp_side *s, const char *path)
+static int read_file(struct compare_side *s, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -246,7 +246,7 @@ static int read_file(struct cmp_side *s, const char *path)
 }
 
 /* A results directory: the .jsonl files of DIR/raw, or of DIR without raw. */
-static int read_dir(struct cmp_side *s, const char *dir)
+static int read_dir(struct compare_side *s, const char *dir)
 {
     char pat[4096];
     struct stat sb;
@@ -267,7 +267,7 @@ static int read_dir(struct cmp_side *s, const char *dir)
     return rc;
 }
 
-int cmp_side_read(struct cmp_side *s, const char *path)
+int compare_side_read(struct compare_side *s, const char *path)
 {
     s->name = path;
     if (strcmp(path, "-") == 0)

@@ -105,7 +105,7 @@ static int export_build(const struct export_opts *o, const char *cmd, struct exp
     if (rc)
         return rc;
     r->o = o;
-    r->build = s.build;
+    r->build = s.build.path;
     if (export_jobs_run(r, cmd) != 0) {
         export_stage_discard(&s);
         return cli_fail(cmd, "%s", r->err);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/aside.h"
 #include "commands/export/export.h"
 
 /* --- writing ----------------------------------------------------------- */
@@ -34,8 +35,7 @@ enum export_commit {
 
 struct export_stage {
     char dir[PATH_MAX];        /* DIR without trailing slashes */
-    char build[PATH_MAX];      /* DIR.kvtest-tmp-XXXXXX (or inside DIR) */
-    int h;                     /* cleanup handle of build */
+    struct aside build;        /* DIR.kvtest-tmp-XXXXXX (or inside DIR) */
     enum export_commit how;
     int earlier;               /* DIR holds an export of the same layout */
     mode_t mode;               /* permissions DIR gets */

@@ -11,9 +11,10 @@
  *     replacing files with blob names, leaving everything else.
  * When a sibling cannot be used (DIR is a symlink, a mount point, "." or
  * "..", or its parent is not writable) the build goes inside DIR,
- * .kvtest-tmp-XXXXXX, and is moved in as in the last case. The build directory is registered
- * with cleanup, and both renames and the move run in a cleanup critical
- * section, so a signal removes what is temporary and never splits them. */
+ * .kvtest-tmp-XXXXXX, and is moved in as in the last case. The build
+ * directory is built aside (base/aside.h: registered with cleanup), and
+ * both renames and the move run in a cleanup critical section, so a signal
+ * removes what is temporary and never splits them. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/cleanup.h"
+#include "base/aside.h"
 #include "base/cli.h"
 #include "commands/export/export_int.h"
 #include "stores/layout.h"
@@ -78,25 +79,9 @@ static int sibling_ok(const char *dir)
     return a.st_dev == b.st_dev && access(parent, W_OK) == 0;
 }
 
-/* mkdtemp, registered with cleanup; called in a critical section so that
- * no signal falls between the two. */
-static int make_tmp(char *buf, size_t cap, const char *fmt, const char *dir, int *h)
-{
-    *h = -1;
-    if (snprintf(buf, cap, fmt, dir) >= (int)cap) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    if (!mkdtemp(buf))
-        return -1;
-    *h = cleanup_add_path(buf);
-    return 0;
-}
-
 int export_stage_open(struct export_stage *s, const struct export_opts *o, const char *cmd)
 {
     memset(s, 0, sizeof *s);
-    s->h = -1;
     size_t n = strlen(o->dir);
     while (n > 1 && o->dir[n - 1] == '/')
         n--;
@@ -122,22 +107,18 @@ int export_stage_open(struct export_stage *s, const struct export_opts *o, const
         /* A dangling symlink: renaming onto it would replace the link. */
         return cli_fail(cmd, "cannot create %s: %s", o->dir, strerror(EEXIST));
     }
-    const char *fmt = "%s.kvtest-tmp-XXXXXX";
+    const char *fmt = ASIDE_SIBLING;
     if (s->how != EXPORT_RENAME && !sibling_ok(s->dir)) {
-        fmt = "%s/.kvtest-tmp-XXXXXX";
+        fmt = "%s/" ASIDE_INFIX "XXXXXX";   /* DIR/.kvtest-tmp-XXXXXX */
         s->how = EXPORT_MERGE;
     }
-    cleanup_lock();
-    int rc = make_tmp(s->build, sizeof s->build, fmt, s->dir, &s->h);
-    int e = errno;
-    cleanup_unlock();
-    if (rc != 0)
-        return cli_fail(cmd, "cannot create %s: %s", o->dir, strerror(e));
-    chmod(s->build, s->mode);
+    if (aside_create(&s->build, s->dir, fmt, ASIDE_DIR, 0) != 0)
+        return cli_fail(cmd, "cannot create %s: %s", o->dir, strerror(errno));
+    chmod(s->build.path, s->mode);
     /* A tree is recognised by its 00 directory, even if key 1..99 are absent. */
     if (o->tree) {
-        char p[PATH_MAX + 4];
-        snprintf(p, sizeof p, "%s/00", s->build);
+        char p[sizeof s->build.path + 4];
+        snprintf(p, sizeof p, "%s/00", s->build.path);
         if (mkdir(p, 0755) != 0 && errno != EEXIST) {
             int e = errno;
             export_stage_discard(s);
@@ -149,8 +130,7 @@ int export_stage_open(struct export_stage *s, const struct export_opts *o, const
 
 void export_stage_discard(struct export_stage *s)
 {
-    cleanup_remove(s->h);
-    s->h = -1;
+    aside_discard(&s->build);
 }
 
 static int is_dir(const char *p)
@@ -211,36 +191,48 @@ static int64_t stale_files(const char *dir, int tree, int64_t maxk, int unlink_t
     return n;
 }
 
+/* DIR aside (onto old, an empty directory), the build in its place; if
+ * the second rename fails, DIR is put back. In a critical section. */
+static int swap_dirs(struct aside *build, void *arg)
+{
+    struct aside *old = arg;
+    if (rename(build->target, old->path) != 0)
+        return -1;
+    if (rename(build->path, build->target) == 0)
+        return 0;
+    int e = errno;
+    if (rename(old->path, build->target) != 0)
+        aside_keep(old);   /* old is the user's DIR now: never removed */
+    errno = e;
+    return -1;
+}
+
 /* DIR aside, the build in its place, the old one gone. */
 static int replace_dir(struct export_stage *s, const struct export_opts *o, int64_t maxk,
                        int64_t *stale)
 {
-    char old[PATH_MAX];
-    int ho = -1, rc = -1, e = 0;
-    cleanup_lock();
-    if (make_tmp(old, sizeof old, "%s.kvtest-old-XXXXXX", s->dir, &ho) == 0) {
-        if (rename(s->dir, old) != 0) {
-            e = errno;
-        } else if (rename(s->build, s->dir) != 0) {
-            e = errno;
-            if (rename(old, s->dir) != 0) {   /* put DIR back as it was */
-                cleanup_drop(ho);             /* old is the user's: never removed */
-                ho = -1;
-            }
-        } else {
-            cleanup_drop(s->h);
-            s->h = -1;
-            rc = 0;
-        }
-    } else {
-        e = errno;
-    }
-    cleanup_unlock();
+    struct aside old;
+    if (aside_create(&old, s->dir, "%s.kvtest-old-XXXXXX", ASIDE_DIR, 0) != 0)
+        return -1;
+    int rc = aside_commit_with(&s->build, swap_dirs, &old);
+    int e = errno;
     if (rc == 0 && s->earlier)
-        *stale = stale_files(old, o->tree, maxk, 0);
-    cleanup_remove(ho);
+        *stale = stale_files(old.path, o->tree, maxk, 0);
+    aside_discard(&old);
     errno = e;
     return rc;
+}
+
+static int put_merge(struct aside *build, void *arg)
+{
+    (void)arg;
+    return merge_into(build->path, build->target);
+}
+
+static int put_rename(struct aside *build, void *arg)
+{
+    (void)arg;
+    return rename(build->path, build->target);
 }
 
 int export_stage_commit(struct export_stage *s, const struct export_opts *o, int64_t maxk,
@@ -251,14 +243,9 @@ int export_stage_commit(struct export_stage *s, const struct export_opts *o, int
     if (s->how == EXPORT_REPLACE) {
         rc = replace_dir(s, o, maxk, stale);
     } else {
-        cleanup_lock();
-        rc = s->how == EXPORT_RENAME ? rename(s->build, s->dir) : merge_into(s->build, s->dir);
+        rc = aside_commit_with(&s->build, s->how == EXPORT_RENAME ? put_rename : put_merge,
+                               NULL);
         int e = errno;
-        if (rc == 0) {
-            cleanup_drop(s->h);
-            s->h = -1;
-        }
-        cleanup_unlock();
         if (rc == 0 && s->how == EXPORT_MERGE && s->earlier)
             *stale = stale_files(s->dir, o->tree, maxk, 1);
         errno = e;

@@ -10,17 +10,15 @@
  * journal and no syncs until the end -- safe because the file only gets
  * its real name (rename) once it is complete and fsynced. The temporary
  * file is registered with cleanup, so a failure, Ctrl-C or SIGTERM removes
- * it (base/cleanup.h). The inserting loop is in init_fill.c, the SQLite
+ * it (base/aside.h). The inserting loop is in init_fill.c, the SQLite
  * side in stores/db_create.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 #include "commands/init/init.h"
 #include "stores/blobsum.h"
@@ -32,6 +30,7 @@
 #include "measure/rng.h"
 #include "stores/store.h"
 #include "base/units.h"
+#include "base/aside.h"
 #include "base/cleanup.h"
 #include "commands/init/init_int.h"
 
@@ -117,25 +116,6 @@ void init_blob_fill(const struct init_opts *o, int64_t k, unsigned char *buf, in
 
 /* --- file handling ------------------------------------------------------ */
 
-/* The database being built: DBFILE.kvtest-tmp-XXXXXX until it is complete. */
-struct tmpdb {
-    char dir[4096];        /* DBFILE's directory, for messages and fsync */
-    char path[4200];
-    int h, hj;             /* cleanup handles of the file and its -journal */
-};
-
-static int fsync_path(const char *path, int dir)
-{
-    int fd = open(path, (dir ? O_RDONLY | O_DIRECTORY : O_RDWR) | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    errno = e;
-    return rc;
-}
-
 /* Refuse to clobber anything but a kvtest database (unless --force). */
 static int check_target(const struct init_opts *o, const char *cmd)
 {
@@ -160,65 +140,31 @@ static int check_target(const struct init_opts *o, const char *cmd)
     return 0;
 }
 
-static void dir_of(const char *path, char *dir, size_t cap)
+/* Create the temporary database beside DBFILE (base/aside.h: registered
+ * for removal from the moment it exists), with the permissions a plain
+ * creat() would give it, and refuse up front if it cannot fit. */
+static int tmp_create(const struct init_opts *o, const char *cmd, struct aside *t, double need)
 {
-    snprintf(dir, cap, "%s", path);
-    char *s = strrchr(dir, '/');
-    if (!s)
-        snprintf(dir, cap, ".");
-    else if (s == dir)
-        s[1] = '\0';
-    else
-        *s = '\0';
-}
-
-static void tmp_discard(struct tmpdb *t)
-{
-    cleanup_remove(t->h);
-    cleanup_remove(t->hj);
-    t->h = t->hj = -1;
-}
-
-/* Create the temporary file, registered for removal from the moment it
- * exists, with the permissions a plain creat() would give it. */
-static int tmp_create(const struct init_opts *o, const char *cmd, struct tmpdb *t, double need)
-{
-    t->h = t->hj = -1;
-    dir_of(o->path, t->dir, sizeof t->dir);
-    int n = snprintf(t->path, sizeof t->path, "%s.kvtest-tmp-XXXXXX", o->path);
-    if (n < 0 || (size_t)n + 8 >= sizeof t->path)
-        return cli_usage(cmd, "path too long: %s", o->path);
-    cleanup_lock();
-    int fd = mkstemp(t->path);
-    if (fd >= 0) {
-        char j[4300];
-        snprintf(j, sizeof j, "%s-journal", t->path);
-        t->h = cleanup_add_path(t->path);
-        t->hj = cleanup_add_path(j);
-    }
-    cleanup_unlock();
-    if (fd < 0)
+    if (aside_create(t, o->path, ASIDE_SIBLING, ASIDE_SQLITE, 0666) != 0) {
+        if (errno == ENAMETOOLONG)
+            return cli_usage(cmd, "path too long: %s", o->path);
         return cli_fail(cmd, "cannot create a file in %s: %s", t->dir, strerror(errno));
+    }
     struct statvfs vf;
-    if (fstatvfs(fd, &vf) == 0 && (double)vf.f_bavail * (double)vf.f_frsize < need) {
+    if (statvfs(t->dir, &vf) == 0 && (double)vf.f_bavail * (double)vf.f_frsize < need) {
         char a[32], b[32];
         units_format_bytes(a, sizeof a, (int64_t)need);
         units_format_bytes(b, sizeof b, (int64_t)((double)vf.f_bavail * (double)vf.f_frsize));
-        close(fd);
-        tmp_discard(t);
+        aside_discard(t);
         return cli_fail(cmd, "%s: not enough space: about %s needed, %s available", t->dir,
                         a, b);
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    close(fd);
     return 0;
 }
 
 /* Fill the temporary database; on failure it is removed and one line
  * printed. */
-static int tmp_fill(const struct init_opts *o, const char *cmd, struct tmpdb *t,
+static int tmp_fill(const struct init_opts *o, const char *cmd, struct aside *t,
                     int randomblob, struct init_from *src, int64_t *bytes)
 {
     struct db_create *c = NULL;
@@ -232,7 +178,7 @@ static int tmp_fill(const struct init_opts *o, const char *cmd, struct tmpdb *t,
                       : init_fill_fast(c, o, cmd, bytes);
     if (rc == 0 && src && src->stored == 0) {
         db_create_close(c, msg, sizeof msg);
-        tmp_discard(t);
+        aside_discard(t);
         return cli_fail(cmd, "%s: no file could be read (%lld unreadable, %lld changed while "
                         "read)", o->from, (long long)src->unreadable, (long long)src->changed);
     }
@@ -242,40 +188,15 @@ static int tmp_fill(const struct init_opts *o, const char *cmd, struct tmpdb *t,
     } else if (db_create_close(c, msg, sizeof msg) == 0) {
         return 0;
     }
-    tmp_discard(t);
+    aside_discard(t);
     return cli_fail(cmd, "%s: %s", o->path, msg);
 }
 
 /* Give the complete file its real name. */
-static int tmp_commit(const struct init_opts *o, const char *cmd, struct tmpdb *t)
+static int tmp_commit(const struct init_opts *o, const char *cmd, struct aside *t)
 {
-    if (fsync_path(t->path, 0) != 0) {
-        int e = errno;
-        tmp_discard(t);
-        return cli_fail(cmd, "%s: %s", o->path, strerror(e));
-    }
-    cleanup_lock();
-    /* A -wal/-journal left by the database being replaced would be
-     * replayed into the new one: they belong to the old file, drop them. */
-    static const char *const sidecars[] = {"-wal", "-shm", "-journal"};
-    for (int i = 0; i < 3; i++) {
-        char side[4200];
-        snprintf(side, sizeof side, "%s%s", o->path, sidecars[i]);
-        unlink(side);
-    }
-    int rc = rename(t->path, o->path);
-    int e = errno;
-    if (rc == 0) {
-        cleanup_drop(t->h);
-        t->h = -1;
-    }
-    cleanup_unlock();
-    if (rc != 0) {
-        tmp_discard(t);
-        return cli_fail(cmd, "%s: %s", o->path, strerror(e));
-    }
-    cleanup_remove(t->hj);   /* journal_mode=OFF: normally never made */
-    fsync_path(t->dir, 1);
+    if (aside_commit(t) != 0)
+        return cli_fail(cmd, "%s: %s", o->path, strerror(errno));
     return 0;
 }
 
@@ -369,7 +290,7 @@ static int init_run(const struct init_opts *o, const char *cmd, int randomblob)
         src = &from;
     }
     cleanup_begin(cmd);
-    struct tmpdb t;
+    struct aside t;
     int64_t bytes = 0;
     rc = tmp_create(o, cmd, &t, need_bytes(o, src));
     if (rc == 0)

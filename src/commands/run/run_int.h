@@ -14,11 +14,12 @@
 #include "measure/stats.h"
 #include "stores/store.h"
 
-/* VERIFY_USER: an "init --from" database, where a blob without our tag is
- * one of the user's files, counted as unverifiable rather than corrupt. */
-enum verify_state { VERIFY_OFF, VERIFY_ON, VERIFY_UNVERIFIABLE, VERIFY_USER };
+/* ---- the plan: what is decided before anything is timed ---------------- */
 
-/* What is decided before anything is timed. */
+/* RUN_VERIFY_USER: an "init --from" database, where a blob without our tag
+ * is one of the user's files, counted as unverifiable rather than corrupt. */
+enum run_verify { RUN_VERIFY_OFF, RUN_VERIFY_ON, RUN_VERIFY_UNVERIFIABLE, RUN_VERIFY_USER };
+
 struct run_plan {
     const struct run_opts *o;
     enum layout_kind kind;
@@ -26,11 +27,29 @@ struct run_plan {
     int64_t max_id;          /* --max-id, or the largest key present */
     int64_t missing_keys;    /* export holes (store_count_holes); -1 database */
     struct store_opts so;    /* how every measured pass opens the store */
-    enum verify_state vs;
+    enum run_verify vs;
     struct store_desc desc;  /* page and cache size from one untimed open (db) */
 };
 
-/* Figures of one measured run. */
+/* Validate o and settle the plan (run_plan.c); warnings (ignored database
+ * options, holes in an export) go to stderr unless o->quiet. 0, or the
+ * exit status 1/2 after printing the error. */
+int run_plan_make(struct run_plan *p, const struct run_opts *o, const char *cmd);
+
+/* ---- one pass: T workers over the key sequence (run_loop.c) ------------ */
+
+struct run_pass {
+    const struct run_opts *o;   /* order, zipf, seed, count, stats, nocheckpoint */
+    struct store_opts so;
+    int64_t max_id;
+    int verify;                 /* 1 check every read's blobsum; 2 a mismatch is
+                                   unverifiable (RUN_VERIFY_USER) */
+    int latency;                /* time each access into the workers' histograms */
+    int64_t threads;
+    int64_t *keys;              /* --keys-out: keys visited (one thread), or NULL */
+};
+
+/* Figures of one measured pass. */
 struct run_fig {
     double seconds;
     int64_t count, misses, bytes, checked, unverifiable;
@@ -42,6 +61,17 @@ struct run_fig {
     struct sql_stats stats;
     char jmode[32];
 };
+
+struct run_workers;
+/* Per-thread state reused by every pass; NULL when out of memory. */
+struct run_workers *run_workers_new(int64_t threads, int latency);
+void run_workers_free(struct run_workers *ws);
+/* Run the pass; merge the workers' histograms into merged (may be NULL).
+ * 0, or 1 after printing the error. */
+int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist *merged,
+                  struct run_fig *f, const char *cmd);
+
+/* ---- the series: every pass of the plan and its summary (run_series.c) - */
 
 /* Rows of PRAGMA integrity_check (--integrity-check on a database). */
 struct run_integrity {
@@ -66,39 +96,14 @@ struct run_summary {
     struct run_integrity integrity;
 };
 
-/* ---- run_plan.c ---- */
-/* Validate o and settle the plan; warnings (ignored database options,
- * holes in an export) go to stderr unless o->quiet. 0, or the exit
- * status 1/2 after printing the error. */
-int run_plan_make(struct run_plan *p, const struct run_opts *o, const char *cmd);
-
-/* ---- run_loop.c: one pass of T workers over the key sequence ---- */
-struct run_pass {
-    const struct run_opts *o;   /* order, zipf, seed, count, stats, nocheckpoint */
-    struct store_opts so;
-    int64_t max_id;
-    int verify;                 /* 1 check every read's blobsum; 2 a mismatch is
-                                   unverifiable (VERIFY_USER) */
-    int latency;                /* time each access into the workers' histograms */
-    int64_t threads;
-    int64_t *keys;              /* --keys-out: keys visited (one thread), or NULL */
-};
-struct run_workers;
-/* Per-thread state reused by every pass; NULL when out of memory. */
-struct run_workers *run_workers_new(int64_t threads, int latency);
-void run_workers_free(struct run_workers *ws);
-/* Run the pass; merge the workers' histograms into merged (may be NULL).
- * 0, or 1 after printing the error. */
-int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist *merged,
-                  struct run_fig *f, const char *cmd);
-
-/* ---- run_series.c ---- */
-/* All the passes of the plan and the figures made of them. 0, or 1 after
- * printing the error; s is to be freed by run_summary_free either way. */
+/* Warm-up, cold eviction, the measured passes, read-back, figures,
+ * integrity. 0, or 1 after printing the error; s is to be freed by
+ * run_summary_free either way. */
 int run_series(const struct run_plan *p, struct run_summary *s, const char *cmd);
 void run_summary_free(struct run_summary *s);
 
-/* ---- run_out.c ---- */
+/* ---- the result: plan + summary to stdout (run_out.c) ------------------ */
+
 const char *run_order_name(enum order_kind k);
 /* Print the result (JSON or text). 0, or 1 when --integrity-check found
  * problems. */

@@ -40,7 +40,7 @@ struct ctx {
     uint64_t content_seed;
 };
 
-struct worker {
+struct run_worker {
     struct ctx *c;
     int index;
     struct hist *h;
@@ -54,7 +54,7 @@ struct worker {
 
 struct run_workers {
     int64_t threads;
-    struct worker w[];
+    struct run_worker w[];
 };
 
 struct run_workers *run_workers_new(int64_t threads, int latency)
@@ -81,7 +81,7 @@ void run_workers_free(struct run_workers *ws)
 }
 
 /* --verify of one blob read. 0, or -1 with the reason in w->err. */
-static int verify_one(struct worker *w, int64_t key, const void *data, int64_t n)
+static int verify_one(struct run_worker *w, int64_t key, const void *data, int64_t n)
 {
     int v = blobsum_check(data, (size_t)n);
     if (v == 1) {
@@ -98,7 +98,7 @@ static int verify_one(struct worker *w, int64_t key, const void *data, int64_t n
 }
 
 /* The measured loop of one worker. 0, or -1 with the reason in w->err. */
-static int worker_loop(struct worker *w, struct store *s, struct order *ord, rng_t *content)
+static int worker_loop(struct run_worker *w, struct store *s, struct order *ord, rng_t *content)
 {
     struct ctx *c = w->c;
     int shared = c->o->order == ORDER_ASC || c->o->order == ORDER_DESC;
@@ -159,7 +159,7 @@ static int worker_loop(struct worker *w, struct store *s, struct order *ord, rng
 /* Commit and close; the end stamp is taken before close with
  * --nocheckpoint (so the checkpoint does not count), after it otherwise.
  * 0, or -1 with the reason in w->err (the store is closed either way). */
-static int worker_finish(struct worker *w, struct store *s)
+static int worker_finish(struct run_worker *w, struct store *s)
 {
     struct store_desc d;
     store_describe(s, &d, w->index == 0 && w->c->o->stats);
@@ -180,7 +180,7 @@ static int worker_finish(struct worker *w, struct store *s)
 
 static void *worker_main(void *arg)
 {
-    struct worker *w = arg;
+    struct run_worker *w = arg;
     struct ctx *c = w->c;
     const struct run_opts *o = c->o;
     struct store *s = NULL;
@@ -222,7 +222,7 @@ static uint64_t content_nonce(void)
 
 /* Start the workers (the caller's thread is the only worker when T = 1)
  * and wait for them. */
-static void run_workers(struct ctx *c, struct worker *w, int64_t threads)
+static void run_workers(struct ctx *c, struct run_worker *w, int64_t threads)
 {
     if (threads == 1) {
         worker_main(&w[0]);
@@ -244,7 +244,7 @@ static void run_workers(struct ctx *c, struct worker *w, int64_t threads)
 }
 
 /* Sum the workers' figures into f. */
-static void collect(struct worker *w, int64_t threads, struct hist *merged, struct run_fig *f)
+static void collect(struct run_worker *w, int64_t threads, struct hist *merged, struct run_fig *f)
 {
     for (int64_t t = 0; t < threads; t++) {
         f->count += w[t].count;
@@ -278,7 +278,7 @@ int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist
     atomic_store(&c.misses, 0);
     atomic_store(&c.failed, 0);
     c.content_seed = content_nonce();
-    struct worker *w = ws->w;
+    struct run_worker *w = ws->w;
     for (int64_t t = 0; t < ps->threads; t++) {
         struct hist *h = w[t].h;
         memset(&w[t], 0, sizeof w[t]);

@@ -174,7 +174,7 @@ static void extras_json(cJSON *res, const struct run_plan *p, const struct run_s
         cJSON_AddNumberToObject(res, "threads", (double)o->threads);
     if (o->verify) {
         cJSON *v = cJSON_AddObjectToObject(res, "verify");
-        if (p->vs == VERIFY_UNVERIFIABLE) {
+        if (p->vs == RUN_VERIFY_UNVERIFIABLE) {
             cJSON_AddStringToObject(v, "status", "unverifiable");
         } else {
             cJSON_AddStringToObject(v, "status", "ok");
@@ -286,7 +286,7 @@ static void text_extras(const struct run_plan *p, const struct run_summary *s, c
                s->cold_effective ? "" : " (not a cold run: eviction did not take hold)");
     if (!o->verify)
         return;
-    if (p->vs == VERIFY_UNVERIFIABLE) {
+    if (p->vs == RUN_VERIFY_UNVERIFIABLE) {
         printf("Verify: unverifiable (sampled blobs carry no kvtest checksum: "
                "data not made by kvtest)\n");
         return;
@@ -294,7 +294,7 @@ static void text_extras(const struct run_plan *p, const struct run_summary *s, c
     printf("Verify: ok, %lld blobs checked%s", (long long)s->checked,
            o->update ? " (read back after the update)" : "");
     if (s->unverifiable)
-        printf(p->vs == VERIFY_USER ? ", %lld of the user's files (no kvtest checksum)"
+        printf(p->vs == RUN_VERIFY_USER ? ", %lld of the user's files (no kvtest checksum)"
                                     : ", %lld too small to carry a checksum",
                (long long)s->unverifiable);
     printf("\n");

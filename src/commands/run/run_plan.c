@@ -219,7 +219,7 @@ int run_plan_make(struct run_plan *p, const struct run_opts *o, const char *cmd)
         .files = {.fsync = o->fsync}};
     if (p->is_db && describe_db(p, cmd) != 0)
         return 1;
-    p->vs = VERIFY_OFF;
+    p->vs = RUN_VERIFY_OFF;
     if (o->verify) {
         int v = verify_probe(p, cmd);
         if (v < 0)
@@ -227,7 +227,9 @@ int run_plan_make(struct run_plan *p, const struct run_opts *o, const char *cmd)
         /* The user's own files (init --from) carry no tag, so after an
          * --update some blobs are sealed and the rest are not: a mismatch
          * there is an unsealed user blob, not corruption. */
-        p->vs = !v ? VERIFY_UNVERIFIABLE : p->desc.user_blobs ? VERIFY_USER : VERIFY_ON;
+        p->vs = !v                   ? RUN_VERIFY_UNVERIFIABLE
+                : p->desc.user_blobs ? RUN_VERIFY_USER
+                                     : RUN_VERIFY_ON;
     }
     return 0;
 }

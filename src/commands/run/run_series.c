@@ -195,7 +195,11 @@ int run_series(const struct run_plan *p, struct run_summary *s, const char *cmd)
     const struct run_opts *o = p->o;
     memset(s, 0, sizeof *s);
     struct run_pass ps = {.o = o, .so = p->so, .max_id = p->max_id,
-                          .verify = o->update ? 0 : p->vs == VERIFY_ON ? 1 : p->vs == VERIFY_USER ? 2 : 0, .latency = o->latency,
+                          .verify = o->update              ? 0
+                                    : p->vs == RUN_VERIFY_ON   ? 1
+                                    : p->vs == RUN_VERIFY_USER ? 2
+                                                               : 0,
+                          .latency = o->latency,
                           .threads = o->threads, .keys = NULL};
     struct run_workers *ws = NULL;
     int ret = allocate(p, s, &ws, &ps, cmd);
@@ -205,8 +209,8 @@ int run_series(const struct run_plan *p, struct run_summary *s, const char *cmd)
         const struct run_fig *last = &s->figs[s->nruns - 1];
         ret = write_keys(o->keys_out, ps.keys, last->count + last->misses, cmd);
     }
-    if (!ret && o->update && (p->vs == VERIFY_ON || p->vs == VERIFY_USER))
-        ret = read_back(&ps, ws, s, cmd, p->vs == VERIFY_USER ? 2 : 1);
+    if (!ret && o->update && (p->vs == RUN_VERIFY_ON || p->vs == RUN_VERIFY_USER))
+        ret = read_back(&ps, ws, s, cmd, p->vs == RUN_VERIFY_USER ? 2 : 1);
     if (!ret && figures(p, s) != 0)
         ret = cli_fail(cmd, "out of memory");
     if (!ret && p->is_db && o->integrity_check)

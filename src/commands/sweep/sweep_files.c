@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/aside.h"
 #include "base/cli.h"
 #include "base/units.h"
 #include "commands/sweep/sweep_int.h"
@@ -41,8 +42,8 @@ int sweep_names_make(struct sweep_names *nm, const char *dir, int64_t size,
 static const char *const db_suffixes[] = {"", "-wal", "-shm", "-journal"};
 #define NSUFFIXES (sizeof db_suffixes / sizeof db_suffixes[0])
 
-/* init builds the database in "DB.kvtest-tmp-XXXXXX" (and its -journal)
- * beside DB, then renames it. Calls fn on each such file in DIR (or only
+/* init builds the database aside, in "DB.kvtest-tmp-XXXXXX" (and its
+ * -journal) beside DB, then renames it (base/aside.h). Calls fn on each such file in DIR (or only
  * counts them when fn is NULL); the last name found is left in buf. */
 static int for_each_tmp(const char *db, char *buf, size_t cap,
                         void (*fn)(const char *path))
@@ -51,7 +52,7 @@ static int for_each_tmp(const char *db, char *buf, size_t cap,
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - db), db);
     char prefix[300];
-    snprintf(prefix, sizeof prefix, "%s.kvtest-tmp-", slash + 1);
+    snprintf(prefix, sizeof prefix, "%s" ASIDE_INFIX, slash + 1);
     size_t plen = strlen(prefix);
     DIR *d = opendir(dir);
     if (!d)

@@ -1,6 +1,7 @@
-/* sweep internals: options and rows shared by the loop (sweep.c) and the
- * report (sweep_out.c); the files one size creates in DIR and their
- * removal (sweep_files.c). */
+/* sweep internals, shared by the loop (sweep.c), the rounds
+ * (sweep_rounds.c), the report (sweep_out.c) and the files one size
+ * creates in DIR (sweep_files.c): what was asked and measured, then what
+ * is created and how it goes. */
 #ifndef KVTEST_SWEEP_INT_H
 #define KVTEST_SWEEP_INT_H
 #include <limits.h>
@@ -8,6 +9,8 @@
 #include <stdint.h>
 
 #include "commands/run/run.h"
+
+/* ---- what was asked and what was measured ----------------------------- */
 
 #define SWEEP_MAX_SIZES 32
 #define SWEEP_MAX_PAGES 8     /* 512 .. 65536: every page size SQLite accepts */
@@ -41,6 +44,8 @@ int sweep_rounds_merge(const struct run_result *rounds, int n, struct run_result
  * size (sweep_out.c). */
 void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int done);
 
+/* ---- what one size creates in DIR, and its removal (sweep_files.c) ---- */
+
 /* The names one size creates: one database per page size and one export.
  * With one page size, DIR/sweep-SIZE.db as before --page-sizes existed;
  * with several, DIR/sweep-SIZE-pPAGE.db. The export is DIR/sweep-SIZE/. */
@@ -73,6 +78,8 @@ int sweep_dir_prepare(const char *dir, int force, int *made);
 
 /* Refuse a size that needs more free space than DIR has: 0 or 1. */
 int sweep_check_space(const char *dir, int64_t need);
+
+/* ---- an interruption ------------------------------------------------- */
 
 /* What a signal must remove: the size in progress, and DIR if sweep made
  * it (only if empty). Registered with cleanup; the fields change only

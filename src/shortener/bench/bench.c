@@ -106,20 +106,21 @@ const char *const bench_conf_names[BENCH_MAXCONF] = {
 };
 int bench_conf_sqlite_cache(int c)
 {
-    return c == CONF_SQLITE || c == CONF_VALKEY || c == CONF_TRACK || c == CONF_COMPARE;
+    return c == BENCH_CONF_SQLITE || c == BENCH_CONF_VALKEY || c == BENCH_CONF_TRACK ||
+           c == BENCH_CONF_COMPARE;
 }
-int bench_conf_valkey(int c) { return c >= CONF_VALKEY && c <= CONF_TRACK_NOCACHE; }
-int bench_conf_track(int c) { return c == CONF_TRACK || c == CONF_TRACK_NOCACHE; }
+int bench_conf_valkey(int c) { return c >= BENCH_CONF_VALKEY && c <= BENCH_CONF_TRACK_NOCACHE; }
+int bench_conf_track(int c) { return c == BENCH_CONF_TRACK || c == BENCH_CONF_TRACK_NOCACHE; }
 const char *bench_conf_name(const struct bench *b, int c)
 {
-    return c == CONF_COMPARE && b->compare_name[0] ? b->compare_name : bench_conf_names[c];
+    return c == BENCH_CONF_COMPARE && b->compare_name[0] ? b->compare_name : bench_conf_names[c];
 }
 
 static int parse_configs(const char *list, int *conf, int *nconf)
 {
     *nconf = 0;
     if (strcmp(list, "all") == 0 || strcmp(list, "classic") == 0) {
-        for (int c = 0; c < (list[0] == 'a' ? BENCH_NAMED : CONF_TRACK); c++)
+        for (int c = 0; c < (list[0] == 'a' ? BENCH_NAMED : BENCH_CONF_TRACK); c++)
             conf[(*nconf)++] = c;
         return 0;
     }
@@ -149,8 +150,8 @@ struct bench_state {
     struct bench b;
     char *ids;
     int conf[BENCH_MAXCONF], nconf;
-    struct slot *slots;          /* nconf * threads */
-    struct conf_result *res;     /* nconf */
+    struct bench_slot *slots;    /* nconf * threads */
+    struct bench_result *res;    /* nconf */
     char err[512];
 };
 
@@ -159,7 +160,7 @@ static void bench_free(struct bench_state *st)
     int64_t T = st->b.o->threads;
     for (int i = 0; st->slots && i < st->nconf; i++)
         for (int64_t t = 0; t < T; t++) {
-            struct slot *s = &st->slots[i * T + t];
+            struct bench_slot *s = &st->slots[i * T + t];
             links_close(s->l);
             cache_close(s->c);
             hist_free(s->h);
@@ -206,7 +207,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
                          "sqlite-nocache, valkey, valkey-nocache, valkey-track, "
                          "valkey-track-nocache; or all)", list);
     if (o->compare)
-        st->conf[st->nconf++] = CONF_COMPARE;
+        st->conf[st->nconf++] = BENCH_CONF_COMPARE;
     int need_valkey = 0;
     for (int i = 0; i < st->nconf; i++)
         need_valkey |= bench_conf_valkey(st->conf[i]);
@@ -269,7 +270,7 @@ static int bench_open(struct bench_state *st)
         if (!st->res[i].h)
             return cli_fail(CMD, "out of memory");
         for (int64_t t = 0; t < T; t++) {
-            struct slot *s = &st->slots[i * T + t];
+            struct bench_slot *s = &st->slots[i * T + t];
             /* Same seed, same stream per thread for every configuration:
              * each is asked for exactly the same ids in the same order. */
             rng_seed(&s->rng, rng_mix((uint64_t)o->seed, (uint64_t)t + 1));
@@ -289,13 +290,13 @@ static int bench_open(struct bench_state *st)
 static int bench_make_cold(struct bench_state *st, int i, int measure)
 {
     int64_t T = st->b.o->threads;
-    struct slot *ss = &st->slots[i * T];
+    struct bench_slot *ss = &st->slots[i * T];
     for (int64_t t = 0; t < T; t++) {
         links_close(ss[t].l);
         ss[t].l = NULL;
     }
     struct coldcache_set cset = {
-        .path = st->conf[i] == CONF_COMPARE ? st->b.o->compare : st->b.o->path, .is_db = 1};
+        .path = st->conf[i] == BENCH_CONF_COMPARE ? st->b.o->compare : st->b.o->path, .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, st->err, (int)sizeof(st->err)) != 0)
         return cli_fail(CMD, "--cold: %s", st->err);
@@ -322,7 +323,7 @@ static int bench_measure(struct bench_state *st)
         int64_t m = r - o->warmup;
         for (int k = 0; k < st->nconf; k++) {
             int i = (int)((k + r) % st->nconf);
-            struct slot *ss = &st->slots[i * T];
+            struct bench_slot *ss = &st->slots[i * T];
             /* Start from the same stream each run: the same ids every time. */
             for (int64_t t = 0; t < T; t++)
                 rng_seed(&ss[t].rng, rng_mix((uint64_t)o->seed, (uint64_t)t + 1));
@@ -354,9 +355,9 @@ static void bench_collect(struct bench_state *st)
 {
     int64_t T = st->b.o->threads;
     for (int i = 0; i < st->nconf; i++) {
-        struct conf_result *r = &st->res[i];
+        struct bench_result *r = &st->res[i];
         for (int64_t t = 0; t < T; t++) {
-            struct slot *s = &st->slots[i * T + t];
+            struct bench_slot *s = &st->slots[i * T + t];
             hist_merge(r->h, s->h);
             cache_stats_add(s->c, &r->after);
             r->wrong += s->wrong;

@@ -16,9 +16,18 @@
 #define BENCH_MAXCONF 7
 #define BENCH_MAXREPEAT 1024
 
-/* CONF_COMPARE: sqlite (page cache on) on the --compare-db database. */
-enum conf { CONF_SQLITE, CONF_SQLITE_NOCACHE, CONF_VALKEY, CONF_VALKEY_NOCACHE,
-            CONF_TRACK, CONF_TRACK_NOCACHE, CONF_COMPARE };
+/* ---- the configurations: what one row of the table measures (bench.c) -- */
+
+/* BENCH_CONF_COMPARE: sqlite (page cache on) on the --compare-db database. */
+enum bench_conf {
+    BENCH_CONF_SQLITE,
+    BENCH_CONF_SQLITE_NOCACHE,
+    BENCH_CONF_VALKEY,
+    BENCH_CONF_VALKEY_NOCACHE,
+    BENCH_CONF_TRACK,
+    BENCH_CONF_TRACK_NOCACHE,
+    BENCH_CONF_COMPARE,
+};
 #define BENCH_NAMED 6   /* configurations --configs can name */
 extern const char *const bench_conf_names[BENCH_MAXCONF];
 int bench_conf_sqlite_cache(int c);
@@ -28,25 +37,13 @@ struct bench;
 /* Name of a configuration (the compare row is "sqlite-<its schema>"). */
 const char *bench_conf_name(const struct bench *b, int c);
 
+/* ---- the setup shared by every run ------------------------------------- */
+
 struct bench_opts {
     const char *path, *configs, *cache_url, *compare;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
     double zipf, miss;
     int cold, json;
-};
-
-/* One thread's connections for one configuration, kept across runs. */
-struct slot {
-    struct links *l;
-    struct cache *c;
-    struct hist *h;          /* measured runs only */
-    rng_t rng;
-    /* per run */
-    int64_t n;
-    int measure;
-    uint64_t t0, t1;
-    uint64_t wrong, errors;
-    char first_problem[300];
 };
 
 struct bench {
@@ -60,8 +57,33 @@ struct bench {
     char compare_name[32];      /* sqlite-<schema of --compare-db> */
 };
 
+/* ---- one timed run: a configuration over its threads (bench_run.c) ----- */
+
+/* One thread's connections for one configuration, kept across runs. */
+struct bench_slot {
+    struct links *l;
+    struct cache *c;
+    struct hist *h;          /* measured runs only */
+    rng_t rng;
+    /* per run */
+    int64_t n;
+    int measure;
+    uint64_t t0, t1;
+    uint64_t wrong, errors;
+    char first_problem[300];
+};
+
+/* Open s's connections for configuration conf. 0, or -1 with err. */
+int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char *err,
+                    size_t cap);
+/* One run of one configuration over its T slots. Returns wall seconds, or
+ * a negative value if threads could not be started. */
+double bench_conf_run(const struct bench *b, struct bench_slot *slots, int measure);
+
+/* ---- the results: per configuration, printed by bench_out.c ------------ */
+
 /* What one configuration measured over all its runs and threads. */
-struct conf_result {
+struct bench_result {
     double rate[BENCH_MAXREPEAT];   /* lookups/s per measured run */
     double secs[BENCH_MAXREPEAT];
     struct hist *h;
@@ -73,17 +95,11 @@ struct conf_result {
     int cold_effective;      /* --cold: residency stayed below the threshold */
 };
 
-/* Open s's connections for configuration conf. 0, or -1 with err. */
-int bench_slot_open(const struct bench *b, int conf, struct slot *s, char *err, size_t cap);
-/* One run of one configuration over its T slots. Returns wall seconds, or
- * a negative value if threads could not be started. */
-double bench_conf_run(const struct bench *b, struct slot *slots, int measure);
-
 /* Results, to stdout. conf[i] is the configuration of res[i]. The JSON
  * printer returns -1 when out of memory (nothing printed), else 0. */
 int bench_print_json(const struct bench *b, const int *conf, int nconf,
-                      const struct conf_result *res);
+                     const struct bench_result *res);
 void bench_print_text(const struct bench *b, const int *conf, int nconf,
-                      const struct conf_result *res);
+                      const struct bench_result *res);
 
 #endif

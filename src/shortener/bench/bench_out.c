@@ -19,7 +19,7 @@ static double median_of(const double *v, int n)
 
 /* The median lookups/s and its 95% interval over the measured rounds
  * (order statistics; [min, max] and not covered below 6 rounds). */
-static struct stats_ci rate_ci(const struct conf_result *r, int n)
+static struct stats_ci rate_ci(const struct bench_result *r, int n)
 {
     struct stats_ci ci;
     if (stats_median_ci(r->rate, (size_t)n, &ci) != 0) {
@@ -33,7 +33,7 @@ static struct stats_ci rate_ci(const struct conf_result *r, int n)
 #define DELTA(r, f) ((double)((r)->after.f - (r)->before.f))
 
 /* Share of lookups answered by a cache, Valkey or process memory. */
-static double hit_ratio(const struct conf_result *r, int *valid)
+static double hit_ratio(const struct bench_result *r, int *valid)
 {
     double hits = DELTA(r, hits) + DELTA(r, local_hits);
     double all = hits + (double)(r->after.misses - r->before.misses) +
@@ -45,10 +45,10 @@ static double hit_ratio(const struct conf_result *r, int *valid)
 
 /* Median lookups/s of the sqlite row, 0 without one. */
 static double base_rate(const struct bench *b, const int *conf, int nconf,
-                        const struct conf_result *res)
+                        const struct bench_result *res)
 {
     for (int i = 0; i < nconf; i++)
-        if (conf[i] == CONF_SQLITE)
+        if (conf[i] == BENCH_CONF_SQLITE)
             return median_of(res[i].rate, (int)b->o->repeat);
     return 0;
 }
@@ -80,12 +80,13 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
 }
 
 static void json_row(cJSON *row, const struct bench *b, int conf,
-                     const struct conf_result *r, double base)
+                     const struct bench_result *r, double base)
 {
     const struct bench_opts *o = b->o;
     cJSON_AddStringToObject(row, "config", bench_conf_name(b, conf));
-    cJSON_AddStringToObject(row, "schema", conf == CONF_COMPARE ? b->compare_name + 7 : b->schema);
-    cJSON_AddStringToObject(row, "path", conf == CONF_COMPARE ? o->compare : o->path);
+    cJSON_AddStringToObject(row, "schema",
+                            conf == BENCH_CONF_COMPARE ? b->compare_name + 7 : b->schema);
+    cJSON_AddStringToObject(row, "path", conf == BENCH_CONF_COMPARE ? o->compare : o->path);
     cJSON_AddBoolToObject(row, "sqlite_cache", bench_conf_sqlite_cache(conf));
     cJSON_AddBoolToObject(row, "valkey", bench_conf_valkey(conf));
     double rate = median_of(r->rate, (int)o->repeat);
@@ -160,11 +161,12 @@ static int conf_index(const int *conf, int nconf, int want)
 }
 
 static void break_even(const struct bench *b, const int *conf, int nconf,
-                       const struct conf_result *res, struct break_even *be)
+                       const struct bench_result *res, struct break_even *be)
 {
     memset(be, 0, sizeof(*be));
-    int s = conf_index(conf, nconf, CONF_SQLITE), v = conf_index(conf, nconf, CONF_VALKEY);
-    int t = conf_index(conf, nconf, CONF_TRACK);
+    int s = conf_index(conf, nconf, BENCH_CONF_SQLITE);
+    int v = conf_index(conf, nconf, BENCH_CONF_VALKEY);
+    int t = conf_index(conf, nconf, BENCH_CONF_TRACK);
     if (s < 0 || v < 0)
         return;
     int valid;
@@ -181,7 +183,7 @@ static void break_even(const struct bench *b, const int *conf, int nconf,
                   b->o->cold ? "run without --cold for the warm cost"
                              : "run with --cold for the cost from disk");
     if (t >= 0) {
-        const struct conf_result *r = &res[t];
+        const struct bench_result *r = &res[t];
         double all = DELTA(r, local_hits) + DELTA(r, hits) + DELTA(r, misses) +
                      DELTA(r, errors) + DELTA(r, skipped);
         be->has_track = 1;
@@ -196,7 +198,7 @@ static void break_even(const struct bench *b, const int *conf, int nconf,
 }
 
 static void json_break_even(cJSON *result, const struct bench *b, const int *conf, int nconf,
-                            const struct conf_result *res)
+                            const struct bench_result *res)
 {
     struct break_even be;
     break_even(b, conf, nconf, res, &be);
@@ -228,7 +230,7 @@ static void json_break_even(cJSON *result, const struct bench *b, const int *con
 }
 
 int bench_print_json(const struct bench *b, const int *conf, int nconf,
-                     const struct conf_result *res)
+                     const struct bench_result *res)
 {
     cJSON *root = report_json_new(BENCH_CMD, b->o->path);
     if (!root)
@@ -250,7 +252,7 @@ int bench_print_json(const struct bench *b, const int *conf, int nconf,
 
 /* "Median lookups/s, CONFIG: M (95% CI LO-HI, N rounds)", worded as
  * "kvtest run --repeat" words its median. */
-static void text_rate_ci(const char *name, const struct conf_result *r, int n)
+static void text_rate_ci(const char *name, const struct bench_result *r, int n)
 {
     struct stats_ci ci = rate_ci(r, n);
     char label[96];
@@ -259,7 +261,7 @@ static void text_rate_ci(const char *name, const struct conf_result *r, int n)
 }
 
 void bench_print_text(const struct bench *b, const int *conf, int nconf,
-                      const struct conf_result *res)
+                      const struct bench_result *res)
 {
     const struct bench_opts *o = b->o;
     int64_t T = o->threads;

@@ -9,7 +9,7 @@
 
 #define MISS_ID_LEN (LINKS_ID_LEN + 1)   /* longer than any id we create */
 
-static void slot_run(const struct bench *b, struct slot *s)
+static void slot_run(const struct bench *b, struct bench_slot *s)
 {
     char url[LINKS_URL_MAX + 1];
     static const char alnum[] =
@@ -60,7 +60,7 @@ struct gate {
 
 struct thread_arg {
     const struct bench *b;
-    struct slot *s;
+    struct bench_slot *s;
     struct gate *g;
 };
 
@@ -75,7 +75,7 @@ static void *thread_main(void *p)
     return NULL;
 }
 
-double bench_conf_run(const struct bench *b, struct slot *slots, int measure)
+double bench_conf_run(const struct bench *b, struct bench_slot *slots, int measure)
 {
     int64_t T = b->o->threads;
     for (int64_t t = 0; t < T; t++) {
@@ -116,9 +116,9 @@ double bench_conf_run(const struct bench *b, struct slot *slots, int measure)
     return (double)(t1 - t0) / 1e9;
 }
 
-int bench_slot_open(const struct bench *b, int conf, struct slot *s, char *err, size_t cap)
+int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char *err, size_t cap)
 {
-    const char *path = conf == CONF_COMPARE ? b->o->compare : b->o->path;
+    const char *path = conf == BENCH_CONF_COMPARE ? b->o->compare : b->o->path;
     s->l = links_open(path, bench_conf_sqlite_cache(conf), err, cap);
     if (!s->l)
         return -1;

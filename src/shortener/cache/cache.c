@@ -78,12 +78,6 @@ int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t
     return 0;
 }
 
-static struct timeval ms_tv(int ms)
-{
-    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-    return tv;
-}
-
 static void drop(struct cache *c)
 {
     counter_bump(&c->errors);
@@ -102,7 +96,7 @@ static void drop(struct cache *c)
 static int connect_now(struct cache *c, char *err, size_t errcap)
 {
     redisContext *ctx = redisConnectWithTimeout(c->cfg.host, c->cfg.port,
-                                                ms_tv(c->cfg.connect_timeout_ms));
+                                                clock_timeval_ms(c->cfg.connect_timeout_ms));
     if (!ctx || ctx->err) {
         if (err)
             snprintf(err, errcap, "%s:%d: %s", c->cfg.host, c->cfg.port,
@@ -110,7 +104,7 @@ static int connect_now(struct cache *c, char *err, size_t errcap)
         redisFree(ctx);
         return -1;
     }
-    if (redisSetTimeout(ctx, ms_tv(c->cfg.command_timeout_ms)) != REDIS_OK) {
+    if (redisSetTimeout(ctx, clock_timeval_ms(c->cfg.command_timeout_ms)) != REDIS_OK) {
         if (err)
             snprintf(err, errcap, "%s:%d: cannot set timeout", c->cfg.host, c->cfg.port);
         redisFree(ctx);

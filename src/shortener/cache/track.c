@@ -11,6 +11,7 @@
 
 #include "shortener/cache/cache.h"
 #include "base/counter.h"
+#include "measure/clock.h"
 #include "shortener/cache/trackmap.h"
 
 #define INVALIDATE_CHANNEL "__redis__:invalidate"
@@ -59,12 +60,6 @@ void track_stop(struct track *t)
     flush(t);
 }
 
-static struct timeval ms_tv(int ms)
-{
-    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
-    return tv;
-}
-
 /* One command on ctx whose reply must have type want (and for a status,
  * be OK). 0 or -1 with the reason in err. *out gets the integer reply. */
 static int command_ok(redisContext *ctx, int want, long long *out, char *err, size_t cap,
@@ -89,7 +84,7 @@ int track_start(struct track *t, redisContext *main, const char *host, int port,
                 int connect_ms, int command_ms, char *err, size_t errcap)
 {
     track_stop(t);   /* a new session starts with an empty map */
-    redisContext *sub = redisConnectWithTimeout(host, port, ms_tv(connect_ms));
+    redisContext *sub = redisConnectWithTimeout(host, port, clock_timeval_ms(connect_ms));
     if (!sub || sub->err) {
         if (err)
             snprintf(err, errcap, "invalidation channel: %s", sub ? sub->errstr : "out of memory");
@@ -98,7 +93,7 @@ int track_start(struct track *t, redisContext *main, const char *host, int port,
     }
     long long id = 0;
     redisReply *r = NULL;
-    int bad = redisSetTimeout(sub, ms_tv(command_ms)) != REDIS_OK ||
+    int bad = redisSetTimeout(sub, clock_timeval_ms(command_ms)) != REDIS_OK ||
               command_ok(sub, REDIS_REPLY_INTEGER, &id, err, errcap, "CLIENT ID") != 0;
     /* SUBSCRIBE before TRACKING: no invalidation can be sent to a client
      * that is not yet listening. */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cleanup.h"
 #include "base/cli.h"
 #include "shortener/store/links.h"
 #include "shortener/cli/shortener_cmds.h"
@@ -66,7 +67,11 @@ int shortener_init(int argc, char **argv)
         return cli_usage(cmd, "--links and --from exclude each other (--from copies SRCDB's links)");
     char err[512];
     int64_t made = 0;
+    /* Ctrl-C, SIGTERM or SIGHUP while the links are generated: the
+     * temporary database and its -wal/-shm go, one line, exit 128+N. */
+    cleanup_begin(cmd);
     rc = links_create_db_opts(db, &co, &made, err, sizeof err);
+    cleanup_end();
     if (rc != 0) {
         if (rc == 2)
             return cli_usage(cmd, "%s", err);

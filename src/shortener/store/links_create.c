@@ -17,21 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "base/aside.h"
 #include "shortener/store/links_int.h"
 #include "shortener/store/urlgen.h"
-
-static void unlink_sidecars(const char *path)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-journal", path);
-    unlink(p);
-}
 
 /* Copy every link of o->from into l (inside l's open transaction). */
 static int copy_links(struct links *l, const char *from, int64_t *copied)
@@ -99,30 +88,6 @@ static int check_target(const char *path, const struct links_create_opts *o, cha
     return 0;
 }
 
-/* Build under a temporary name beside the target, then rename: a failure
- * or a kill never leaves a half-filled database at path. 0 or 1. */
-static int make_tmp(const char *path, char *tmp, size_t cap, char *err, size_t errcap)
-{
-    snprintf(tmp, cap, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errcap, "%s: %s", tmp, strerror(errno));
-        return 1;
-    }
-    /* mkstemp makes 0600; give the database the mode a plain create would
-     * (umask can only be read by setting it, so set it straight back). */
-    mode_t um = umask(077);
-    umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0) {
-        snprintf(err, errcap, "%s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return 1;
-    }
-    close(fd);
-    return 0;
-}
-
 /* Schema, then the copied or generated links, in one transaction.
  * 0, or 1 with the reason in l->err. */
 static int fill(struct links *l, const struct links_create_opts *o, int64_t *copied)
@@ -164,29 +129,29 @@ int links_create_db_opts(const char *path, const struct links_create_opts *o,
     int rc = check_target(path, o, err, errcap);
     if (rc)
         return rc;
-    char tmp[4096];
-    if (make_tmp(path, tmp, sizeof tmp, err, errcap) != 0)
+    /* Built under a temporary name beside the target (base/aside.h), then
+     * renamed: a failure, a Ctrl-C or SIGTERM (with cleanup watching) never
+     * leaves a half-filled database at path nor the temporary. */
+    struct aside t;
+    if (aside_create(&t, path, ASIDE_SIBLING, ASIDE_SQLITE, 0666) != 0) {
+        snprintf(err, errcap, "%s: %s", t.path, strerror(errno));
         return 1;
-    struct links *l = links_new(tmp, SQLITE_OPEN_READWRITE, err, errcap);
+    }
+    struct links *l = links_new(t.path, SQLITE_OPEN_READWRITE, err, errcap);
     if (!l) {
-        unlink(tmp);
+        aside_discard(&t);
         return 1;
     }
     int bad = fill(l, o, copied);
     if (bad)
         snprintf(err, errcap, "%s: %s", path, l->err);
     links_close(l);   /* last connection: checkpoints and removes the WAL */
-    if (!bad) {
-        if (o->force)
-            unlink_sidecars(path);
-        if (rename(tmp, path) != 0) {
-            snprintf(err, errcap, "%s: %s", path, strerror(errno));
-            bad = 1;
-        }
-    }
     if (bad) {
-        unlink(tmp);
-        unlink_sidecars(tmp);
+        aside_discard(&t);
+        return 1;
+    }
+    if (aside_commit(&t) != 0) {
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
         return 1;
     }
     return 0;
