@@ -367,17 +367,6 @@ const char *links_schema_name(enum links_schema s)
     return s == LINKS_SCHEMA_COVERING ? "covering" : "seed";
 }
 
-int links_schema_parse(const char *name, enum links_schema *out)
-{
-    if (strcmp(name, "seed") == 0)
-        *out = LINKS_SCHEMA_SEED;
-    else if (strcmp(name, "covering") == 0)
-        *out = LINKS_SCHEMA_COVERING;
-    else
-        return -1;
-    return 0;
-}
-
 const char *links_errmsg(const struct links *l)
 {
     return l->err;

@@ -98,10 +98,8 @@ struct links_create_opts {
 int links_create_db_opts(const char *path, const struct links_create_opts *o,
                          int64_t *copied, char *err, size_t errcap);
 
-/* Schema of an open database, its name ("seed", "covering"), and the
- * reverse (0, or -1 for an unknown name). */
+/* Schema of an open database and its name ("seed", "covering"). */
 enum links_schema links_schema_of(const struct links *l);
 const char *links_schema_name(enum links_schema s);
-int links_schema_parse(const char *name, enum links_schema *out);
 
 #endif
