@@ -48,7 +48,7 @@ static int vu_choose(struct load_vu *v, uint64_t now)
     const struct load_shared *s = v->w->s;
     if (load_interrupted || (s->o->duration > 0 && now >= s->t_end_ns))
         return 0;
-    int kind = s->sc->next(v->sc, now, v->buf, sizeof(v->buf), &v->len);
+    int kind = s->sc->ops->next(v->sc, now, v->buf, sizeof(v->buf), &v->len);
     if (kind == LOAD_NEXT_DONE)
         return 0;
     v->kind = kind;
@@ -93,7 +93,7 @@ static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
         w->c.fail[v->kind][f]++;
         note_error(w, v, f, why);
     }
-    if (w->s->sc->finished(v->sc, v->kind, f)) {
+    if (w->s->sc->ops->finished(v->sc, v->kind, f)) {
         if (f == LOAD_OK)
             w->c.tasks_ok++;
         else
@@ -133,7 +133,7 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
         snprintf(why, sizeof(why), "HTTP %d with a body over %d bytes (or out of memory)",
                  r->status, LOAD_BODY_MAX);
     } else {
-        f = w->s->sc->check(v->sc, v->kind, r->status, r->body, r->len, why, sizeof(why));
+        f = w->s->sc->ops->check(v->sc, v->kind, r->status, r->body, r->len, why, sizeof(why));
     }
     if (r->keep_alive)
         v->reused = 1;

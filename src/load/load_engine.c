@@ -72,7 +72,7 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
             return -1;
     w->vus = calloc((size_t)w->nvu, sizeof(*w->vus));
     w->rbuf = malloc(LOAD_RBUF);
-    w->sc = sc->worker_new(sc->state, w->index, (uint64_t)o->seed);
+    w->sc = sc->ops->worker_new(sc->state, w->index, (uint64_t)o->seed);
     if (w->ep < 0 || !w->vus || !w->rbuf || !w->sc)
         return -1;
     for (int64_t i = 0; i < w->nvu; i++) {
@@ -80,7 +80,7 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
         v->w = w;
         v->fd = -1;
         v->index = first_vu + (uint64_t)i;
-        if (load_resp_init(&v->resp) != 0 || !(v->sc = sc->conn_new(w->sc, v->index)))
+        if (load_resp_init(&v->resp) != 0 || !(v->sc = sc->ops->conn_new(w->sc, v->index)))
             return -1;
     }
     return 0;
@@ -96,14 +96,14 @@ static void worker_cleanup(struct load_worker *w)
             close(w->vus[i].fd);
         load_resp_free(&w->vus[i].resp);
         if (w->vus[i].sc)
-            sc->conn_free(w->vus[i].sc);
+            sc->ops->conn_free(w->vus[i].sc);
     }
     free(w->vus);
     free(w->rbuf);
     if (w->ep >= 0)
         close(w->ep);
     if (w->sc)
-        sc->worker_free(w->sc);
+        sc->ops->worker_free(w->sc);
     for (int r = 0; r < sc->nkinds; r++)
         hist_free(w->c.h[r]);
 }

@@ -162,11 +162,11 @@ static void options_json(cJSON *op, const struct load_opts *o, const struct load
     cJSON_AddStringToObject(op, "mode", o->duration > 0 ? "duration" : "tasks");
     cJSON_AddNumberToObject(op, "tasks", (double)o->tasks);
     cJSON_AddNumberToObject(op, "threads", (double)o->connections);
-    if (sc->options_json)
-        sc->options_json(sc->state, op, 0);
+    if (sc->ops->options_json)
+        sc->ops->options_json(sc->state, op, 0);
     cJSON_AddNumberToObject(op, "duration", o->duration);
-    if (sc->options_json)
-        sc->options_json(sc->state, op, 1);
+    if (sc->ops->options_json)
+        sc->ops->options_json(sc->state, op, 1);
     cJSON_AddNumberToObject(op, "timeout_ms", (double)o->timeout_ms);
     cJSON_AddNumberToObject(op, "workers", (double)o->workers);
     cJSON_AddNumberToObject(op, "seed", (double)o->seed);

@@ -37,12 +37,19 @@ const char *load_fail_name(enum load_fail f);   /* "ok", "connect", "timeout", .
 
 #define LOAD_NEXT_DONE (-1)   /* next(): this connection sends nothing more */
 
+struct load_scenario_ops;
+
+/* One scenario of a run: what it is called, the kinds of request it sends,
+ * its shared state, and its operations (one static table per scenario). */
 struct load_scenario {
     const char *name;                        /* "shortener", "get" */
     const char *kinds[LOAD_KINDS_MAX];       /* "POST", "GET": text rows, JSON keys */
     int nkinds;                              /* 1..LOAD_KINDS_MAX */
     void *state;                             /* the scenario's, shared */
+    const struct load_scenario_ops *ops;
+};
 
+struct load_scenario_ops {
     /* Worker `index`'s state (seed: the run's --seed); NULL: out of memory. */
     void *(*worker_new)(void *state, int index, uint64_t seed);
     void (*worker_free)(void *wstate);

@@ -132,6 +132,17 @@ static int build(struct get_req *r, const struct load_url *u, const char *path, 
     return 0;
 }
 
+static const struct load_scenario_ops get_ops = {
+    .worker_new = worker_new,
+    .worker_free = worker_free,
+    .conn_new = conn_new,
+    .conn_free = conn_free,
+    .next = next,
+    .check = check,
+    .finished = finished,
+    .options_json = options_json,
+};
+
 int scenario_get_init(struct load_scenario *sc, const struct load_url *u,
                       const char *const *paths, int npaths, int64_t tasks, char *err,
                       size_t errcap)
@@ -159,14 +170,7 @@ int scenario_get_init(struct load_scenario *sc, const struct load_url *u,
     sc->name = "get";
     sc->kinds[0] = "GET";
     sc->nkinds = 1;
-    sc->worker_new = worker_new;
-    sc->worker_free = worker_free;
-    sc->conn_new = conn_new;
-    sc->conn_free = conn_free;
-    sc->next = next;
-    sc->check = check;
-    sc->finished = finished;
-    sc->options_json = options_json;
+    sc->ops = &get_ops;
     return 0;
 }
 

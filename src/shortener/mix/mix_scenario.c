@@ -193,6 +193,17 @@ static void options_json(const void *state, void *options, int part)
     cJSON_AddNumberToObject(op, "create_ratio", s->o.create_ratio);
 }
 
+static const struct load_scenario_ops mix_ops = {
+    .worker_new = worker_new,
+    .worker_free = worker_free,
+    .conn_new = conn_new,
+    .conn_free = conn_free,
+    .next = next,
+    .check = check,
+    .finished = finished,
+    .options_json = options_json,
+};
+
 int mix_scenario_init(struct load_scenario *sc, const struct mix_opts *o,
                       const struct load_url *u, const struct mix_keys *keys,
                       const struct keypick *pick)
@@ -211,14 +222,7 @@ int mix_scenario_init(struct load_scenario *sc, const struct mix_opts *o,
     sc->kinds[MIX_GET] = "GET";
     sc->nkinds = MIX_NREQ;
     sc->state = s;
-    sc->worker_new = worker_new;
-    sc->worker_free = worker_free;
-    sc->conn_new = conn_new;
-    sc->conn_free = conn_free;
-    sc->next = next;
-    sc->check = check;
-    sc->finished = finished;
-    sc->options_json = options_json;
+    sc->ops = &mix_ops;
     return 0;
 }
 

@@ -38,29 +38,29 @@ static void test_requests_in_turn(void **state)
     assert_int_equal(scenario_get_init(&sc, &u, paths, 2, 3, err, sizeof(err)), 0);
     assert_int_equal(sc.nkinds, 1);
     assert_string_equal(sc.kinds[0], "GET");
-    void *w = sc.worker_new(sc.state, 0, 1);
-    void *c0 = sc.conn_new(w, 0), *c1 = sc.conn_new(w, 1);
+    void *w = sc.ops->worker_new(sc.state, 0, 1);
+    void *c0 = sc.ops->conn_new(w, 0), *c1 = sc.ops->conn_new(w, 1);
     char buf[LOAD_REQ_MAX];
     size_t len = 0;
     const char *a = "GET /base/heart-beat HTTP/1.1\r\nHost: h:81\r\n\r\n";
     const char *b = "GET /base/x?y=1 HTTP/1.1\r\nHost: h:81\r\n\r\n";
     /* Connection k starts at path k and goes round. */
-    assert_int_equal(sc.next(c0, 0, buf, sizeof(buf), &len), 0);
+    assert_int_equal(sc.ops->next(c0, 0, buf, sizeof(buf), &len), 0);
     assert_int_equal(len, strlen(a));
     assert_memory_equal(buf, a, len);
-    assert_int_equal(sc.next(c1, 0, buf, sizeof(buf), &len), 0);
+    assert_int_equal(sc.ops->next(c1, 0, buf, sizeof(buf), &len), 0);
     assert_int_equal(len, strlen(b));
     assert_memory_equal(buf, b, len);
-    assert_int_equal(sc.next(c0, 0, buf, sizeof(buf), &len), 0);
+    assert_int_equal(sc.ops->next(c0, 0, buf, sizeof(buf), &len), 0);
     assert_memory_equal(buf, b, len);
     /* --tasks 3: three requests over all connections, then done. */
-    assert_int_equal(sc.next(c1, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
-    assert_int_equal(sc.next(c0, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
-    assert_int_equal(sc.finished(c0, 0, LOAD_OK), 1);   /* every request is a task */
-    assert_int_equal(sc.finished(c0, 0, LOAD_FAIL_IO), 1);
-    sc.conn_free(c0);
-    sc.conn_free(c1);
-    sc.worker_free(w);
+    assert_int_equal(sc.ops->next(c1, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
+    assert_int_equal(sc.ops->next(c0, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
+    assert_int_equal(sc.ops->finished(c0, 0, LOAD_OK), 1);   /* every request is a task */
+    assert_int_equal(sc.ops->finished(c0, 0, LOAD_FAIL_IO), 1);
+    sc.ops->conn_free(c0);
+    sc.ops->conn_free(c1);
+    sc.ops->worker_free(w);
     scenario_get_free(&sc);
 }
 
@@ -75,27 +75,27 @@ static void test_answers(void **state)
     char why[128] = "";
     const int good[] = {200, 201, 204, 299, 301, 302, 304, 399};
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-        assert_int_equal(sc.check(NULL, 0, good[i], "", 0, why, sizeof(why)), LOAD_OK);
+        assert_int_equal(sc.ops->check(NULL, 0, good[i], "", 0, why, sizeof(why)), LOAD_OK);
     const int bad[] = {100, 199, 400, 404, 500, 503};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        assert_int_equal(sc.check(NULL, 0, bad[i], "", 0, why, sizeof(why)), LOAD_FAIL_STATUS);
+        assert_int_equal(sc.ops->check(NULL, 0, bad[i], "", 0, why, sizeof(why)), LOAD_FAIL_STATUS);
     assert_string_equal(why, "HTTP 503 (expected 2xx or 3xx)");
     /* No --tasks limit (--duration): the engine ends the run. */
-    void *w = sc.worker_new(sc.state, 0, 1), *c = sc.conn_new(w, 0);
+    void *w = sc.ops->worker_new(sc.state, 0, 1), *c = sc.ops->conn_new(w, 0);
     char buf[LOAD_REQ_MAX];
     size_t len;
     for (int i = 0; i < 1000; i++)
-        assert_int_equal(sc.next(c, 0, buf, sizeof(buf), &len), 0);
+        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), 0);
     cJSON *op = cJSON_CreateObject();
-    sc.options_json(sc.state, op, 0);
+    sc.ops->options_json(sc.state, op, 0);
     assert_null(op->child);
-    sc.options_json(sc.state, op, 1);
+    sc.ops->options_json(sc.state, op, 1);
     assert_string_equal(cJSON_GetObjectItem(op, "scenario")->valuestring, "get");
     assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(op, "paths"), 0)->valuestring,
                         "/");
     cJSON_Delete(op);
-    sc.conn_free(c);
-    sc.worker_free(w);
+    sc.ops->conn_free(c);
+    sc.ops->worker_free(w);
     scenario_get_free(&sc);
 }
 

@@ -204,43 +204,43 @@ static void test_scenario_tasks(void **state)
     assert_int_equal(sc.nkinds, 2);
     assert_string_equal(sc.kinds[MIX_POST], "POST");
     assert_string_equal(sc.kinds[MIX_GET], "GET");
-    void *w = sc.worker_new(sc.state, 0, 1);
+    void *w = sc.ops->worker_new(sc.state, 0, 1);
     assert_non_null(w);
-    void *c = sc.conn_new(w, 0);
+    void *c = sc.ops->conn_new(w, 0);
     assert_non_null(c);
     char buf[LOAD_REQ_MAX], url[256], body[400], why[128];
     size_t len = 0;
-    assert_int_equal(sc.next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
     assert_true(len > 0 && strncmp(buf, "POST /p/link HTTP/1.1\r\n", 23) == 0);
     created(buf, len, url, sizeof(url));
     const char *ok = "{\"short_link\": \"Ab12\"}";
-    assert_int_equal(sc.check(c, MIX_POST, 201, ok, strlen(ok), why, sizeof(why)), LOAD_OK);
-    assert_int_equal(sc.finished(c, MIX_POST, LOAD_OK), 0);
+    assert_int_equal(sc.ops->check(c, MIX_POST, 201, ok, strlen(ok), why, sizeof(why)), LOAD_OK);
+    assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 0);
     snprintf(body, sizeof(body), "{\"link\": \"%s\"}", url);
     for (int g = 0; g < 2; g++) {
-        assert_int_equal(sc.next(c, 0, buf, sizeof(buf), &len), MIX_GET);
+        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_GET);
         assert_memory_equal(buf, "GET /p/link/Ab12 HTTP/1.1\r\n", 27);
-        assert_int_equal(sc.check(c, MIX_GET, 200, body, strlen(body), why, sizeof(why)),
+        assert_int_equal(sc.ops->check(c, MIX_GET, 200, body, strlen(body), why, sizeof(why)),
                          LOAD_OK);
-        assert_int_equal(sc.check(c, MIX_GET, 200, "{\"link\": \"https://x.org/\"}", 26, why,
+        assert_int_equal(sc.ops->check(c, MIX_GET, 200, "{\"link\": \"https://x.org/\"}", 26, why,
                                   sizeof(why)), LOAD_FAIL_BODY);
-        assert_int_equal(sc.finished(c, MIX_GET, LOAD_OK), g == 1);   /* the last GET ends it */
+        assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_OK), g == 1);   /* the last GET ends it */
     }
     /* The second task fails at its POST: over, its GETs never sent. */
-    assert_int_equal(sc.next(c, 0, buf, sizeof(buf), &len), MIX_POST);
-    assert_int_equal(sc.finished(c, MIX_POST, LOAD_FAIL_IO), 1);
-    assert_int_equal(sc.next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+    assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_FAIL_IO), 1);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
     /* The --json options the shortener has always printed, in two parts. */
     cJSON *op = cJSON_CreateObject();
-    sc.options_json(sc.state, op, 0);
+    sc.ops->options_json(sc.state, op, 0);
     assert_int_equal(cJSON_GetObjectItem(op, "gets")->valuedouble, 2);
     assert_null(cJSON_GetObjectItem(op, "keys"));
-    sc.options_json(sc.state, op, 1);
+    sc.ops->options_json(sc.state, op, 1);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(op, "keys")));
     assert_non_null(cJSON_GetObjectItem(op, "create_ratio"));
     cJSON_Delete(op);
-    sc.conn_free(c);
-    sc.worker_free(w);
+    sc.ops->conn_free(c);
+    sc.ops->worker_free(w);
     mix_scenario_free(&sc);
 }
 
@@ -253,27 +253,27 @@ static void test_scenario_pool(void **state)
     struct mix_opts o = {.duration = 1, .create_ratio = 0.5};
     struct load_scenario sc;
     assert_int_equal(mix_scenario_init(&sc, &o, &u, NULL, NULL), 0);
-    void *w = sc.worker_new(sc.state, 0, 1);
-    void *c = sc.conn_new(w, 0);
+    void *w = sc.ops->worker_new(sc.state, 0, 1);
+    void *c = sc.ops->conn_new(w, 0);
     char buf[LOAD_REQ_MAX], why[128];
     size_t len;
     /* Nothing to GET yet: a POST, whatever the ratio. */
-    assert_int_equal(sc.next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
     const char *ok = "{\"short_link\": \"Zz9\"}";
-    assert_int_equal(sc.check(c, MIX_POST, 201, ok, strlen(ok), why, sizeof(why)), LOAD_OK);
-    assert_int_equal(sc.finished(c, MIX_POST, LOAD_OK), 1);   /* every request is a task */
+    assert_int_equal(sc.ops->check(c, MIX_POST, 201, ok, strlen(ok), why, sizeof(why)), LOAD_OK);
+    assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 1);   /* every request is a task */
     int gets = 0;
     for (int i = 0; i < 200; i++) {
-        int k = sc.next(c, 0, buf, sizeof(buf), &len);
+        int k = sc.ops->next(c, 0, buf, sizeof(buf), &len);
         if (k == MIX_GET) {
             gets++;
             assert_memory_equal(buf, "GET /link/Zz9 HTTP/1.1\r\n", 24);
         }
-        sc.finished(c, k, LOAD_FAIL_TIMEOUT);   /* nothing more enters the pool */
+        sc.ops->finished(c, k, LOAD_FAIL_TIMEOUT);   /* nothing more enters the pool */
     }
     assert_true(gets > 50 && gets < 150);
-    sc.conn_free(c);
-    sc.worker_free(w);
+    sc.ops->conn_free(c);
+    sc.ops->worker_free(w);
     mix_scenario_free(&sc);
 }
 
