@@ -36,9 +36,20 @@ trap 'echo "mutants.sh: terminated" >&2; exit 143' TERM
 cd "$SCR" || exit 1
 cp "$LIST" "$SCR/mutants.list"   # read from a copy: the list may be edited meanwhile
 UNITS=$(find tests/unit -name 'test_*.c' | sort | sed 's|^tests/unit/|build/asan/tests/|; s|\.c$||' | tr '\n' ' ')
+# build [SUITES]: both binaries and the unit tests the suites name (all of
+# them without SUITES). Each unit binary links every object, so relinking
+# only those a fault's suites run keeps a fault's build short; one left
+# stale is relinked when a later fault names it (make sees its objects).
 build() {
-    # shellcheck disable=SC2086  # UNITS is a list of targets
-    make -j2 kvtest build/asan/kvtest $UNITS >"$SCR/build.log" 2>&1
+    local targets=$UNITS s
+    if [ $# -gt 0 ]; then
+        targets=""
+        for s in "$@"; do
+            case $s in unit:*) targets+=" build/asan/tests/${s#unit:}" ;; esac
+        done
+    fi
+    # shellcheck disable=SC2086  # targets is a list of make targets
+    make -j2 kvtest build/asan/kvtest $targets >"$SCR/build.log" 2>&1
 }
 build || { tail -n 20 "$SCR/build.log" >&2; echo "mutants.sh: the unchanged tree does not build" >&2; exit 1; }
 
@@ -111,7 +122,8 @@ while IFS= read -r line || [ -n "$line" ]; do
     cp -p "$f" "$SCR/orig.bak"
     ORIG=$orig NEW=$faulty perl -0777 -pi -e 'my $o = $ENV{ORIG}; my $n = $ENV{NEW}; s/\Q$o\E/$n/' "$f"
     verdict=SURVIVED by=""
-    if ! build; then
+    # shellcheck disable=SC2086  # suites is a list of words
+    if ! build $suites; then
         verdict=BROKEN by="(does not compile: $(grep -m1 'error' "$SCR/build.log"))"
     else
         for s in $suites; do
