@@ -120,6 +120,31 @@ static const struct command *find_command(const char *name)
     return NULL;
 }
 
+/* "kvtest __options [CMD [SUB]]", hidden, for shell completion: what may
+ * follow. Without CMD the commands ("run command"); with CMD the rows of
+ * its option table, printed by cli_parse in list mode from the table the
+ * command really parses with (or a dispatcher's subcommands). Exit 0 when
+ * something was listed, 2 otherwise (an unknown command, or a command of
+ * another build). */
+static int list_options(int argc, char **argv)
+{
+    if (argc == 0) {
+        for (size_t i = 0; i < NCOMMANDS; i++)
+            if (commands[i].help)
+                printf("%s command\n", commands[i].name);
+        printf("help command\n--version flag\n");
+        return 0;
+    }
+    const struct command *c = find_command(argv[0]);
+    if (!c || !c->help || argc > 2)
+        return 2;
+    cli_list_set(1);
+    c->fn(argc - 1, argv + 1);
+    int done = cli_list_done();
+    cli_list_set(0);
+    return done ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
     cli_set_cmdline(argc, argv);
@@ -134,6 +159,8 @@ int main(int argc, char **argv)
                sqlite3_libversion(), sqlite3_sourceid(), KVTEST_BUILD, os_flavour());
         return 0;
     }
+    if (strcmp(name, "__options") == 0)
+        return list_options(argc - 2, argv + 2);
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 ||
         strcmp(name, "-help") == 0 || strcmp(name, "-h") == 0) {
         if (argc == 2 || strcmp(name, "help") != 0) {

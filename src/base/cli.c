@@ -147,10 +147,59 @@ static int set_value(const char *cmd, const struct cli_opt *o, const char *val)
     }
 }
 
+static int list_on, list_done;
+
+void cli_list_set(int on)
+{
+    list_on = on;
+    list_done = 0;
+}
+
+int cli_list_mode(void)
+{
+    return list_on;
+}
+
+int cli_list_done(void)
+{
+    return list_done;
+}
+
+void cli_list_word(const char *word, const char *kind)
+{
+    printf("%s %s\n", word, kind);
+    list_done = 1;
+}
+
+/* The table as list mode prints it (see cli.h); 2, so the caller stops. */
+static int list_table(const struct cli_opt *opts, int nopts)
+{
+    static const char *const types[] = {
+        [CLI_FLAG] = "flag", [CLI_SET] = "flag", [CLI_INT] = "int",
+        [CLI_DOUBLE] = "double", [CLI_STR] = "str", [CLI_ENUM] = "enum",
+    };
+    for (int i = 0; i < nopts; i++) {
+        const struct cli_opt *o = &opts[i];
+        if (o->hidden)
+            continue;
+        printf("--%s %s", o->name, o->type == CLI_STR && o->path ? "path" : types[o->type]);
+        for (int c = 0; o->type == CLI_ENUM && o->choices[c]; c++)
+            printf(" %s", o->choices[c]);
+        putchar('\n');
+    }
+    fflush(stdout);
+    list_done = 1;
+    return 2;
+}
+
 int cli_parse(const char *cmd, int argc, char **argv,
               const struct cli_opt *opts, int nopts,
               const char **pos, int maxpos, int *npos)
 {
+    if (list_on) {
+        *npos = 0;
+        return list_table(opts, nopts);
+    }
     /* Which CLI_SET option last wrote each destination, to catch
      * "--asc --desc" instead of silently letting the last one win. */
     const struct cli_opt *set_by[64] = {0};

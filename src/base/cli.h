@@ -25,6 +25,8 @@ struct cli_opt {
     double dmin, dmax;    /* CLI_DOUBLE bounds (inclusive) */
     const char *const *choices;  /* CLI_ENUM: the names, NULL-terminated */
     int anycase;          /* CLI_ENUM: match ignoring case (SQLite's pragma values) */
+    int path;             /* CLI_STR: the value names a file or directory (completion) */
+    int hidden;           /* not in the help, so not listed (test hooks, baselines) */
 };
 
 /* The (1 ? (d) : (T *)0) in each macro makes a dest of the wrong type
@@ -38,6 +40,12 @@ struct cli_opt {
 #define CLI_DOUBLE_OPT(nm, d, lo, hi) \
     {.name = (nm), .type = CLI_DOUBLE, .dest = (1 ? (d) : (double *)0), .dmin = (lo), .dmax = (hi)}
 #define CLI_STR_OPT(nm, d) {.name = (nm), .type = CLI_STR, .dest = (1 ? (d) : (const char **)0)}
+/* A string that names a file or directory: shell completion offers files. */
+#define CLI_PATH_OPT(nm, d) \
+    {.name = (nm), .type = CLI_STR, .dest = (1 ? (d) : (const char **)0), .path = 1}
+/* A path option left out of the help and of completion (a test hook). */
+#define CLI_HIDDEN_PATH_OPT(nm, d) \
+    {.name = (nm), .type = CLI_STR, .dest = (1 ? (d) : (const char **)0), .path = 1, .hidden = 1}
 /* *d = index in names (a NULL-terminated array); a value not in it is the
  * misuse "--NAME must be A or B, got 'X'" (or "one of A, B, C; got"). */
 #define CLI_ENUM_OPT(nm, d, names) \
@@ -45,6 +53,10 @@ struct cli_opt {
 #define CLI_ENUM_ANYCASE_OPT(nm, d, names) \
     {.name = (nm), .type = CLI_ENUM, .dest = (1 ? (d) : (int *)0), .choices = (names), \
      .anycase = 1}
+/* An enum left out of the help and of completion (a benchmark baseline). */
+#define CLI_HIDDEN_ENUM_OPT(nm, d, names) \
+    {.name = (nm), .type = CLI_ENUM, .dest = (1 ? (d) : (int *)0), .choices = (names), \
+     .hidden = 1}
 
 /* The number of rows of an option table (an array, not a pointer). */
 #define CLI_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
@@ -63,6 +75,22 @@ int cli_parse(const char *cmd, int argc, char **argv,
 int cli_parse_one(const char *cmd, int argc, char **argv,
                   const struct cli_opt *opts, int nopts,
                   const char **arg, const char *missing);
+
+/* List mode ("kvtest __options CMD", what shell completion asks): while
+ * it is on, cli_parse and cli_parse_one parse nothing. They print the
+ * table on stdout, one line per row not hidden, "--NAME TYPE" with TYPE
+ * flag, int, double, str, path or enum (then the choices: "--jmode enum
+ * delete truncate ..."), and return 2: every command parses before it does
+ * any work, so it stops there as after a misuse, and main exits 0 because
+ * cli_list_done() says the table was printed. Process-wide, because the
+ * tables are local to each command's entry function. */
+void cli_list_set(int on);
+int cli_list_mode(void);
+/* 1 when a table or a word was listed since cli_list_set(1). */
+int cli_list_done(void);
+/* In list mode, "WORD KIND" for what is not an option row (a subcommand:
+ * "load command"); marks the listing done. */
+void cli_list_word(const char *word, const char *kind);
 
 /* Print "kvtest CMD: <message>" and return 2 (usage error). */
 int cli_usage(const char *cmd, const char *fmt, ...)

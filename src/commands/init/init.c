@@ -346,10 +346,10 @@ int cmd_init(int argc, char **argv)
         CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
         CLI_FLAG_OPT("force", &o.force),
         CLI_FLAG_OPT("json", &o.json),
-        CLI_STR_OPT("from", &o.from),
-        CLI_STR_OPT("sizes-from", &o.sizes_from),
+        CLI_PATH_OPT("from", &o.from),
+        CLI_PATH_OPT("sizes-from", &o.sizes_from),
         CLI_INT_OPT("max-size", &o.max_size, 1, INIT_MAX_BLOB),
-        CLI_ENUM_OPT("method", &method, methods),   /* hidden: benchmark baseline */
+        CLI_HIDDEN_ENUM_OPT("method", &method, methods),   /* benchmark baseline */
     };
     int rc = cli_parse_one("init", argc, argv, opts, CLI_COUNT(opts), &o.path,
                            "missing DBFILE (usage: kvtest init DBFILE [options])");

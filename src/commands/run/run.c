@@ -179,7 +179,7 @@ int cmd_run(int argc, char **argv)
         CLI_FLAG_OPT("verify", &o.verify),
         CLI_FLAG_OPT("no-latency", &nolat),
         CLI_FLAG_OPT("json", &o.json),
-        CLI_STR_OPT("keys-out", &keys_out),   /* test hook, not in the help */
+        CLI_HIDDEN_PATH_OPT("keys-out", &keys_out),   /* test hook */
     };
     int rc = cli_parse_one("run", argc, argv, opts, CLI_COUNT(opts), &o.path,
                            "missing PATH (usage: kvtest run PATH [options])");

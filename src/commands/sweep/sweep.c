@@ -273,7 +273,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
         CLI_FLAG_OPT("keep", &o->keep),
         CLI_FLAG_OPT("force", &o->force),
         CLI_FLAG_OPT("json", &o->json),
-        CLI_STR_OPT("keys-out", &o->keys_out),   /* test hook, not in the help */
+        CLI_HIDDEN_PATH_OPT("keys-out", &o->keys_out),   /* test hook */
     };
     int rc = cli_parse_one("sweep", argc, argv, opts, CLI_COUNT(opts), &o->dir,
                            "expected DIR (try: kvtest help sweep)");

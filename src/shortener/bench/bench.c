@@ -178,7 +178,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
     const struct cli_opt opts[] = {
         CLI_STR_OPT("configs", &o->configs),
         CLI_STR_OPT("cache", &o->cache_url),
-        CLI_STR_OPT("compare-db", &o->compare),
+        CLI_PATH_OPT("compare-db", &o->compare),
         CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
         CLI_INT_OPT("lookups", &o->lookups, 1, 1000000000000LL),
         CLI_INT_OPT("threads", &o->threads, 1, 256),

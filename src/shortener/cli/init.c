@@ -54,7 +54,7 @@ int shortener_init(int argc, char **argv)
         CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
         CLI_FLAG_OPT("force", &force),
         CLI_ENUM_OPT("schema", &schema, schemas),
-        CLI_STR_OPT("from", &from),
+        CLI_PATH_OPT("from", &from),
     };
     const char *db;
     int rc = cli_parse_one(cmd, argc, argv, opts, CLI_COUNT(opts), &db,

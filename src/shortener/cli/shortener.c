@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/cli.h"
 #include "commands/commands.h"
 #include "shortener/cli/shortener_cmds.h"
 
@@ -34,6 +35,11 @@ static const struct sub subs[] = {
 
 int cmd_shortener(int argc, char **argv)
 {
+    if (argc < 1 && cli_list_mode()) {   /* kvtest __options shortener */
+        for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+            cli_list_word(subs[i].name, "command");
+        return 0;
+    }
     if (argc < 1) {
         fputs(help_shortener, stderr);
         return 2;

@@ -195,6 +195,98 @@ static void test_cli_parse_one(void **state)
     assert_string_equal(arg, "-x.db");
 }
 
+/* fn(ctx) with stdout captured into out (NUL-terminated). */
+static void stdout_capture(void (*fn)(void *), void *ctx, char *out, size_t cap)
+{
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    fflush(stdout);
+    int saved = dup(1);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(tmp), 1) >= 0);
+    fn(ctx);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    rewind(tmp);
+    size_t n = fread(out, 1, cap - 1, tmp);
+    fclose(tmp);
+    out[n] = 0;
+}
+
+struct list_case {
+    const struct cli_opt *opts;
+    int nopts, rc, npos;
+};
+
+static void list_parse(void *ctx)
+{
+    struct list_case *c = ctx;
+    const char *args[] = {"--count", "5", "--fast", "--jmode", "wal", "--from", "d", "x.db"};
+    const char *pos[1];
+    c->npos = -1;
+    c->rc = parse_capture(c->opts, c->nopts, 8, args, pos, 1, &c->npos, NULL);
+}
+
+static void list_word(void *ctx)
+{
+    (void)ctx;
+    cli_list_word("load", "command");
+}
+
+/* List mode (kvtest __options, for completion): the table printed from its
+ * rows, hidden ones left out, nothing parsed, and 2 so the command stops. */
+static void test_cli_list(void **state)
+{
+    (void)state;
+    int64_t count = 7;
+    int fast = 0, ord = 0, jmode = -1, method = 0;
+    double z = 0;
+    const char *from = NULL, *name = NULL, *hook = NULL;
+    static const char *const jmodes[] = {"delete", "wal", NULL};
+    const struct cli_opt opts[] = {
+        CLI_INT_OPT("count", &count, 1, 100),
+        CLI_FLAG_OPT("fast", &fast),
+        CLI_SET_OPT("asc", &ord, 1),
+        CLI_DOUBLE_OPT("zipf", &z, 0, 9),
+        CLI_STR_OPT("name", &name),
+        CLI_PATH_OPT("from", &from),
+        CLI_ENUM_ANYCASE_OPT("jmode", &jmode, jmodes),
+        CLI_HIDDEN_PATH_OPT("keys-out", &hook),
+        CLI_HIDDEN_ENUM_OPT("method", &method, jmodes),
+    };
+    struct list_case c = {opts, CLI_COUNT(opts), -1, -1};
+    char out[1024];
+    cli_list_set(1);
+    assert_int_equal(cli_list_mode(), 1);
+    assert_int_equal(cli_list_done(), 0);
+    stdout_capture(list_parse, &c, out, sizeof out);
+    assert_int_equal(c.rc, 2);
+    assert_int_equal(c.npos, 0);
+    assert_string_equal(err_line, "");
+    assert_string_equal(out, "--count int\n--fast flag\n--asc flag\n--zipf double\n"
+                             "--name str\n--from path\n--jmode enum delete wal\n");
+    assert_int_equal(cli_list_done(), 1);
+    /* Nothing was parsed into the destinations. */
+    assert_int_equal(count, 7);
+    assert_int_equal(fast, 0);
+    assert_int_equal(jmode, -1);
+    assert_null(from);
+    stdout_capture(list_word, NULL, out, sizeof out);
+    assert_string_equal(out, "load command\n");
+    /* Off again: the same arguments are parsed as ever. */
+    cli_list_set(0);
+    assert_int_equal(cli_list_done(), 0);
+    stdout_capture(list_parse, &c, out, sizeof out);
+    assert_int_equal(c.rc, 0);
+    assert_int_equal(c.npos, 1);
+    assert_string_equal(out, "");
+    assert_int_equal(count, 5);
+    assert_int_equal(fast, 1);
+    assert_int_equal(jmode, 1);
+    assert_string_equal(from, "d");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_cli_bounds),
         cmocka_unit_test(test_cli_enum),
         cmocka_unit_test(test_cli_parse_one),
+        cmocka_unit_test(test_cli_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
