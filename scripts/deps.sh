@@ -13,6 +13,7 @@ set -euo pipefail
 PKGS=(build-essential clang libclang-rt-14-dev pkg-config
       libhiredis-dev libmicrohttpd-dev libhttp-parser-dev libcjson-dev
       libcmocka-dev bats bats-assert bats-support shellcheck gnuplot-nox wrk curl jq strace)
+PKGS+=(bash-completion)   # tests/cli/completion.bats drives src/doc/kvtest.bash with it
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
 case "${1:-}" in
