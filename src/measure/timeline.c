@@ -4,6 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
+
+int timeline_parse_interval(const char *s, uint64_t *ns)
+{
+    double v;
+    if (units_parse_duration(s, &v) != 0 || v < 0.001 || v > 3600)
+        return -1;
+    *ns = (uint64_t)(v * 1e9 + 0.5);
+    return 0;
+}
+
 void timeline_init(struct timeline *t, uint64_t t0, uint64_t step_ns)
 {
     memset(t, 0, sizeof(*t));

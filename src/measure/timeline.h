@@ -30,6 +30,10 @@ struct timeline {
     uint64_t dropped;          /* completions past TIMELINE_MAX or out of memory */
 };
 
+/* --interval D (units_parse_duration: 500ms, 1s, 2m), 1 ms to 1 h, into
+ * *ns. 0, or -1 if D is not such a duration. */
+int timeline_parse_interval(const char *s, uint64_t *ns);
+
 void timeline_init(struct timeline *t, uint64_t t0, uint64_t step_ns);
 void timeline_free(struct timeline *t);
 /* One completion at t_done (ns, same clock as t0), its latency (or

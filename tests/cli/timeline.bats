@@ -93,3 +93,31 @@ HEADER=t_s,requests,failures,p50_us,p99_us,max_us
     expect_error 2 "over 3600 intervals" shortener load http://127.0.0.1:9 --duration 2h \
         --timeline "$D/t.csv" --interval 1s
 }
+
+# ---- kvtest run --timeline -------------------------------------------------------
+
+@test "run --timeline: one row per interval of the run, accesses add up to --count" {
+    "$KVTEST" init "$D/x.db" --count 2000 --size 1000 >/dev/null
+    run "$KVTEST" run "$D/x.db" --count 30000 --random --threads 2 --repeat 2 --warmup 1 \
+        --json --timeline "$D/r.csv" --interval 5ms
+    assert_success
+    # the last measured run's seconds: ceil(seconds / 5 ms) rows
+    want=$(jq -r '.result.runs[-1].seconds | . / 0.005 | ceil' <<<"$output")
+    [ "$want" -ge 2 ]
+    run head -n1 "$D/r.csv"
+    assert_output "$HEADER"
+    rows=$(($(wc -l <"$D/r.csv") - 1))
+    [ "$rows" -eq "$want" ] || { echo "rows $rows, want $want"; false; }
+    run awk -F, 'NR > 1 { r += $2; f += $3; if ($2 > 0 && $6 == "") bad++ }
+                 END { print r, f, bad + 0 }' "$D/r.csv"
+    assert_output "30000 0 0"
+}
+
+@test "run --timeline: usage errors before anything is measured" {
+    "$KVTEST" init "$D/x.db" --count 10 >/dev/null
+    touch "$D/file"
+    expect_error 2 "cannot write --timeline $D/file/r.csv" run "$D/x.db" --timeline "$D/file/r.csv"
+    expect_error 2 "invalid --interval '0'" run "$D/x.db" --timeline "$D/r.csv" --interval 0
+    expect_error 2 "--interval needs --timeline" run "$D/x.db" --interval 1s
+    expect_error 2 "drop --no-latency" run "$D/x.db" --timeline "$D/r.csv" --no-latency
+}

@@ -186,15 +186,13 @@ static int check_timeline(struct load_opts *o, struct load_args *a)
 {
     if (!a->timeline_path)
         return a->interval_s ? cli_usage(CMD, "--interval needs --timeline FILE") : 0;
-    double step = 1;
-    if (a->interval_s && (units_parse_duration(a->interval_s, &step) != 0 || step < 0.001 ||
-                          step > 3600))
+    o->timeline_ns = 1000000000u;
+    if (a->interval_s && timeline_parse_interval(a->interval_s, &o->timeline_ns) != 0)
         return cli_usage(CMD, "invalid --interval '%s' (1ms to 1h: seconds, or with ms/s/m/h)",
                          a->interval_s);
-    if (o->duration / step > TIMELINE_MAX)
+    if (o->duration * 1e9 / (double)o->timeline_ns > TIMELINE_MAX)
         return cli_usage(CMD, "--interval %s gives over %d intervals in --duration %s",
                          a->interval_s, TIMELINE_MAX, a->duration_s);
-    o->timeline_ns = (uint64_t)(step * 1e9 + 0.5);
     if (!(a->timeline = fopen(a->timeline_path, "w")))
         return cli_usage(CMD, "cannot write --timeline %s: %s", a->timeline_path,
                          strerror(errno));
