@@ -9,6 +9,8 @@
 #   percentiles     read latency percentiles, warm and cold
 #   sweep           time per blob vs blob size, crossover marked
 #   shortener-throughput, shortener-latency   per cache configuration
+#   shortener-timeline   p50/p99 and requests/s per interval of each
+#                        configuration's first measured HTTP run (--timeline)
 #
 # Each chart is regenerated alone with the gnuplot command this script
 # prints in OUTDIR/charts/commands.txt. Safe to re-run (charts are replaced).
@@ -85,5 +87,14 @@ if has_data "$C/shortener-bench.csv" || has_data "$C/shortener-http.csv"; then
     v="inb='$C/shortener-bench.csv'; inh='$C/shortener-http.csv'; hasbench=$hb; hashttp=$hh; subtitle='$sub'"
     chart shortener-throughput "$v"
     chart shortener-latency "$v"
+fi
+# One line per configuration, its first round (shortener.sh writes
+# csv/shortener-timeline-CONFIG-rROUND.csv); the interval from the first
+# file's first two rows.
+tl=$(ls "$C"/shortener-timeline-*-r1.csv 2>/dev/null || true)
+if [ -n "$tl" ] && has_data "${tl%%$'\n'*}"; then
+    names=$(sed 's|.*/shortener-timeline-||; s|-r1\.csv$||' <<<"$tl" | tr '\n' ' ')
+    step=$(awk -F, 'NR == 3 { print $1; exit }' "${tl%%$'\n'*}")
+    chart shortener-timeline "files='$(tr '\n' ' ' <<<"$tl")'; names='$names'; step=${step:-1}; subtitle='$sub'"
 fi
 exit 0

@@ -318,6 +318,7 @@ if [ -s "$C/shortener-http.json" ]; then
 fi
 figure shortener-throughput "Shortener throughput" '^shortener-'
 figure shortener-latency "Shortener latency percentiles" '^shortener-'
+figure shortener-timeline "Shortener latency and throughput over each run (first round)" '^shortener-load'
 
 # ---------------------------------------------------------- environment
 w "" "## Environment" "" '```'

@@ -22,6 +22,8 @@
 #      check with wrk (same connections, same ids, scripts/study/wrk-links.lua),
 #      and in the first round run the classic task-shaped stress test
 #      (100 tasks: one POST, then 80 GETs of the new link); stop the service.
+#      Each measured load run also writes its timeline (--timeline, 250 ms
+#      rows) to csv/shortener-timeline-CONFIG-rROUND.csv, drawn as a chart.
 # Writes raw/shortener.jsonl (one object per run, straight from --json, plus
 # {"bench": {...}}), CSVs, charts and the REPORT.md section into DIR
 # (default bench-out/shortener-DATE). Every process it starts is stopped by
@@ -60,7 +62,8 @@ OUTDIR=${OUTDIR:-$KV_ROOT/bench-out/shortener-$(date -u +%Y%m%d-%H%M%S)}
 kv_prepare_out "$OUTDIR" "$FORCE"
 export KEEP
 RAW=$OUT/raw/shortener.jsonl
-rm -f "$RAW" "$OUT"/logs/shortener-*.txt
+rm -f "$RAW" "$OUT"/logs/shortener-*.txt "$OUT"/csv/shortener-timeline-*.csv
+mkdir -p "$OUT/csv"
 : >"$RAW"
 [ -e "$OUT/commands.tsv" ] && sed -i '/^shortener-/d' "$OUT/commands.tsv"
 [ -s "$OUT/env/environment.txt" ] || kv_env_capture
@@ -150,7 +153,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
             --keys "$KEYS" --create-ratio 0 --seed "$r" --json
         kv_json shortener-load "$(meta http "$name" "$r" 0)" "$RAW" \
             "$KVTEST" shortener load "$URL" --duration "$DURATION" --threads "$THREADS" \
-            --keys "$KEYS" --create-ratio 0 --seed "$((r + 100))" --json
+            --keys "$KEYS" --create-ratio 0 --seed "$((r + 100))" --json \
+            --timeline "$OUT/csv/shortener-timeline-$name-r$r.csv" --interval 250ms
         wtmp=$(mktemp "$OUT/logs/.wrk.XXXXXX")
         kv_run shortener-wrk "$wtmp" wrk -t2 -c"$THREADS" -d"${DURATION}s" \
             -s "$KV_SCRIPTS/wrk-links.lua" "$URL" -- "$KEYS"

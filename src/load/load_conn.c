@@ -117,6 +117,8 @@ static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *w
         pend_push(v->w, v);
         return;
     }
+    if (v->w->c.tl)   /* no answer, so no latency: counted when it failed */
+        timeline_record(v->w->c.tl, clock_now_ns(), TIMELINE_NO_LATENCY, 1);
     vu_finish(v, f, why);
 }
 
@@ -124,8 +126,8 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
 {
     struct load_worker *w = v->w;
     struct load_resp *r = &v->resp;
-    uint64_t t0 = w->s->o->rate > 0 ? v->t_sched : v->t_sent;
-    hist_record(w->c.h[v->kind], t1 > t0 ? t1 - t0 : 0);
+    uint64_t t0 = w->s->o->rate > 0 ? v->t_sched : v->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
+    hist_record(w->c.h[v->kind], lat);
     char why[256] = "";
     enum load_fail f;
     if (r->overflow) {
@@ -135,6 +137,8 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
     } else {
         f = w->s->sc->ops->check(v->sc, v->kind, r->status, r->body, r->len, why, sizeof(why));
     }
+    if (w->c.tl)
+        timeline_record(w->c.tl, t1, lat, f != LOAD_OK);
     if (r->keep_alive)
         v->reused = 1;
     else
@@ -363,6 +367,8 @@ void *load_worker_main(void *arg)
     w->pend_tail = &w->pend_head;
     w->next_wake = UINT64_MAX;
     w->next_scan = clock_now_ns() + SCAN_NS;
+    if (w->c.tl)
+        timeline_init(w->c.tl, w->s->t_start, w->s->o->timeline_ns);
     for (int64_t i = 0; i < w->nvu; i++)
         vu_next(&w->vus[i]);
     struct epoll_event ev[256];

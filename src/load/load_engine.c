@@ -29,6 +29,8 @@ void load_counts_add(struct load_counts *dst, const struct load_counts *src)
         for (int f = 0; f < LOAD_NFAIL; f++)
             dst->fail[r][f] += src->fail[r][f];
     }
+    if (dst->tl && src->tl)
+        timeline_merge(dst->tl, src->tl);
     dst->tasks_ok += src->tasks_ok;
     dst->tasks_failed += src->tasks_failed;
     for (int e = 0; e < src->nerr; e++) {
@@ -70,6 +72,8 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
     for (int r = 0; r < sc->nkinds; r++)
         if (!(w->c.h[r] = hist_new()))
             return -1;
+    if (o->timeline_ns && !(w->c.tl = calloc(1, sizeof(*w->c.tl))))
+        return -1;
     w->vus = calloc((size_t)w->nvu, sizeof(*w->vus));
     w->rbuf = malloc(LOAD_RBUF);
     w->sc = sc->ops->worker_new(sc->state, w->index, (uint64_t)o->seed);
@@ -106,6 +110,9 @@ static void worker_cleanup(struct load_worker *w)
         sc->ops->worker_free(w->sc);
     for (int r = 0; r < sc->nkinds; r++)
         hist_free(w->c.h[r]);
+    if (w->c.tl)
+        timeline_free(w->c.tl);
+    free(w->c.tl);
 }
 
 static void poll_progress(const struct load_shared *s, const struct load_worker *w, int64_t nw,

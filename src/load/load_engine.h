@@ -19,6 +19,7 @@
 #include "load/load_http.h"
 #include "load/load_scenario.h"
 #include "measure/hist.h"
+#include "measure/timeline.h"
 
 struct load_opts {
     const char *command;       /* the JSON "command": "shortener load" */
@@ -28,6 +29,7 @@ struct load_opts {
     int64_t connections, timeout_ms, workers, seed;
     double duration;           /* 0: task mode, the scenario ends the run */
     double rate;               /* requests/s over all connections; 0: closed loop */
+    uint64_t timeline_ns;      /* --interval of --timeline; 0: no timeline */
     int json, allow_failures, progress;
 };
 
@@ -47,6 +49,7 @@ struct load_counts {
     uint64_t tasks_ok, tasks_failed;
     struct load_err err[LOAD_NERR_KEEP];
     int nerr;
+    struct timeline *tl;       /* per interval, all kinds (--timeline); or NULL */
 };
 
 /* Set by the first SIGINT/SIGTERM: connections stop starting requests, the

@@ -4,6 +4,7 @@
 #ifndef KVTEST_RUN_H
 #define KVTEST_RUN_H
 #include <stdint.h>
+#include <stdio.h>
 #include "base/json.h"
 #include "measure/hist.h"
 #include "stores/layout.h"
@@ -33,6 +34,9 @@ struct run_opts {
     int latency;            /* per-op histogram, default 1 (--no-latency: 0) */
     int json;               /* one JSON object on stdout instead of text */
     int quiet;              /* print nothing (library callers); r is filled */
+    FILE *timeline;         /* --timeline: the CSV of the last measured run's
+                               intervals (open; the caller closes it), or NULL */
+    uint64_t timeline_ns;   /* its --interval */
     const char *keys_out;   /* test hook (--keys-out FILE, not in the help):
                                write the keys of the last measured run */
 };

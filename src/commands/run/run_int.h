@@ -12,6 +12,7 @@
 #include "commands/run/run.h"
 #include "measure/runstats.h"
 #include "measure/stats.h"
+#include "measure/timeline.h"
 #include "stores/store.h"
 
 /* ---- the plan: what is decided before anything is timed ---------------- */
@@ -47,6 +48,8 @@ struct run_pass {
     int latency;                /* time each access into the workers' histograms */
     int64_t threads;
     int64_t *keys;              /* --keys-out: keys visited (one thread), or NULL */
+    struct timeline *timeline;  /* --timeline: this pass's intervals, all threads
+                                   (replaced by each pass), or NULL */
 };
 
 /* Figures of one measured pass. */
@@ -92,6 +95,7 @@ struct run_summary {
     int cold_effective;
     struct io_counters io_sum;       /* summed over the measured runs */
     struct hist *merged;             /* NULL with --no-latency */
+    struct timeline timeline;        /* --timeline: the last measured run's */
     int64_t checked, unverifiable;   /* --verify totals, read-back included */
     struct run_integrity integrity;
 };

@@ -28,6 +28,7 @@ struct ctx {
     int64_t max_id, start;
     int verify;
     int latency;
+    int timeline;               /* record each access in the worker's timeline */
     int update;
     int64_t threads;
     /* Written by every thread: a cache line of its own, claimed in chunks,
@@ -44,6 +45,7 @@ struct run_worker {
     struct ctx *c;
     int index;
     struct hist *h;
+    struct timeline tl;         /* --timeline: this pass's, of this thread */
     int64_t count, misses, bytes, checked, unverifiable;
     uint64_t t_end;
     struct sql_stats stats;
@@ -75,8 +77,10 @@ void run_workers_free(struct run_workers *ws)
 {
     if (!ws)
         return;
-    for (int64_t t = 0; t < ws->threads; t++)
+    for (int64_t t = 0; t < ws->threads; t++) {
         hist_free(ws->w[t].h);
+        timeline_free(&ws->w[t].tl);
+    }
     free(ws);
 }
 
@@ -136,6 +140,8 @@ static int worker_loop(struct run_worker *w, struct store *s, struct order *ord,
         if (c->latency) {
             t_prev = clock_now_ns();
             hist_record(w->h, t_prev - t0);
+            if (c->timeline)
+                timeline_record(&w->tl, t_prev, t_prev - t0, 0);
         }
         if (rc < 0)
             return -1;
@@ -244,7 +250,7 @@ static void run_workers(struct ctx *c, struct run_worker *w, int64_t threads)
 }
 
 /* Sum the workers' figures into f. */
-static void collect(struct run_worker *w, int64_t threads, struct hist *merged, struct run_fig *f)
+static void collect(const struct ctx *c, struct run_worker *w, int64_t threads, struct hist *merged, struct run_fig *f)
 {
     for (int64_t t = 0; t < threads; t++) {
         f->count += w[t].count;
@@ -255,6 +261,9 @@ static void collect(struct run_worker *w, int64_t threads, struct hist *merged, 
         if (merged && w[t].h)
             hist_merge(merged, w[t].h);
     }
+    if (c->timeline)
+        for (int64_t t = 0; t < threads; t++)
+            timeline_merge(c->ps->timeline, &w[t].tl);
     f->stats = w[0].stats;
     memcpy(f->jmode, w[0].jmode, sizeof f->jmode);
 }
@@ -270,6 +279,7 @@ int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist
     c.start = ps->o->start;
     c.verify = ps->verify;
     c.latency = ps->latency;
+    c.timeline = ps->latency && ps->timeline;
     c.update = ps->so.update;
     c.threads = ps->threads;
     c.keys = ps->keys;
@@ -281,6 +291,7 @@ int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist
     struct run_worker *w = ws->w;
     for (int64_t t = 0; t < ps->threads; t++) {
         struct hist *h = w[t].h;
+        timeline_free(&w[t].tl);
         memset(&w[t], 0, sizeof w[t]);
         w[t].c = &c;
         w[t].index = (int)t;
@@ -290,7 +301,14 @@ int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist
     }
     struct io_counters io0, io1;
     runstats_io_read(&io0);
+    if (c.timeline)
+        timeline_free(ps->timeline);
     uint64_t t0 = clock_now_ns();
+    if (c.timeline) {   /* interval 0 starts with the pass */
+        timeline_init(ps->timeline, t0, ps->o->timeline_ns);
+        for (int64_t t = 0; t < ps->threads; t++)
+            timeline_init(&w[t].tl, t0, ps->o->timeline_ns);
+    }
     run_workers(&c, w, ps->threads);
     uint64_t t1 = t0;
     for (int64_t t = 0; t < ps->threads; t++)
@@ -302,7 +320,7 @@ int run_pass_once(const struct run_pass *ps, struct run_workers *ws, struct hist
             return cli_fail(cmd, "%s", w[t].err);
     memset(f, 0, sizeof *f);
     f->seconds = (double)(t1 - t0) / 1e9;
-    collect(w, ps->threads, merged, f);
+    collect(&c, w, ps->threads, merged, f);
     if (io0.ok && io1.ok) {
         f->io_delta.ok = 1;
         for (int i = 0; i < 7; i++)

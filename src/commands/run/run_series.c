@@ -19,6 +19,7 @@ void run_summary_free(struct run_summary *s)
     free(s->us);
     free(s->mb);
     hist_free(s->merged);
+    timeline_free(&s->timeline);
     for (int i = 0; i < s->integrity.n; i++)
         free(s->integrity.rows[i]);
     free(s->integrity.rows);
@@ -50,6 +51,7 @@ static int measure_runs(const struct run_plan *p, struct run_pass *ps, struct ru
     for (int64_t w = 0; w < o->warmup; w++)
         if ((ret = run_pass_once(ps, ws, NULL, &scratch, cmd)) != 0)
             return ret;
+    ps->timeline = o->timeline ? &s->timeline : NULL;   /* measured runs only */
     for (int i = 0; i < s->nruns; i++) {
         struct run_fig *f = &s->figs[i];
         struct coldcache_stat cst;
@@ -80,6 +82,7 @@ static int read_back(const struct run_pass *measured, struct run_workers *ws,
     ps.verify = verify;
     ps.latency = 0;
     ps.keys = NULL;
+    ps.timeline = NULL;
     struct run_fig vf;
     int ret = run_pass_once(&ps, ws, NULL, &vf, cmd);
     if (ret == 0) {

@@ -9,6 +9,7 @@
  * request is taken out of the service's measured throughput: libcurl cost
  * 16-23 us of user CPU per request against wrk's ~4, and kvtest load
  * reported about two thirds of wrk's rate against the same service. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,12 @@ const char help_shortener_load[] =
     "  --allow-failures   exit 0 even if requests failed\n"
     "  --progress         progress on stderr even when it is not a terminal\n"
     "  --json             one JSON object with options, environment and results\n"
+    "  --timeline FILE    also write FILE, CSV: one row per interval of the run\n"
+    "                     (t_s,requests,failures,p50_us,p99_us,max_us), requests\n"
+    "                     counted in the interval they completed in, all kinds\n"
+    "                     together; a stall shows as rows with few or no\n"
+    "                     requests, then one with a high max\n"
+    "  --interval D       the --timeline interval (default 1s; also 200ms, 2s)\n"
     "\n"
     "Any HTTP server:\n"
     "  --scenario get     instead of the shortener's mix (--scenario shortener, the\n"
@@ -129,6 +136,8 @@ struct load_args {
     int npaths;
     int64_t threads;
     const char *duration_s;
+    const char *timeline_path, *interval_s;
+    FILE *timeline;            /* opened before the run, so a bad path costs no run */
 };
 
 /* The options only the shortener's mix reads must not come with another
@@ -171,6 +180,25 @@ static int check_mix(struct mix_opts *m, double duration)
     return 0;
 }
 
+/* --timeline: the file is opened here, before the run, so an unwritable
+ * path is a usage error and not a lost run. 0 or the usage error's status. */
+static int check_timeline(struct load_opts *o, struct load_args *a)
+{
+    if (!a->timeline_path)
+        return a->interval_s ? cli_usage(CMD, "--interval needs --timeline FILE") : 0;
+    o->timeline_ns = 1000000000u;
+    if (a->interval_s && timeline_parse_interval(a->interval_s, &o->timeline_ns) != 0)
+        return cli_usage(CMD, "invalid --interval '%s' (1ms to 1h: seconds, or with ms/s/m/h)",
+                         a->interval_s);
+    if (o->duration * 1e9 / (double)o->timeline_ns > TIMELINE_MAX)
+        return cli_usage(CMD, "--interval %s gives over %d intervals in --duration %s",
+                         a->interval_s, TIMELINE_MAX, a->duration_s);
+    if (!(a->timeline = fopen(a->timeline_path, "w")))
+        return cli_usage(CMD, "cannot write --timeline %s: %s", a->timeline_path,
+                         strerror(errno));
+    return 0;
+}
+
 /* Options that depend on each other; 0 or the usage error's status. */
 static int check_opts(struct load_opts *o, struct load_args *a)
 {
@@ -199,7 +227,7 @@ static int check_opts(struct load_opts *o, struct load_args *a)
         o->workers = o->connections;
     if (!o->progress)
         o->progress = isatty(STDERR_FILENO);
-    return 0;
+    return check_timeline(o, a);
 }
 
 /* One descriptor per connection plus ours: raise the soft limit toward the
@@ -217,11 +245,14 @@ static int raise_fd_limit(const struct load_opts *o)
 
 /* Run with SIGINT/SIGTERM ending the run early; the second one kills as
  * usual (SA_RESETHAND). Prints the results; returns the exit status. */
-static int run_and_report(const struct load_opts *o, const struct load_scenario *sc)
+static int run_and_report(const struct load_opts *o, const struct load_scenario *sc, FILE *tlf)
 {
     struct load_totals t;
+    struct timeline tl;
     if (load_totals_init(&t, sc) != 0)
         return cli_fail(CMD, "out of memory");
+    timeline_init(&tl, 0, o->timeline_ns);
+    t.c.tl = tlf ? &tl : NULL;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_interrupt;
@@ -236,9 +267,15 @@ static int run_and_report(const struct load_opts *o, const struct load_scenario 
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc != 0) {
+        timeline_free(&tl);
         load_totals_free(&t);
         return cli_fail(CMD, "%s", err);
     }
+    if (tlf && (timeline_write_csv(&tl, tlf, secs) != 0 || tl.dropped))
+        fprintf(stderr, "kvtest " CMD ": warning: the timeline misses %llu requests (%s)\n",
+                (unsigned long long)tl.dropped, tl.dropped ? "past its last interval or out "
+                "of memory" : "write error");
+    timeline_free(&tl);
     load_totals_finish(&t, secs);
     if (o->json)
         load_report_json(o, &t, o->base);
@@ -258,8 +295,9 @@ static int run_and_report(const struct load_opts *o, const struct load_scenario 
 }
 
 /* The shortener's mix: its key file read, then the run. */
-static int run_mix(const struct load_opts *o, const struct mix_opts *m)
+static int run_mix(const struct load_opts *o, const struct load_args *a)
 {
+    const struct mix_opts *m = &a->mix;
     struct mix_keys keys;
     struct keypick pick;
     memset(&keys, 0, sizeof(keys));
@@ -278,7 +316,7 @@ static int run_mix(const struct load_opts *o, const struct mix_opts *m)
     if (rc == 0 && mix_scenario_init(&sc, m, o->url, &keys, &pick) != 0)
         rc = cli_fail(CMD, "out of memory");
     else if (rc == 0) {
-        rc = run_and_report(o, &sc);
+        rc = run_and_report(o, &sc, a->timeline);
         mix_scenario_free(&sc);
     }
     mix_keys_free(&keys);
@@ -294,7 +332,7 @@ static int run_get(const struct load_opts *o, const struct load_args *a)
         return cli_usage(CMD, "%s", err);
     int rc = raise_fd_limit(o);
     if (rc == 0)
-        rc = run_and_report(o, &sc);
+        rc = run_and_report(o, &sc, a->timeline);
     scenario_get_free(&sc);
     return rc;
 }
@@ -352,6 +390,8 @@ int shortener_load(int argc, char **argv)
         CLI_FLAG_OPT("allow-failures", &o.allow_failures),
         CLI_FLAG_OPT("progress", &o.progress),
         CLI_FLAG_OPT("json", &o.json),
+        CLI_PATH_OPT("timeline", &a.timeline_path),
+        CLI_STR_OPT("interval", &a.interval_s),
         /* Repeatable, so take_paths takes every --path out before
          * cli_parse sees the rest: this row is never matched, it is here
          * so the table lists every option (kvtest __options). */
@@ -377,5 +417,8 @@ int shortener_load(int argc, char **argv)
     o.url = &u;
     if ((rc = check_opts(&o, &a)) != 0)
         return rc;
-    return a.scenario == SCENARIO_GET ? run_get(&o, &a) : run_mix(&o, &a.mix);
+    rc = a.scenario == SCENARIO_GET ? run_get(&o, &a) : run_mix(&o, &a);
+    if (a.timeline && fclose(a.timeline) != 0 && rc == 0)
+        rc = cli_fail(CMD, "cannot write --timeline %s: %s", a.timeline_path, strerror(errno));
+    return rc;
 }
