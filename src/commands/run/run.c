@@ -11,6 +11,7 @@
 #include "commands/commands.h"
 #include "stores/store.h"
 #include "base/units.h"
+#include "measure/report.h"
 
 const char help_run[] =
     "Usage: kvtest run PATH [options]\n"
@@ -67,6 +68,7 @@ const char help_run[] =
     "                      blobs are read back and checked after the runs.\n"
     "  --no-latency        do not time each access (to measure the timer's cost)\n"
     "  --json              one JSON object with options, environment and figures\n"
+    "  --csv               the --json fields as CSV: one row per round (result.runs)\n"
     "\n"
     "Output: the lines of SQLite's kvtest (SQLite version, --count/--max-id,\n"
     "--cache-size/--jmode, --mmap, Database page size, Total elapsed time,\n"
@@ -147,7 +149,7 @@ int cmd_run(int argc, char **argv)
     static const char *const syncs[] = {"off", "normal", "full", "extra", NULL};
     static const char *const fadvises[] = {"random", "normal", NULL};
     int jmode = -1, sync = -1, fadvise = -1;
-    int nolat = 0;
+    int nolat = 0, csv = 0;
     const char *cache_size = NULL;
     const char *keys_out = NULL;
     const struct cli_opt opts[] = {
@@ -179,11 +181,12 @@ int cmd_run(int argc, char **argv)
         CLI_FLAG_OPT("verify", &o.verify),
         CLI_FLAG_OPT("no-latency", &nolat),
         CLI_FLAG_OPT("json", &o.json),
+        CLI_FLAG_OPT("csv", &csv),
         CLI_STR_OPT("keys-out", &keys_out),   /* test hook, not in the help */
     };
     int rc = cli_parse_one("run", argc, argv, opts, CLI_COUNT(opts), &o.path,
                            "missing PATH (usage: kvtest run PATH [options])");
-    if (rc)
+    if (rc || (rc = report_csv_option("run", &o.json, csv, "result.runs")))
         return rc;
     o.jmode = jmode >= 0 ? jmodes[jmode] : NULL;
     o.synchronous = sync >= 0 ? syncs[sync] : NULL;

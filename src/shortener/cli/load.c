@@ -22,6 +22,7 @@
 #include "load/load_http.h"
 #include "load/load_report.h"
 #include "load/scenario_get.h"
+#include "measure/report.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/mix/mix.h"
 #include "shortener/mix/mix_keys.h"
@@ -69,6 +70,7 @@ const char help_shortener_load[] =
     "  --allow-failures   exit 0 even if requests failed\n"
     "  --progress         progress on stderr even when it is not a terminal\n"
     "  --json             one JSON object with options, environment and results\n"
+    "  --csv              the --json fields as CSV, one row (the run)\n"
     "\n"
     "Any HTTP server:\n"
     "  --scenario get     instead of the shortener's mix (--scenario shortener, the\n"
@@ -331,6 +333,7 @@ static int take_paths(int argc, char **argv, char **rest, int *nrest, struct loa
 int shortener_load(int argc, char **argv)
 {
     struct load_opts o = {.command = CMD, .tasks = 100, .timeout_ms = 5000, .seed = 1};
+    int csv = 0;
     struct load_args a = {
         .mix = {.gets = -1, .create_ratio = -1, .zipf = -1}, .scenario = SCENARIO_SHORTENER,
     };
@@ -351,6 +354,7 @@ int shortener_load(int argc, char **argv)
         CLI_FLAG_OPT("allow-failures", &o.allow_failures),
         CLI_FLAG_OPT("progress", &o.progress),
         CLI_FLAG_OPT("json", &o.json),
+        CLI_FLAG_OPT("csv", &csv),
     };
     char **rest = calloc((size_t)argc + 1, sizeof(*rest));
     if (!rest)
@@ -362,7 +366,7 @@ int shortener_load(int argc, char **argv)
         rc = cli_parse_one(CMD, nrest, rest, opts, CLI_COUNT(opts), &url,
                            "missing URL (for example http://127.0.0.1:5000)");
     free(rest);
-    if (rc)
+    if (rc || (rc = report_csv_option(CMD, &o.json, csv, NULL)))
         return rc;
     char base[512];
     struct load_url u;
