@@ -56,7 +56,8 @@ SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/%,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
-         $(OBJ)/asan/tests/base/test_os_fallback
+         $(OBJ)/asan/tests/base/test_os_fallback \
+         $(OBJ)/asan/tests/base/test_csv_core
 REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))
 ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
@@ -105,6 +106,12 @@ $(OBJ)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) $(OBJ)/sqlite3.o
 $(OBJ)/asan/tests/base/test_os_fallback: tests/unit/base/test_os.c src/base/os.c src/base/os.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_CORE) -DKVTEST_OS_FALLBACK -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lcmocka
+
+# base/csv over the core build's JSON stand-in (json_core.c) instead of libcjson.
+$(OBJ)/asan/tests/base/test_csv_core: tests/unit/base/test_csv.c src/base/csv.c src/base/json_core.c \
+		src/base/csv.h src/base/json.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_CORE) -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lm -lcmocka
 
 $(OBJ)/core/kvtest: $(CORE_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)

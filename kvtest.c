@@ -34,6 +34,7 @@
 #include "sqlite3.h"
 #include "base/cli.h"
 #include "base/os.h"
+#include "measure/report.h"
 #include "commands/commands.h"
 
 #define KVTEST_VERSION "1.0.0"
@@ -191,5 +192,11 @@ int main(int argc, char **argv)
         fputs(c->help, stdout);
         return 0;
     }
-    return c->fn(argc - 2, argv + 2);
+    int rc = c->fn(argc - 2, argv + 2);
+    /* --csv's rows are collected while the command runs: write them now. */
+    if (report_csv_end() != 0 && rc == 0) {
+        fprintf(stderr, "kvtest %s: cannot write the CSV output\n", name);
+        rc = 1;
+    }
+    return rc;
 }

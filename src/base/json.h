@@ -9,8 +9,24 @@
 #ifndef KVTEST_JSON_H
 #define KVTEST_JSON_H
 
+/* What a reader of a built tree (csv's flattener) needs, in both builds:
+ * cJSON has no call for a member's name or for walking children without
+ * O(n) indexing, so these wrap its fields in the full build. */
+enum json_kind { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+
 #ifndef KVTEST_CORE
 #include <cjson/cJSON.h>
+
+static inline const cJSON *json_child(const cJSON *j) { return j ? j->child : NULL; }
+static inline const cJSON *json_next(const cJSON *j) { return j ? j->next : NULL; }
+static inline const char *json_name(const cJSON *j) { return j ? j->string : NULL; }
+static inline const char *json_string(const cJSON *j) { return cJSON_GetStringValue(j); }
+static inline enum json_kind json_kind_of(const cJSON *j)
+{
+    return cJSON_IsObject(j) ? JSON_OBJECT : cJSON_IsArray(j) ? JSON_ARRAY
+         : cJSON_IsString(j) ? JSON_STRING : cJSON_IsNumber(j) ? JSON_NUMBER
+         : cJSON_IsTrue(j) ? JSON_TRUE : cJSON_IsFalse(j) ? JSON_FALSE : JSON_NULL;
+}
 #else
 
 typedef int cJSON_bool;
@@ -36,6 +52,13 @@ cJSON *cJSON_GetObjectItemCaseSensitive(const cJSON *obj, const char *name);
 /* One line, no spaces; malloc'd (free it), NULL on out of memory. */
 char *cJSON_PrintUnformatted(const cJSON *item);
 void cJSON_Delete(cJSON *item);
+
+/* The readers declared above for the full build (NULL-safe). */
+const cJSON *json_child(const cJSON *j);
+const cJSON *json_next(const cJSON *j);
+const char *json_name(const cJSON *j);
+const char *json_string(const cJSON *j);   /* NULL unless a string */
+enum json_kind json_kind_of(const cJSON *j);
 
 #endif
 #endif

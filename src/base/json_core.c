@@ -11,7 +11,9 @@
 
 #include "base/json.h"
 
-enum kind { J_NULL, J_FALSE, J_TRUE, J_NUMBER, J_STRING, J_ARRAY, J_OBJECT };
+/* json.h's enum json_kind, kept under the short names used below. */
+enum kind { J_NULL = JSON_NULL, J_FALSE = JSON_FALSE, J_TRUE = JSON_TRUE, J_NUMBER = JSON_NUMBER,
+            J_STRING = JSON_STRING, J_ARRAY = JSON_ARRAY, J_OBJECT = JSON_OBJECT };
 
 struct cJSON {
     enum kind kind;
@@ -143,6 +145,12 @@ cJSON *cJSON_GetObjectItemCaseSensitive(const cJSON *obj, const char *name)
             return c;
     return NULL;
 }
+
+const cJSON *json_child(const cJSON *j) { return j ? j->child : NULL; }
+const cJSON *json_next(const cJSON *j) { return j ? j->next : NULL; }
+const char *json_name(const cJSON *j) { return j ? j->name : NULL; }
+const char *json_string(const cJSON *j) { return j && j->kind == J_STRING ? j->str : NULL; }
+enum json_kind json_kind_of(const cJSON *j) { return j ? (enum json_kind)j->kind : JSON_NULL; }
 
 /* ---- printing ---- */
 

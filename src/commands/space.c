@@ -328,6 +328,7 @@ const char help_space[] =
     "\n"
     "Options:\n"
     "  --json      one JSON object with every figure\n"
+    "  --csv       the --json fields as CSV: one row per layout (layouts)\n"
     "\n"
     "\"kvtest stat PATH\" prints the same figures for one layout, with the\n"
     "database's payload bytes and page utilisation from SQLite's dbstat.\n";
@@ -427,14 +428,15 @@ static int space_compare(const char **pos, int npos, int json)
 
 int cmd_space(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, csv = 0;
     const struct cli_opt opts[] = {
         CLI_FLAG_OPT("json", &json),
+        CLI_FLAG_OPT("csv", &csv),
     };
     const char *pos[3];
     int npos = 0;
     int rc = cli_parse("space", argc, argv, opts, CLI_COUNT(opts), pos, 3, &npos);
-    if (rc)
+    if (rc || (rc = report_csv_option("space", &json, csv, "layouts")))
         return rc;
     if (npos < 2)
         return cli_usage("space", "expected DBFILE DIR [TREE] (try: kvtest help space)");

@@ -37,7 +37,8 @@ const char help_stat[] =
     "\n"
     "Options:\n"
     "  --vacuum         run VACUUM on the database first\n"
-    "  --json           print one JSON object instead of text\n";
+    "  --json           print one JSON object instead of text\n"
+    "  --csv            the --json fields as CSV, one row (the store)\n";
 
 static int fail_db(const char *cmd, const char *path, sqlite3 *db)
 {
@@ -259,15 +260,16 @@ static int stat_db(const char *path, int vacuum, int json)
 
 int cmd_stat(int argc, char **argv)
 {
-    int vacuum = 0, json = 0;
+    int vacuum = 0, json = 0, csv = 0;
     const struct cli_opt opts[] = {
         CLI_FLAG_OPT("vacuum", &vacuum),
         CLI_FLAG_OPT("json", &json),
+        CLI_FLAG_OPT("csv", &csv),
     };
     const char *path;
     int rc = cli_parse_one("stat", argc, argv, opts, CLI_COUNT(opts), &path,
                            "missing PATH (usage: kvtest stat PATH [--vacuum])");
-    if (rc)
+    if (rc || (rc = report_csv_option("stat", &json, csv, NULL)))
         return rc;
     char why[600];
     enum layout_kind k = layout_detect(path, why, sizeof why);

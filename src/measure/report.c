@@ -4,6 +4,7 @@
 
 #include "measure/report.h"
 #include "base/cli.h"
+#include "base/csv.h"
 #include "measure/env.h"
 
 static double us(uint64_t ns) { return (double)ns / 1000.0; }
@@ -35,18 +36,61 @@ void report_print_latency(FILE *f, const char *label, const struct hist *h)
             hist_mean(h) / 1000.0);
 }
 
-void report_json_print(cJSON *obj)
+/* The table --csv collects into: process-wide because a command's objects
+ * reach report_json_print from many call sites. */
+static struct csv_table *csv_out;
+static const char *csv_rows;
+
+int report_csv_begin(const char *rows_path)
+{
+    if (!csv_out && !(csv_out = csv_table_new()))
+        return -1;
+    csv_rows = rows_path;
+    return 0;
+}
+
+int report_csv_end(void)
+{
+    if (!csv_out)
+        return 0;
+    int rc = csv_table_write(csv_out, stdout);
+    csv_table_free(csv_out);
+    csv_out = NULL;
+    return rc;
+}
+
+int report_csv_option(const char *cmd, int *json, int csv, const char *rows_path)
+{
+    if (!csv)
+        return 0;
+    if (*json)
+        return cli_usage(cmd, "--csv and --json cannot be combined: choose one");
+    if (report_csv_begin(rows_path) != 0)
+        return cli_fail(cmd, "out of memory");
+    *json = 1;
+    return 0;
+}
+
+int report_json_print(cJSON *obj)
 {
     if (!obj)
-        return;
+        return -1;
+    int rc = 0;
+    if (csv_out) {
+        rc = csv_table_add(csv_out, obj, csv_rows);
+        cJSON_Delete(obj);
+        return rc;
+    }
     char *s = cJSON_PrintUnformatted(obj);
     if (s) {
         fputs(s, stdout);
         fputc('\n', stdout);
         fflush(stdout);
         free(s);
-    }
+    } else
+        rc = -1;
     cJSON_Delete(obj);
+    return rc;
 }
 
 cJSON *report_json_new(const char *command, const char *path)

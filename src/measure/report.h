@@ -90,8 +90,24 @@ cJSON *report_hist_json(const struct hist *h);
  * Nothing for an empty histogram. */
 void report_print_latency(FILE *f, const char *label, const struct hist *h);
 
-/* Print obj on one line to stdout (unformatted), then free it. */
-void report_json_print(cJSON *obj);
+/* Print obj on one line to stdout (unformatted), then free it; under
+ * report_csv_begin, add its rows to the CSV table instead. 0, or -1 on out
+ * of memory. */
+int report_json_print(cJSON *obj);
+
+/* --csv: from here on report_json_print collects rows (csv.h: one per
+ * element of the array at rows_path, NULL for one per object), and
+ * report_csv_end writes them all to stdout under one header. main calls
+ * report_csv_end after every command (a no-op without a begin), so a
+ * command only calls begin. 0, or -1 on out of memory / a write error. */
+int report_csv_begin(const char *rows_path);
+int report_csv_end(void);
+
+/* What every command does with --csv after parsing: with --json as well,
+ * the usage line and 2 (the exit status); with --csv, report_csv_begin
+ * (rows_path) and *json = 1, so the command builds its JSON objects as
+ * for --json and they come out as CSV. 0 when all is well. */
+int report_csv_option(const char *cmd, int *json, int csv, const char *rows_path);
 
 /* A new result object {"command": command, "cmdline": cli_cmdline(),
  * "env": env_json(path)} to which callers add "options" and "result". */

@@ -72,7 +72,7 @@ complete_line() {
     complete_line "kvtest shortener load http://127.0.0.1:1 --sc"
     assert_output "--scenario"
     complete_line "kvtest stat --"
-    assert_output "--json --vacuum"
+    assert_output "--csv --json --vacuum"
 }
 
 @test "an enum's choices, also after = and after a single dash" {

@@ -9,6 +9,7 @@
 #include "base/cli.h"
 #include "commands/commands.h"
 #include "commands/compare/compare_int.h"
+#include "measure/report.h"
 
 const char help_compare[] =
     "Usage: kvtest compare OLD NEW [--json] [--fail-above R]\n"
@@ -52,6 +53,7 @@ const char help_compare[] =
     "                   \"metric\", \"unit\", \"old\": {n, median, lo, hi}, \"new\",\n"
     "                   \"ratio\": {est, lo, hi}, \"p\", \"p_adj\", \"verdict\"}],\n"
     "                   \"summary\"}\n"
+    "  --csv            the --json fields as CSV: one row per table row (rows)\n"
     "  --fail-above R   exit 1 when a row is slower and its slowdown interval\n"
     "                   lies wholly above R (a time: the ratio's lower end > R;\n"
     "                   a rate: 1/ratio's upper end > R); such rows go to stderr\n"
@@ -216,23 +218,27 @@ static int compare_sides(struct compare_side *o, struct compare_side *n, int jso
 
 int cmd_compare(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, csv = 0;
     double limit = 0;
     const struct cli_opt opts[] = {
         CLI_FLAG_OPT("json", &json),
+        CLI_FLAG_OPT("csv", &csv),
         CLI_DOUBLE_OPT("fail-above", &limit, 1.0, 1e9),
     };
     const char *pos[2];
     int npos = 0;
     if (cli_parse("compare", argc, argv, opts, CLI_COUNT(opts), pos, 2, &npos))
         return 2;
+    int rc = report_csv_option("compare", &json, csv, "rows");
+    if (rc)
+        return rc;
     if (npos != 2)
         return cli_usage("compare", "two inputs wanted: OLD NEW (see kvtest help compare)");
     if (strcmp(pos[0], "-") == 0 && strcmp(pos[1], "-") == 0)
         return cli_usage("compare", "stdin (-) can be one side only");
     struct compare_side o, n;
     memset(&o, 0, sizeof o), memset(&n, 0, sizeof n);
-    int rc = compare_side_read(&o, pos[0]);
+    rc = compare_side_read(&o, pos[0]);
     if (!rc)
         rc = compare_side_read(&n, pos[1]);
     if (!rc)

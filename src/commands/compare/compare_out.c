@@ -6,6 +6,7 @@
 
 #include "commands/compare/compare_int.h"
 #include "base/cli.h"
+#include "measure/report.h"
 
 #define NCOL 8
 
@@ -167,11 +168,5 @@ int compare_print_json(const struct compare_side *old, const struct compare_side
     cJSON_AddNumberToObject(sum, "slower", count[STATS_SLOWER]);
     cJSON_AddNumberToObject(sum, "same", count[STATS_SAME]);
     cJSON_AddNumberToObject(sum, "too_few", count[STATS_TOO_FEW]);
-    char *s = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (!s)
-        return -1;
-    puts(s);
-    free(s);
-    return 0;
+    return report_json_print(o);   /* or its rows, under --csv */
 }

@@ -31,6 +31,7 @@ const char help_export[] =
     "  --force          write into a non-empty DIRECTORY that is not an earlier\n"
     "                   export (existing files with blob names are replaced)\n"
     "  --json           print the result as one JSON object\n"
+    "  --csv            the --json fields as CSV, one row (the export)\n"
     "\n"
     "A non-empty DIRECTORY is accepted without --force only if it holds an\n"
     "earlier export of the same layout; files of that export whose keys the\n"
@@ -134,17 +135,19 @@ int cmd_export(int argc, char **argv)
 {
     struct export_opts o;
     export_defaults(&o);
+    int csv = 0;
     const struct cli_opt opts[] = {
         CLI_FLAG_OPT("tree", &o.tree),
         CLI_FLAG_OPT("force", &o.force),
         CLI_INT_OPT("jobs", &o.jobs, 1, 256),
         CLI_FLAG_OPT("json", &o.json),
+        CLI_FLAG_OPT("csv", &csv),
     };
     const char *pos[2];
     int npos;
     int rc = cli_parse("export", argc, argv, opts, CLI_COUNT(opts), pos, 2,
                        &npos);
-    if (rc)
+    if (rc || (rc = report_csv_option("export", &o.json, csv, NULL)))
         return rc;
     if (npos < 2)
         return cli_usage("export", "missing %s (usage: kvtest export DBFILE DIRECTORY [--tree])",

@@ -54,6 +54,7 @@ const char help_init[] =
     "  --seed S         content seed (default 1)\n"
     "  --force          replace DBFILE even if it is not a kvtest database\n"
     "  --json           print the result as one JSON object\n"
+    "  --csv            the --json fields as CSV, one row (the database made)\n"
     "\n"
     "Your own data instead of uniform random blobs:\n"
     "  --from DIR       store each regular file under DIR as one blob, keys 1..N\n"
@@ -338,6 +339,7 @@ int cmd_init(int argc, char **argv)
     static const char *const methods[] = {"kvtest", "randomblob", NULL};
     int method = 0;
     int64_t seed = 1, count = -1, size = -1, variance = -1;
+    int csv = 0;
     const struct cli_opt opts[] = {
         CLI_INT_OPT("count", &count, 1, INIT_MAX_COUNT),
         CLI_INT_OPT("size", &size, 1, INIT_MAX_BLOB),
@@ -348,12 +350,13 @@ int cmd_init(int argc, char **argv)
         CLI_FLAG_OPT("json", &o.json),
         CLI_PATH_OPT("from", &o.from),
         CLI_PATH_OPT("sizes-from", &o.sizes_from),
+        CLI_FLAG_OPT("csv", &csv),
         CLI_INT_OPT("max-size", &o.max_size, 1, INIT_MAX_BLOB),
         CLI_HIDDEN_ENUM_OPT("method", &method, methods),   /* benchmark baseline */
     };
     int rc = cli_parse_one("init", argc, argv, opts, CLI_COUNT(opts), &o.path,
                            "missing DBFILE (usage: kvtest init DBFILE [options])");
-    if (rc)
+    if (rc || (rc = report_csv_option("init", &o.json, csv, NULL)))
         return rc;
     o.seed = (uint64_t)seed;
     int randomblob = method == 1;   /* methods[1] */

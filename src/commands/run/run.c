@@ -12,6 +12,7 @@
 #include "commands/commands.h"
 #include "stores/store.h"
 #include "base/units.h"
+#include "measure/report.h"
 
 const char help_run[] =
     "Usage: kvtest run PATH [options]\n"
@@ -73,6 +74,7 @@ const char help_run[] =
     "                      requests: accesses completed in the interval, failures\n"
     "                      always 0, as a failed access ends the run)\n"
     "  --interval D        the --timeline interval (default 1s; also 200ms, 2s)\n"
+    "  --csv               the --json fields as CSV: one row per round (result.runs)\n"
     "\n"
     "Output: the lines of SQLite's kvtest (SQLite version, --count/--max-id,\n"
     "--cache-size/--jmode, --mmap, Database page size, Total elapsed time,\n"
@@ -173,7 +175,7 @@ int cmd_run(int argc, char **argv)
     static const char *const syncs[] = {"off", "normal", "full", "extra", NULL};
     static const char *const fadvises[] = {"random", "normal", NULL};
     int jmode = -1, sync = -1, fadvise = -1;
-    int nolat = 0;
+    int nolat = 0, csv = 0;
     const char *cache_size = NULL;
     const char *keys_out = NULL;
     const char *timeline = NULL, *interval = NULL;
@@ -209,10 +211,11 @@ int cmd_run(int argc, char **argv)
         CLI_PATH_OPT("timeline", &timeline),
         CLI_STR_OPT("interval", &interval),
         CLI_HIDDEN_PATH_OPT("keys-out", &keys_out),   /* test hook */
+        CLI_FLAG_OPT("csv", &csv),
     };
     int rc = cli_parse_one("run", argc, argv, opts, CLI_COUNT(opts), &o.path,
                            "missing PATH (usage: kvtest run PATH [options])");
-    if (rc)
+    if (rc || (rc = report_csv_option("run", &o.json, csv, "result.runs")))
         return rc;
     o.jmode = jmode >= 0 ? jmodes[jmode] : NULL;
     o.synchronous = sync >= 0 ? syncs[sync] : NULL;

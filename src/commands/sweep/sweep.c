@@ -79,6 +79,7 @@ const char help_sweep[] =
     "  --keep           keep each size's databases and export\n"
     "  --force          sweep inside a DIR that is not empty\n"
     "  --json           one JSON object with every figure\n"
+    "  --csv            the --json fields as CSV: one row per blob size (rows)\n"
     "\n"
     "DIR is created if missing. sweep refuses a non-empty DIR unless --force,\n"
     "never overwrites an existing file, and deletes only what it created:\n"
@@ -255,6 +256,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
     memset(o, 0, sizeof *o);
     const char *sizes = "1k,4k,10k,30k,100k,300k,1M", *pages = NULL;
     int64_t pagesize = 0;
+    int csv = 0;
     o->total = 200000000;
     o->repeat = 1;
     o->warmup = -1;
@@ -274,10 +276,11 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
         CLI_FLAG_OPT("force", &o->force),
         CLI_FLAG_OPT("json", &o->json),
         CLI_HIDDEN_PATH_OPT("keys-out", &o->keys_out),   /* test hook */
+        CLI_FLAG_OPT("csv", &csv),
     };
     int rc = cli_parse_one("sweep", argc, argv, opts, CLI_COUNT(opts), &o->dir,
                            "expected DIR (try: kvtest help sweep)");
-    if (rc)
+    if (rc || (rc = report_csv_option("sweep", &o->json, csv, "rows")))
         return rc;
     if (o->cold && coldcache_missing())   /* before building anything */
         return cli_usage("sweep", "--cold is not available here: %s", coldcache_missing());

@@ -46,6 +46,7 @@
 
 #include "base/cli.h"
 #include "measure/coldcache.h"
+#include "measure/report.h"
 #include "shortener/bench/bench_int.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/cache/track.h"
@@ -88,6 +89,8 @@ const char help_shortener_bench[] =
     "                     DBFILE from the OS page cache (Valkey is left as is)\n"
     "  --seed N           seed of the id sequence (default 1)\n"
     "  --json             one JSON object with options, environment and results\n"
+    "  --csv              the --json fields as CSV: one row per configuration\n"
+    "                     (result.configs)\n"
     "\n"
     "One row per configuration: lookups/s (median run), latency percentiles and\n"
     "mean in microseconds (all measured runs), cache hit ratio, and lookups/s\n"
@@ -189,10 +192,11 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
         CLI_FLAG_OPT("cold", &o->cold),
         CLI_INT_OPT("seed", &o->seed, 0, INT64_MAX),
         CLI_FLAG_OPT("json", &o->json),
+        CLI_FLAG_OPT("csv", &o->csv),
     };
     int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts),
                            &o->path, "missing DBFILE");
-    if (rc)
+    if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")))
         return rc;
     if (o->lookups < o->threads)
         return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",

@@ -43,7 +43,7 @@ struct bench_opts {
     const char *path, *configs, *cache_url, *compare;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
     double zipf, miss;
-    int cold, json;
+    int cold, json, csv;
 };
 
 struct bench {

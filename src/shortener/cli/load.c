@@ -23,6 +23,7 @@
 #include "load/load_http.h"
 #include "load/load_report.h"
 #include "load/scenario_get.h"
+#include "measure/report.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/mix/mix.h"
 #include "shortener/mix/mix_keys.h"
@@ -76,6 +77,7 @@ const char help_shortener_load[] =
     "                     together; a stall shows as rows with few or no\n"
     "                     requests, then one with a high max\n"
     "  --interval D       the --timeline interval (default 1s; also 200ms, 2s)\n"
+    "  --csv              the --json fields as CSV, one row (the run)\n"
     "\n"
     "Any HTTP server:\n"
     "  --scenario get     instead of the shortener's mix (--scenario shortener, the\n"
@@ -369,6 +371,7 @@ static int take_paths(int argc, char **argv, char **rest, int *nrest, struct loa
 int shortener_load(int argc, char **argv)
 {
     struct load_opts o = {.command = CMD, .tasks = 100, .timeout_ms = 5000, .seed = 1};
+    int csv = 0;
     struct load_args a = {
         .mix = {.gets = -1, .create_ratio = -1, .zipf = -1}, .scenario = SCENARIO_SHORTENER,
     };
@@ -396,6 +399,7 @@ int shortener_load(int argc, char **argv)
          * cli_parse sees the rest: this row is never matched, it is here
          * so the table lists every option (kvtest __options). */
         CLI_STR_OPT("path", &path_row),
+        CLI_FLAG_OPT("csv", &csv),
     };
     char **rest = calloc((size_t)argc + 1, sizeof(*rest));
     if (!rest)
@@ -407,7 +411,7 @@ int shortener_load(int argc, char **argv)
         rc = cli_parse_one(CMD, nrest, rest, opts, CLI_COUNT(opts), &url,
                            "missing URL (for example http://127.0.0.1:5000)");
     free(rest);
-    if (rc)
+    if (rc || (rc = report_csv_option(CMD, &o.json, csv, NULL)))
         return rc;
     char base[512];
     struct load_url u;

@@ -17,6 +17,7 @@
 
 #include "base/cli.h"
 #include "base/net.h"
+#include "measure/report.h"
 #include "shortener/service/service.h"
 #include "shortener/http/service_http.h"
 #include "shortener/cli/shortener_cmds.h"
@@ -60,6 +61,7 @@ const char help_shortener_serve[] =
     "                       (default 5); a client that stalls mid-request\n"
     "                       cannot hold a descriptor for the idle timeout\n"
     "  --json               print the shutdown counters as one JSON line\n"
+    "  --csv                the --json counters as CSV, one row\n"
     "\n"
     "API (JSON bodies; the body is parsed whatever its Content-Type):\n"
     "  GET  /heart-beat   200 {\"OK\": true}\n"
@@ -121,7 +123,7 @@ static int open_listener(const char *cmd, const char *bind_addr, int port, int *
 struct serve_opts {
     const char *db, *bind_addr, *cache_url;
     int64_t port, threads, ttl, idle, header, cache_timeout, track_size;
-    int json;
+    int json, csv;
     int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
     struct cache_config cc;  /* when cache_url is not "none" */
 };
@@ -144,10 +146,11 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_INT_OPT("idle-timeout", &o->idle, 1, 86400),
         CLI_INT_OPT("header-timeout", &o->header, 1, 86400),
         CLI_FLAG_OPT("json", &o->json),
+        CLI_FLAG_OPT("csv", &o->csv),
     };
     int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts), &o->db,
                            "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
-    if (rc != 0)
+    if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0)
         return rc;
     if (strcmp(o->cache_url, "none") != 0) {
         char err[512];
@@ -201,11 +204,13 @@ static void print_start(const struct serve_opts *o, int port, const struct fd_li
             lim->conn_limit, (int)o->header, (int)o->idle);
 }
 
-static void print_counters(struct service *s, int json)
+static void print_counters(struct service *s, int json, int csv)
 {
     if (json) {
         char *txt = service_stats_json(s);
-        if (txt)
+        if (txt && csv)   /* the same object, read back as CSV rows */
+            report_json_print(cJSON_Parse(txt));
+        else if (txt)
             printf("%s\n", txt);
         cJSON_free(txt);
     } else {
@@ -237,7 +242,7 @@ static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int
     sigwait(&stop, &sig);
     service_http_stop(h);
     pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
-    print_counters(s, o->json);
+    print_counters(s, o->json, o->csv);
     return 0;
 }
 
