@@ -165,11 +165,24 @@ arm64-test:
 deps:
 	bash scripts/deps.sh
 
+# Manual pages kvtest(1) and kvtest-shortener(1), written in scdoc
+# (src/doc/*.scd): make man builds build/man/*.1 (generated, not committed).
+# make test builds them too; tests/cli/manpages.bats lints them and checks
+# that every option of the help texts is in them.
+MANPAGES := build/man/kvtest.1 build/man/kvtest-shortener.1
+.PHONY: man
+man: $(MANPAGES)
+build/man/%.1: src/doc/%.1.scd
+	@mkdir -p $(@D)
+	scdoc < $< > $@.tmp || { rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
+
 # Every suite runs against the AddressSanitizer + UBSan build; the summary
 # line "N passed, N failed" sums them all.
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci build/calib
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci build/calib \
+	    $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 

@@ -14,6 +14,9 @@ PKGS=(build-essential clang libclang-rt-14-dev pkg-config
       libhiredis-dev libmicrohttpd-dev libhttp-parser-dev libcjson-dev
       libcmocka-dev bats bats-assert bats-support shellcheck gnuplot-nox wrk curl jq strace)
 PKGS+=(bash-completion)   # tests/cli/completion.bats drives src/doc/kvtest.bash with it
+PKGS+=(scdoc)     # man pages: build/man/*.1 from src/doc/*.scd (make man)
+PKGS+=(mandoc)    # man pages: mandoc -T lint in tests/cli/manpages.bats
+PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
 case "${1:-}" in
