@@ -12,8 +12,11 @@ REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 setup_file() {
     local repo
     repo=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-    make -s -C "$repo" deb >"$BATS_FILE_TMPDIR/deb.log" 2>&1
-    echo $? >"$BATS_FILE_TMPDIR/deb.status"
+    # Its status is kept, not returned: a failed make deb fails the tests
+    # that need the package (with its log), not the whole file.
+    local st=0
+    make -s -C "$repo" deb >"$BATS_FILE_TMPDIR/deb.log" 2>&1 || st=$?
+    echo "$st" >"$BATS_FILE_TMPDIR/deb.status"
 }
 
 setup() {
