@@ -186,7 +186,7 @@ BINDIR     = $(PREFIX)/bin
 MAN1DIR    = $(PREFIX)/share/man/man1
 COMPLDIR   = $(PREFIX)/share/bash-completion/completions
 DOCDIR     = $(PREFIX)/share/doc/kvtest
-MANPAGES   = build/man/kvtest.1 build/man/kvtest-shortener.1
+# MANPAGES: the pages make man builds (defined with its rule)
 INSTALLED  = $(BINDIR)/kvtest $(addprefix $(MAN1DIR)/,$(notdir $(MANPAGES))) \
              $(COMPLDIR)/kvtest $(DOCDIR)/README.md
 install: $(BIN) man
