@@ -1,4 +1,5 @@
-# kvtest: make | make test | make bench | make install PREFIX=... | make clean
+# kvtest: make | make test | make bench | make install PREFIX=... | make uninstall
+#         make deb | make clean
 #         make core | make static | make CC=aarch64-linux-gnu-gcc core | make arm64-test
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -63,7 +64,7 @@ ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
-.PHONY: all test bench install clean deps asan unit fuzz mutants core static arm64-test
+.PHONY: all test bench install uninstall deb clean deps asan unit fuzz mutants core static arm64-test
 all: $(BIN) build/ratioci build/calib
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
@@ -196,9 +197,38 @@ bench: deps
 	$(MAKE) $(BIN) build/ratioci
 	bash scripts/study/bench.sh $(SCALE)
 
-install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kvtest
+# make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, the two
+# man pages (make man builds them from src/doc/), the bash completion and
+# the README. INSTALLED is the one list of what install writes, so
+# uninstall removes exactly that (and our doc directory once it is empty,
+# never a shared one such as bin/).
+BINDIR     = $(PREFIX)/bin
+MAN1DIR    = $(PREFIX)/share/man/man1
+COMPLDIR   = $(PREFIX)/share/bash-completion/completions
+DOCDIR     = $(PREFIX)/share/doc/kvtest
+# MANPAGES: the pages make man builds (defined with its rule)
+INSTALLED  = $(BINDIR)/kvtest $(addprefix $(MAN1DIR)/,$(notdir $(MANPAGES))) \
+             $(COMPLDIR)/kvtest $(DOCDIR)/README.md
+install: $(BIN) man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPLDIR) $(DESTDIR)$(DOCDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/kvtest
+	install -m 644 $(MANPAGES) $(DESTDIR)$(MAN1DIR)/
+	install -m 644 src/doc/kvtest.bash $(DESTDIR)$(COMPLDIR)/kvtest
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi
+
+# make deb: build/kvtest_VERSION_ARCH.deb from a make install into a staging
+# tree (scripts/pkg/deb.sh: strip, compress, copyright, control with the
+# libraries' packages found by dpkg-shlibdeps), then lintian on it.
+VERSION := $(shell sed -n 's/^.define KVTEST_VERSION "\(.*\)"$$/\1/p' kvtest.c)
+DEB_ROOT = build/deb/root
+deb: $(BIN) man
+	rm -rf $(DEB_ROOT)
+	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr
+	bash scripts/pkg/deb.sh $(DEB_ROOT) $(VERSION) build
 
 clean:
 	rm -rf build kvtest

@@ -17,6 +17,7 @@ PKGS+=(bash-completion)   # tests/cli/completion.bats drives src/doc/kvtest.bash
 PKGS+=(scdoc)     # man pages: build/man/*.1 from src/doc/*.scd (make man)
 PKGS+=(mandoc)    # man pages: mandoc -T lint in tests/cli/manpages.bats
 PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
+PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/package.bats)
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
 case "${1:-}" in
