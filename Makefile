@@ -122,7 +122,7 @@ $(OBJ)/fallback/kvtest: $(FB_OBJS) $(OBJ)/sqlite3.o
 
 # C that a script needs: the report's 95% intervals (scripts/tools/ratioci.c,
 # a seeded bootstrap over paired rounds; scripts/study/tables.sh calls it).
-RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/rng.c src/base/os.c)
+RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/keys/rng.c src/base/os.c)
 build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
@@ -243,7 +243,7 @@ FUZZ_TIME ?= 30
 # cache/), without the HTTP server library (the glue lives in http/).
 FUZZ_SRCS = tests/fuzz/fuzz_request.c \
             $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
-            src/measure/rng.c src/base/os.c
+            src/measure/keys/rng.c src/base/os.c
 FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)

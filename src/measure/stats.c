@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 #include "measure/stats.h"
 
 #define LEVEL 0.95

@@ -14,7 +14,7 @@
 #define KVTEST_STORE_H
 #include <stdint.h>
 #include "stores/layout.h"
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 #include "measure/runstats.h"
 
 /* The database store's own knobs (PRAGMAs and transaction shape). */

@@ -27,7 +27,7 @@
 #include "commands/commands.h"
 #include "stores/layout.h"
 #include "measure/report.h"
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 #include "stores/store.h"
 #include "base/units.h"
 #include "base/aside.h"

@@ -1,5 +1,5 @@
 /* run: the measured loop. Opens a store, visits --count keys in the order
- * of measure/order.h, times the whole run (open to close, so a WAL checkpoint
+ * of measure/keys/order.h, times the whole run (open to close, so a WAL checkpoint
  * counts unless --nocheckpoint) and each blob access (histogram). */
 #ifndef KVTEST_RUN_H
 #define KVTEST_RUN_H
@@ -8,7 +8,7 @@
 #include "base/json.h"
 #include "measure/hist.h"
 #include "stores/layout.h"
-#include "measure/order.h"
+#include "measure/keys/order.h"
 
 struct run_opts {
     const char *path;

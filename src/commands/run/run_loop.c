@@ -3,7 +3,7 @@
  *
  * Every store is driven by the same key sequence: asc/desc come from one
  * shared index (so T threads together visit exactly the keys one thread
- * would), random and zipf from measure/order.h with one stream per thread.
+ * would), random and zipf from measure/keys/order.h with one stream per thread.
  * The whole-run timer spans open to close, as in SQLite's kvtest; the
  * per-access timer brackets only the store call. */
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include "commands/run/run_int.h"
 #include "base/cli.h"
 #include "measure/clock.h"
-#include "measure/order.h"
-#include "measure/rng.h"
+#include "measure/keys/order.h"
+#include "measure/keys/rng.h"
 #include "stores/blobsum.h"
 #include "stores/store.h"
 

@@ -11,7 +11,7 @@
 #include "commands/run/run_int.h"
 #include "base/cli.h"
 #include "base/os.h"
-#include "measure/order.h"
+#include "measure/keys/order.h"
 #include "stores/blobsum.h"
 #include "stores/store.h"
 

@@ -13,7 +13,7 @@
 
 #include "commands/sweep/sweep.h"
 #include "measure/report.h"
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -7,8 +7,8 @@
 
 #include "measure/coldcache.h"
 #include "measure/hist.h"
-#include "measure/keypick.h"
-#include "measure/rng.h"
+#include "measure/keys/keypick.h"
+#include "measure/keys/rng.h"
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
 

@@ -12,8 +12,8 @@
 
 #include "load/load_http.h"
 #include "load/load_scenario.h"
-#include "measure/keypick.h"
-#include "measure/rng.h"
+#include "measure/keys/keypick.h"
+#include "measure/keys/rng.h"
 #include "shortener/mix/mix_keys.h"
 
 enum mix_req { MIX_POST, MIX_GET, MIX_NREQ };   /* the scenario's request kinds */

@@ -11,7 +11,7 @@
 
 #include "sqlite3.h"
 #include "measure/clock.h"
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 #include "shortener/store/links_int.h"
 
 

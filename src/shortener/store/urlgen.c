@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 
 static const char *const hosts[] = {
     "example.com", "www.example.org", "news.example.net", "blog.example.io",

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 #include "measure/stats.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

@@ -10,7 +10,7 @@
 
 #include "stores/blobsum.h"
 #include "measure/clock.h"
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 
 static void fill(unsigned char *b, size_t n, uint64_t seed)
 {

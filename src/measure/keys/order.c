@@ -1,5 +1,5 @@
 /* order: key sequences shared by every store and by the shortener bench. */
-#include "measure/order.h"
+#include "measure/keys/order.h"
 
 static uint64_t mask_of(unsigned bits)
 {

@@ -4,7 +4,7 @@
 #ifndef KVTEST_ZIPF_H
 #define KVTEST_ZIPF_H
 #include <stdint.h>
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 
 struct zipf {
     uint64_t n;

@@ -7,8 +7,8 @@
 #define KVTEST_KEYPICK_H
 #include <stdint.h>
 
-#include "measure/rng.h"
-#include "measure/zipf.h"
+#include "measure/keys/rng.h"
+#include "measure/keys/zipf.h"
 
 struct keypick {
     uint64_t n;

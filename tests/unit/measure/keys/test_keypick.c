@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "measure/keypick.h"
+#include "measure/keys/keypick.h"
 
 static void test_pick_uniform(void **state)
 {

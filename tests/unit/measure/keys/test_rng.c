@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 
 static void test_rng_reproducible_and_uniform(void **state)
 {

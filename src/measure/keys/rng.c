@@ -1,7 +1,7 @@
 /* rng: xoshiro256** (Blackman & Vigna) seeded through splitmix64. Fast
  * enough to fill blobs at several GB/s, so init is bound by SQLite, not by
  * content generation, and fully reproducible from one seed. */
-#include "measure/rng.h"
+#include "measure/keys/rng.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* keypick: uniform or scattered-Zipf key selection (see keypick.h). */
-#include "measure/keypick.h"
+#include "measure/keys/keypick.h"
 
 #include <string.h>
 

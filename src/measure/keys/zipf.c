@@ -13,7 +13,7 @@
  * precision. */
 #include <math.h>
 
-#include "measure/zipf.h"
+#include "measure/keys/zipf.h"
 
 /* expm1(x)/x, continuous at 0 (value 1). */
 static double expm1_over(double x)

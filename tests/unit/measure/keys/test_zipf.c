@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "measure/zipf.h"
+#include "measure/keys/zipf.h"
 
 #define N 100
 #define DRAWS 1000000

@@ -4,8 +4,8 @@
 #ifndef KVTEST_ORDER_H
 #define KVTEST_ORDER_H
 #include <stdint.h>
-#include "measure/rng.h"
-#include "measure/zipf.h"
+#include "measure/keys/rng.h"
+#include "measure/keys/zipf.h"
 
 enum order_kind { ORDER_ASC, ORDER_DESC, ORDER_RANDOM, ORDER_ZIPF };
 

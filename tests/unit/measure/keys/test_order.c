@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "measure/order.h"
+#include "measure/keys/order.h"
 
 static void test_order_asc_desc(void **state)
 {
