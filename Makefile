@@ -240,10 +240,10 @@ clean:
 #   make fuzz [FUZZ_TIME=seconds]
 FUZZ_TIME ?= 30
 # The request handler and what it calls (the folders service/, store/ and
-# cache/), without the HTTP server library (the glue lives in http/).
+# cache/) and base/, without the HTTP server library (the glue lives in http/).
 FUZZ_SRCS = tests/fuzz/fuzz_request.c \
             $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
-            src/measure/keys/rng.c src/base/os.c
+            $(filter-out src/base/json_core.c,$(wildcard src/base/*.c)) src/measure/keys/rng.c
 FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)
