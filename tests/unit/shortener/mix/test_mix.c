@@ -277,6 +277,103 @@ static void test_scenario_pool(void **state)
     mix_scenario_free(&sc);
 }
 
+/* --pipeline 4, task mode: the GETs wait for the POST's answer (WAIT),
+ * then go together; the next task waits until the last GET is in. */
+static void test_scenario_tasks_pipelined(void **state)
+{
+    (void)state;
+    struct load_url u;
+    assert_int_equal(load_url_parse("http://h", &u, NULL, 0), 0);
+    struct mix_opts o = {.tasks = 2, .gets = 3, .create_ratio = 0.25, .pipeline = 4};
+    struct load_scenario sc;
+    assert_int_equal(mix_scenario_init(&sc, &o, &u, NULL, NULL), 0);
+    void *w = sc.ops->worker_new(sc.state, 0, 1);
+    void *c = sc.ops->conn_new(w, 0);
+    char buf[LOAD_REQ_MAX], url[256], body[400], why[128];
+    size_t len = 0;
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+    created(buf, len, url, sizeof(url));
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_WAIT);
+    const char *ok = "{\"short_link\": \"Q7\"}";
+    assert_int_equal(sc.ops->check(c, MIX_POST, 201, ok, strlen(ok), why, sizeof(why)), LOAD_OK);
+    assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 0);
+    for (int g = 0; g < 3; g++) {
+        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_GET);
+        assert_memory_equal(buf, "GET /link/Q7 HTTP/1.1\r\n", 23);
+    }
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_WAIT);
+    snprintf(body, sizeof(body), "{\"link\": \"%s\"}", url);
+    for (int g = 0; g < 3; g++) {
+        assert_int_equal(sc.ops->check(c, MIX_GET, 200, body, strlen(body), why, sizeof(why)),
+                         LOAD_OK);
+        assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_OK), g == 2);
+    }
+    /* The second task: its first GET fails and ends it; the two behind it
+     * end without counting, and only then is the connection done. */
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+    assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 0);
+    for (int g = 0; g < 3; g++)
+        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_GET);
+    assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_FAIL_BODY), 1);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_WAIT);
+    assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_OK), 0);
+    assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_OK), 0);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
+    sc.ops->conn_free(c);
+    sc.ops->worker_free(w);
+    mix_scenario_free(&sc);
+}
+
+/* --pipeline 2, duration mode: each GET in flight keeps the URL its own
+ * answer must give, so answers swapped between two GETs fail. */
+static void test_scenario_pool_pipelined(void **state)
+{
+    (void)state;
+    struct load_url u;
+    assert_int_equal(load_url_parse("http://h", &u, NULL, 0), 0);
+    struct mix_opts o = {.duration = 1, .create_ratio = 0, .pipeline = 2};
+    struct load_scenario sc;
+    assert_int_equal(mix_scenario_init(&sc, &o, &u, NULL, NULL), 0);
+    void *w = sc.ops->worker_new(sc.state, 0, 1);
+    void *c = sc.ops->conn_new(w, 0);
+    char buf[LOAD_REQ_MAX], url[2][256], why[128];
+    size_t len;
+    const char *ids[2] = {"{\"short_link\": \"A1\"}", "{\"short_link\": \"B2\"}"};
+    for (int i = 0; i < 2; i++) {   /* no link yet: two POSTs in flight */
+        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+        created(buf, len, url[i], sizeof(url[i]));
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(sc.ops->check(c, MIX_POST, 201, ids[i], strlen(ids[i]), why,
+                                       sizeof(why)), LOAD_OK);
+        assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 1);
+    }
+    int swapped = 0;
+    for (int tries = 0; tries < 100 && !swapped; tries++) {
+        char first[LOAD_REQ_MAX], second[LOAD_REQ_MAX];
+        assert_int_equal(sc.ops->next(c, 0, first, sizeof(first), &len), MIX_GET);
+        assert_int_equal(sc.ops->next(c, 0, second, sizeof(second), &len), MIX_GET);
+        int a = strncmp(first, "GET /link/B2 ", 13) == 0;
+        int b = strncmp(second, "GET /link/B2 ", 13) == 0;
+        if (a != b) {   /* two different links in flight: answer the first with the second's */
+            char body[400];
+            snprintf(body, sizeof(body), "{\"link\": \"%s\"}", url[b]);
+            assert_int_equal(sc.ops->check(c, MIX_GET, 200, body, strlen(body), why,
+                                           sizeof(why)), LOAD_FAIL_BODY);
+            snprintf(body, sizeof(body), "{\"link\": \"%s\"}", url[a]);
+            assert_int_equal(sc.ops->check(c, MIX_GET, 200, body, strlen(body), why,
+                                           sizeof(why)), LOAD_OK);
+            swapped = 1;
+        }
+        sc.ops->finished(c, MIX_GET, LOAD_OK);
+        sc.ops->finished(c, MIX_GET, LOAD_OK);
+    }
+    assert_true(swapped);
+    sc.ops->conn_free(c);
+    sc.ops->worker_free(w);
+    mix_scenario_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +386,8 @@ int main(void)
         cmocka_unit_test(test_requests),
         cmocka_unit_test(test_scenario_tasks),
         cmocka_unit_test(test_scenario_pool),
+        cmocka_unit_test(test_scenario_tasks_pipelined),
+        cmocka_unit_test(test_scenario_pool_pipelined),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
