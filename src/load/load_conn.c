@@ -110,17 +110,26 @@ static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
  * was idle fails the first write or read of the next request without a
  * byte of answer: that request is sent again, once, on a new connection
  * (as browsers and curl do) rather than counted as a failure. */
+/* The connection is gone: what is left goes again on a new one. (A VU
+ * already on the pending list stays there, once.) */
+static void vu_lost(struct load_vu *v)
+{
+    vu_close(v);
+    v->qsent = 0;
+    v->off = 0;
+    if (v->st != LOAD_VU_PENDING)
+        v->st = LOAD_VU_IDLE;
+}
+
 static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *why)
 {
     struct load_req *h = load_vu_req(v, 0);
     int retry = f == LOAD_FAIL_IO && v->reused && !h->retried && v->resp.seen == 0;
-    vu_close(v);
-    v->qsent = 0;   /* what is left goes again on a new connection */
-    v->off = 0;
-    v->st = LOAD_VU_IDLE;
+    vu_lost(v);
     if (retry) {
         h->retried = 1;
-        pend_push(v->w, v);
+        if (v->st != LOAD_VU_PENDING)
+            pend_push(v->w, v);
         return;
     }
     vu_finish(v, f, why);
@@ -146,10 +155,7 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
     if (r->keep_alive) {
         v->reused = 1;
     } else {
-        vu_close(v);   /* the requests behind go again on a new connection */
-        v->qsent = 0;
-        v->off = 0;
-        v->st = LOAD_VU_IDLE;
+        vu_lost(v);   /* the requests behind go again on a new connection */
     }
     load_resp_begin(r);
     vu_finish(v, f, why);
@@ -238,6 +244,8 @@ static void vu_connected(struct load_vu *v)
 /* Send the requests still to write (the pending list's entries). */
 static void vu_send(struct load_vu *v)
 {
+    if (v->st != LOAD_VU_PENDING)
+        return;   /* done since it was queued */
     uint64_t now = clock_now_ns();
     uint64_t deadline = now + (uint64_t)v->w->s->o->timeout_ms * 1000000u;
     for (int i = v->qsent; i < v->qn - v->staged; i++) {
