@@ -324,51 +324,63 @@ static void test_scenario_tasks_pipelined(void **state)
     mix_scenario_free(&sc);
 }
 
-/* --pipeline 2, duration mode: each GET in flight keeps the URL its own
- * answer must give, so answers swapped between two GETs fail. */
+/* --pipeline 3, duration mode, in steady state as the engine drives it:
+ * three requests in flight, each answer checked then finished, and the
+ * next request built at once. Each request keeps what its own answer must
+ * say: a POST's created URL (its id then GETs that URL), a GET the URL of
+ * the link it asks for, so another request's answer fails. */
 static void test_scenario_pool_pipelined(void **state)
 {
     (void)state;
     struct load_url u;
     assert_int_equal(load_url_parse("http://h", &u, NULL, 0), 0);
-    struct mix_opts o = {.duration = 1, .create_ratio = 0, .pipeline = 2};
+    struct mix_opts o = {.duration = 1, .create_ratio = 0.3, .pipeline = 3};
     struct load_scenario sc;
     assert_int_equal(mix_scenario_init(&sc, &o, &u, NULL, NULL), 0);
     void *w = sc.ops->worker_new(sc.state, 0, 1);
     void *c = sc.ops->conn_new(w, 0);
-    char buf[LOAD_REQ_MAX], url[2][256], why[128];
+    char buf[LOAD_REQ_MAX], why[128], body[400];
     size_t len;
-    const char *ids[2] = {"{\"short_link\": \"A1\"}", "{\"short_link\": \"B2\"}"};
-    for (int i = 0; i < 2; i++) {   /* no link yet: two POSTs in flight */
-        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
-        created(buf, len, url[i], sizeof(url[i]));
-    }
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(sc.ops->check(c, MIX_POST, 201, ids[i], strlen(ids[i]), why,
-                                       sizeof(why)), LOAD_OK);
-        assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 1);
-    }
-    int swapped = 0;
-    for (int tries = 0; tries < 100 && !swapped; tries++) {
-        char first[LOAD_REQ_MAX], second[LOAD_REQ_MAX];
-        assert_int_equal(sc.ops->next(c, 0, first, sizeof(first), &len), MIX_GET);
-        assert_int_equal(sc.ops->next(c, 0, second, sizeof(second), &len), MIX_GET);
-        int a = strncmp(first, "GET /link/B2 ", 13) == 0;
-        int b = strncmp(second, "GET /link/B2 ", 13) == 0;
-        if (a != b) {   /* two different links in flight: answer the first with the second's */
-            char body[400];
-            snprintf(body, sizeof(body), "{\"link\": \"%s\"}", url[b]);
-            assert_int_equal(sc.ops->check(c, MIX_GET, 200, body, strlen(body), why,
-                                           sizeof(why)), LOAD_FAIL_BODY);
-            snprintf(body, sizeof(body), "{\"link\": \"%s\"}", url[a]);
-            assert_int_equal(sc.ops->check(c, MIX_GET, 200, body, strlen(body), why,
-                                           sizeof(why)), LOAD_OK);
-            swapped = 1;
+    /* The test's own FIFO of what each request in flight must get. */
+    struct { int kind; char url[256]; } fifo[3];
+    char urls[200][256];   /* link i: id "L<i>", its URL */
+    int nlinks = 0, head = 0, n = 0, gets = 0;
+    for (int step = 0; step < 300; step++) {
+        while (n < 3) {
+            int k = sc.ops->next(c, 0, buf, sizeof(buf), &len);
+            int t = (head + n) % 3;
+            fifo[t].kind = k;
+            if (k == MIX_POST) {
+                created(buf, len, fifo[t].url, sizeof(fifo[t].url));
+            } else {
+                assert_int_equal(k, MIX_GET);
+                int id = atoi(buf + strlen("GET /link/L"));
+                assert_true(id >= 0 && id < nlinks);
+                snprintf(fifo[t].url, sizeof(fifo[t].url), "%s", urls[id]);
+            }
+            n++;
         }
-        sc.ops->finished(c, MIX_GET, LOAD_OK);
-        sc.ops->finished(c, MIX_GET, LOAD_OK);
+        int k = fifo[head].kind;
+        if (k == MIX_POST) {
+            assert_true(nlinks < 200);
+            snprintf(urls[nlinks], sizeof(urls[nlinks]), "%s", fifo[head].url);
+            snprintf(body, sizeof(body), "{\"short_link\": \"L%d\"}", nlinks++);
+            assert_int_equal(sc.ops->check(c, k, 201, body, strlen(body), why, sizeof(why)),
+                             LOAD_OK);
+        } else {
+            gets++;
+            snprintf(body, sizeof(body), "{\"link\": \"https://other.example/x\"}");
+            assert_int_equal(sc.ops->check(c, k, 200, body, strlen(body), why, sizeof(why)),
+                             LOAD_FAIL_BODY);
+            snprintf(body, sizeof(body), "{\"link\": \"%s\"}", fifo[head].url);
+            assert_int_equal(sc.ops->check(c, k, 200, body, strlen(body), why, sizeof(why)),
+                             LOAD_OK);
+        }
+        assert_int_equal(sc.ops->finished(c, k, LOAD_OK), 1);
+        head = (head + 1) % 3;
+        n--;
     }
-    assert_true(swapped);
+    assert_true(gets > 100);
     sc.ops->conn_free(c);
     sc.ops->worker_free(w);
     mix_scenario_free(&sc);
