@@ -5,7 +5,8 @@
 # with every answer checked: counts that add up, no failure, against the
 # real service and against tests/lib/stall_server.py closing connections
 # with requests still in flight. Every run is bounded in requests or
-# lasts about a second, and killed after 60 s (timeout): a connection stuck
+# lasts about a second, and killed after 60 s (timeout -k: kvtest takes
+# SIGTERM as "finish what is in flight"): a connection stuck
 # with requests nobody sends again fails the test instead of hanging it.
 # The one time figure asserted is an upper bound on the achieved --rate,
 # which a slow machine can only make lower.
@@ -37,7 +38,7 @@ jqo() { jq -r "$1" <<<"$output"; }
     # id: an answer matched to the wrong request in flight fails bad_body.
     "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
     start_service "$DB" --threads 2 --cache none
-    run timeout 60 "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --create-ratio 0.3 \
+    run timeout -k 5 60 "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --create-ratio 0.3 \
         --connections 3 --pipeline 4 --json
     assert_success
     [ "$(jqo .options.pipeline)" = 4 ]
@@ -50,7 +51,7 @@ jqo() { jq -r "$1" <<<"$output"; }
 @test "load --pipeline 8, task mode: GETs wait for their POST, all tasks complete" {
     "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
     start_service "$DB" --threads 2 --cache none
-    run timeout 60 "$KVTEST" shortener load "$SERVICE_URL" --tasks 40 --gets 9 --connections 3 \
+    run timeout -k 5 60 "$KVTEST" shortener load "$SERVICE_URL" --tasks 40 --gets 9 --connections 3 \
         --pipeline 8 --json
     assert_success
     [ "$(jqo .result.tasks)" -eq 40 ]
@@ -63,7 +64,7 @@ jqo() { jq -r "$1" <<<"$output"; }
 @test "load --scenario get --pipeline 16: exactly --tasks requests, all answered" {
     "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
     start_service "$DB" --threads 2 --cache none
-    run timeout 60 "$KVTEST" shortener load "$SERVICE_URL" --scenario get --path /heart-beat \
+    run timeout -k 5 60 "$KVTEST" shortener load "$SERVICE_URL" --scenario get --path /heart-beat \
         --tasks 777 --connections 2 --pipeline 16 --json
     assert_success
     [ "$(jqo .result.requests)" -eq 777 ]
@@ -74,7 +75,7 @@ jqo() { jq -r "$1" <<<"$output"; }
     "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
     "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/keys"
     start_service "$DB" --threads 2 --cache none
-    run timeout 60 "$KVTEST" shortener load "$SERVICE_URL" --duration 1 \
+    run timeout -k 5 60 "$KVTEST" shortener load "$SERVICE_URL" --duration 1 \
         --keys "$BATS_TEST_TMPDIR/keys" --connections 2 --pipeline 4 --rate 300 --json
     assert_success
     [ "$(jqo .result.latency_from)" = schedule ]
@@ -93,7 +94,7 @@ jqo() { jq -r "$1" <<<"$output"; }
         --stall-ms 0 --close-every 3 >"$BATS_TEST_TMPDIR/stall.log" 2>&1 3>&- &
     STALL_PID=$!
     wait_for_port "$STALL_PORT" 10
-    run timeout 60 "$KVTEST" shortener load "http://127.0.0.1:$STALL_PORT" --tasks 30 --gets 5 \
+    run timeout -k 5 60 "$KVTEST" shortener load "http://127.0.0.1:$STALL_PORT" --tasks 30 --gets 5 \
         --connections 2 --pipeline 4 --json
     assert_success
     [ "$(jqo .result.requests)" -eq 180 ]
