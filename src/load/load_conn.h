@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "load/load_engine.h"
 #include "load/load_http.h"
@@ -33,18 +34,30 @@ enum load_vu_state {
 
 struct load_worker;
 
+/* One request of a connection's queue (--pipeline of them at most). */
+struct load_req {
+    int kind;                  /* the scenario's */
+    int retried;
+    uint64_t t_sched;          /* --rate: when the request was due; else 0 */
+    uint64_t t_sent, deadline;
+    size_t len;
+    char buf[LOAD_REQ_MAX];    /* built by the scenario */
+};
+
+/* A connection's requests are a FIFO ring q[qcap]: from the head, qsent
+ * written whole (in flight, answered in this order), then the ones still
+ * to write (off bytes of the first of them written); with --rate the last
+ * one may be `staged`, built but not due yet. */
 struct load_vu {
     struct load_worker *w;
     void *sc;                  /* the scenario's state of this connection */
     int fd;
     enum load_vu_state st;
     uint64_t index, nsent;
-    int kind;                  /* of the request in flight: the scenario's */
-    int reused, retried, out_armed;
-    char buf[LOAD_REQ_MAX];    /* the request being sent, built by the scenario */
-    size_t len, off;
-    uint64_t t_sched;          /* --rate: when the request was due; else 0 */
-    uint64_t t_sent, deadline;
+    int reused, out_armed;
+    struct load_req *q;
+    int qcap, qhead, qn, qsent, staged, no_more;
+    size_t off;
     struct load_resp resp;
     struct load_vu *next;           /* in the worker's list of requests to send */
 };
@@ -66,6 +79,21 @@ struct load_worker {
 };
 
 #define LOAD_RBUF 65536
+
+/* The i-th request of v's ring from its head. */
+static inline struct load_req *load_vu_req(const struct load_vu *v, int i)
+{
+    int k = v->qhead + i;
+    return &v->q[k >= v->qcap ? k - v->qcap : k];
+}
+
+/* load_ring.c: n more bytes of v's requests written (whole ones move into
+ * flight); write nw of them (the first from v->off) in one call, send()'s
+ * result; keep the note of a failed request r. */
+void load_vu_wrote(struct load_vu *v, size_t n);
+ssize_t load_vu_send_some(struct load_vu *v, int nw);
+void load_note_error(struct load_worker *w, const struct load_req *r, enum load_fail f,
+                     const char *why);
 
 /* load_conn.c: the worker's thread body. */
 void *load_worker_main(void *arg);
