@@ -3,11 +3,13 @@
  * task mode's steps, and the answers' checks.
  *
  * With --pipeline N a connection has up to N requests in flight, checked
- * in the order they were built: each keeps what its answer must say in a
- * ring of N expectations. A task's GETs need the id its POST's answer
- * gives, so task mode waits (LOAD_NEXT_WAIT) for that answer, then
- * pipelines the task's GETs, and starts the next task once the last one is
- * in; duration mode's requests are independent and pipeline freely. */
+ * in the order they were built; in duration mode without --keys each
+ * keeps what its answer must say in a ring of N expectations (task mode's
+ * GETs all want the task's URL, --keys GETs any URL: no ring needed).
+ * A task's GETs need the id its POST's answer gives, so task mode waits
+ * (LOAD_NEXT_WAIT) for that answer, then pipelines the task's GETs, and
+ * starts the next task once the last one is in; duration mode's requests
+ * are independent and pipeline freely. */
 #include "shortener/mix/mix.h"
 
 #include <stdatomic.h>
@@ -40,7 +42,8 @@ struct mix_worker {
     size_t npool;
 };
 
-/* What the answer to one request in flight must say. */
+/* What the answer to one request in flight must say (duration mode
+ * without --keys). */
 struct mix_expect {
     const char *want;          /* GET: the URL it must return; NULL: any http(s) URL */
     char url[256];             /* duration mode: the URL a POST created, or a pooled
@@ -59,6 +62,9 @@ struct mix_conn {
     char url[256];             /* task mode: the URL of the task's POST */
     struct mix_expect *ex;
     int64_t excap, exhead;
+    int ring;                  /* uses_ring(), kept here: read per request */
+    const char *want;          /* the GETs' URL when !ring: c->url (task mode) or
+                                * NULL (--keys: any URL) */
 };
 
 static void *worker_new(void *state, int index, uint64_t seed)
@@ -88,6 +94,12 @@ static void worker_free(void *wstate)
     free(w);
 }
 
+/* The expectations ring is used only in duration mode without --keys
+ * (a POST's URL for the pool, a pooled GET's copied URL): task mode's GETs
+ * all want the task's c->url and --keys GETs want any URL, so those modes
+ * leave the ring alone and cost nothing per request for it. */
+static int uses_ring(const struct mix_state *s) { return s->o.duration > 0 && !s->keys; }
+
 static void *conn_new(void *wstate, uint64_t vu)
 {
     struct mix_worker *w = wstate;
@@ -96,6 +108,8 @@ static void *conn_new(void *wstate, uint64_t vu)
         return NULL;
     c->w = w;
     c->index = vu;
+    c->ring = uses_ring(w->s);
+    c->want = w->s->o.duration > 0 ? NULL : c->url;
     c->excap = w->s->o.pipeline > 1 ? w->s->o.pipeline : 1;
     c->ex = calloc((size_t)c->excap, sizeof(*c->ex));
     if (!c->ex) {
@@ -158,11 +172,15 @@ static int next(void *conn, uint64_t now, char *buf, size_t cap, size_t *len)
     struct mix_conn *c = conn;
     struct mix_state *s = c->w->s;
     const char *id = NULL;
-    struct mix_expect *e = expect_at(c, c->inflight);
-    char *url = e->url;
+    char *url = c->url;
     enum mix_req req;
-    e->want = NULL;
     if (s->o.duration > 0) {
+        struct mix_expect *e = NULL;
+        if (c->ring) {
+            e = expect_at(c, c->inflight);
+            e->want = NULL;
+            url = e->url;
+        }
         req = next_steady(c, e, &id);
     } else {
         if (!c->in_task) {
@@ -173,15 +191,16 @@ static int next(void *conn, uint64_t now, char *buf, size_t cap, size_t *len)
             c->in_task = 1;
             c->step = 0;
         }
-        if (c->step > s->o.gets || (c->step == 1 && c->inflight > 0))
-            return LOAD_NEXT_WAIT;   /* all built, or the GETs need the POST's id */
+        /* All built, or the GETs need the POST's id. (Nothing is in
+         * flight at depth 1, so one test there: a task whose requests are
+         * all built and answered is over, see finished().) */
+        if (c->inflight > 0 && (c->step > s->o.gets || c->step == 1))
+            return LOAD_NEXT_WAIT;
         req = (enum mix_req)mix_task_step(c->step++, s->o.gets);
         id = c->id;
-        e->want = c->url;
-        url = c->url;
     }
     if (req == MIX_POST) {
-        mix_make_url(url, sizeof(e->url), &c->w->rng, c->index, c->seq++);
+        mix_make_url(url, sizeof(c->url), &c->w->rng, c->index, c->seq++);
         *len = mix_reqfmt_post(&s->fmt, buf, cap, url);
     } else {
         *len = mix_reqfmt_get(&s->fmt, buf, cap, id);
@@ -196,19 +215,22 @@ static enum load_fail check(void *conn, int kind, int status, const char *body, 
     struct mix_conn *c = conn;
     if (kind == MIX_POST)
         return mix_check_post(status, body, len, c->id, sizeof(c->id), why, whycap);
-    return mix_check_get(status, body, len, expect_at(c, 0)->want, why, whycap);
+    const char *want = c->ring ? c->ex[c->exhead].want : c->want;
+    return mix_check_get(status, body, len, want, why, whycap);
 }
 
 static int finished(void *conn, int kind, enum load_fail f)
 {
     struct mix_conn *c = conn;
     const struct mix_state *s = c->w->s;
-    struct mix_expect *e = expect_at(c, 0);
-    c->exhead = c->exhead + 1 == c->excap ? 0 : c->exhead + 1;
     c->inflight--;
     if (s->o.duration > 0) {   /* every request is a task */
-        if (f == LOAD_OK && kind == MIX_POST && !s->keys)
-            pool_add(c->w, c->id, e->url);
+        if (c->ring) {
+            const struct mix_expect *e = &c->ex[c->exhead];
+            c->exhead = c->exhead + 1 == c->excap ? 0 : c->exhead + 1;
+            if (f == LOAD_OK && kind == MIX_POST)
+                pool_add(c->w, c->id, e->url);
+        }
         return 1;
     }
     /* The classic task stops at its first failure: with no link, or a
