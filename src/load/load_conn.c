@@ -49,39 +49,12 @@ static int vu_choose(struct load_vu *v, struct load_req *r, uint64_t now)
     return s->sc->ops->next(v->sc, now, r->buf, sizeof(r->buf), &r->len);
 }
 
-static void pend_push(struct load_worker *w, struct load_vu *v)
-{
-    v->st = LOAD_VU_PENDING;
-    v->next = NULL;
-    *w->pend_tail = v;
-    w->pend_tail = &v->next;
-}
-
-static void vu_close(struct load_vu *v)
-{
-    if (v->fd >= 0)
-        close(v->fd);   /* also leaves the epoll set: nothing dup()s it */
-    v->fd = -1;
-    v->out_armed = 0;
-    v->reused = 0;
-}
-
-static void vu_arm_out(struct load_vu *v, int on)
-{
-    struct epoll_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
-    ev.data.ptr = v;
-    epoll_ctl(v->w->ep, EPOLL_CTL_MOD, v->fd, &ev);
-    v->out_armed = on;
-}
-
 /* Count the head request as finished (f: LOAD_OK or why it failed), take
  * it off the ring and go on. */
 static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
 {
     struct load_worker *w = v->w;
-    struct load_req *r = load_vu_req(v, 0);
+    struct load_req *r = load_vu_head(v);
     int kind = r->kind;
     atomic_fetch_add_explicit(&w->requests_done, 1, memory_order_relaxed);
     if (f == LOAD_OK) {
@@ -90,10 +63,18 @@ static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
         w->c.fail[kind][f]++;
         load_note_error(w, r, f, why);
     }
-    v->qhead = v->qhead + 1 == v->qcap ? 0 : v->qhead + 1;
-    v->qn--;
-    if (v->qsent > 0)
-        v->qsent--;
+    if (--v->qn == 0) {   /* always so at depth 1: no wrap to compute */
+        v->qhead = 0;
+        v->qsent = 0;
+        if (v->st == LOAD_VU_READING)
+            v->st = LOAD_VU_IDLE;
+    } else {
+        v->qhead = v->qhead + 1 == v->qcap ? 0 : v->qhead + 1;
+        if (v->qsent > 0)
+            v->qsent--;
+        if (v->st == LOAD_VU_READING && v->qsent == 0)
+            v->st = LOAD_VU_IDLE;
+    }
     if (w->s->sc->ops->finished(v->sc, kind, f)) {
         if (f == LOAD_OK)
             w->c.tasks_ok++;
@@ -101,8 +82,6 @@ static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
             w->c.tasks_failed++;
         atomic_fetch_add_explicit(&w->tasks_done, 1, memory_order_relaxed);
     }
-    if (v->st == LOAD_VU_READING && v->qsent == 0)
-        v->st = LOAD_VU_IDLE;
     vu_fill(v);
 }
 
@@ -114,7 +93,7 @@ static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
  * already on the pending list stays there, once.) */
 static void vu_lost(struct load_vu *v)
 {
-    vu_close(v);
+    load_vu_close(v);
     v->qsent = 0;
     v->off = 0;
     if (v->st != LOAD_VU_PENDING)
@@ -123,13 +102,13 @@ static void vu_lost(struct load_vu *v)
 
 static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *why)
 {
-    struct load_req *h = load_vu_req(v, 0);
+    struct load_req *h = load_vu_head(v);
     int retry = f == LOAD_FAIL_IO && v->reused && !h->retried && v->resp.seen == 0;
     vu_lost(v);
     if (retry) {
         h->retried = 1;
         if (v->st != LOAD_VU_PENDING)
-            pend_push(v->w, v);
+            load_pend_push(v->w, v);
         return;
     }
     if (v->w->c.tl)   /* no answer, so no latency: counted when it failed */
@@ -142,10 +121,11 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
 {
     struct load_worker *w = v->w;
     struct load_resp *r = &v->resp;
-    const struct load_req *q = load_vu_req(v, 0);
+    const struct load_req *q = load_vu_head(v);
     uint64_t t0 = w->s->o->rate > 0 ? q->t_sched : q->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
     hist_record(w->c.h[q->kind], lat);
-    char why[256] = "";
+    char why[256];
+    why[0] = '\0';   /* a string for vu_finish, without zeroing 256 bytes per answer */
     enum load_fail f;
     if (r->overflow) {
         f = LOAD_FAIL_BODY;
@@ -169,19 +149,27 @@ static void vu_write(struct load_vu *v)
 {
     int nw;
     while ((nw = v->qn - v->staged - v->qsent) > 0) {
-        /* One request (always so without pipelining): one send(), no
-         * iovec, as before pipelining came. */
-        const struct load_req *r = nw == 1 ? load_vu_req(v, v->qsent) : NULL;
-        ssize_t n = r ? send(v->fd, r->buf + v->off, r->len - v->off, MSG_NOSIGNAL)
-                      : load_vu_send_some(v, nw);
-        if (r && n == (ssize_t)(r->len - v->off)) {
-            v->off = 0;
-            v->qsent++;
-        } else if (n > 0) {
+        ssize_t n;
+        if (nw == 1) {
+            /* One request (always so without pipelining): one send(), no
+             * iovec, as before pipelining came; written whole, it is the
+             * last to write. */
+            const struct load_req *r = load_vu_req(v, v->qsent);
+            size_t left = r->len - v->off;
+            n = send(v->fd, r->buf + v->off, left, MSG_NOSIGNAL);
+            if (n == (ssize_t)left) {
+                v->off = 0;
+                v->qsent++;
+                break;
+            }
+        } else {
+            n = load_vu_send_some(v, nw);
+        }
+        if (n > 0) {
             load_vu_wrote(v, (size_t)n);
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             if (!v->out_armed)
-                vu_arm_out(v, 1);
+                load_vu_arm_out(v, 1);
             v->st = LOAD_VU_WRITING;
             return;
         } else if (errno != EINTR) {
@@ -190,7 +178,7 @@ static void vu_write(struct load_vu *v)
         }
     }
     if (v->out_armed)
-        vu_arm_out(v, 0);
+        load_vu_arm_out(v, 0);
     v->st = v->staged ? LOAD_VU_WAITING : LOAD_VU_READING;
 }
 
@@ -252,8 +240,12 @@ static void vu_send(struct load_vu *v)
         return;   /* done since it was queued */
     uint64_t now = clock_now_ns();
     uint64_t deadline = now + (uint64_t)v->w->s->o->timeout_ms * 1000000u;
-    for (int i = v->qsent; i < v->qn - v->staged; i++) {
-        struct load_req *r = load_vu_req(v, i);
+    /* The first to write (the only one at depth 1), then the others. */
+    struct load_req *r = load_vu_req(v, v->qsent);
+    r->t_sent = now;
+    r->deadline = deadline;
+    for (int i = v->qsent + 1; i < v->qn - v->staged; i++) {
+        r = load_vu_req(v, i);
         r->t_sent = now;
         r->deadline = deadline;
     }
@@ -265,9 +257,9 @@ static void vu_send(struct load_vu *v)
     vu_write(v);
 }
 
-/* Add one request to the ring's tail, with its send time; 0 when there
- * is nothing to add (WAIT or DONE, said in *kind). */
-static int vu_add(struct load_vu *v, uint64_t now, int *kind)
+/* Add one request to the ring's tail, with its send time; its kind, or
+ * LOAD_NEXT_WAIT or LOAD_NEXT_DONE (nothing added). */
+static int vu_add(struct load_vu *v, uint64_t now)
 {
     struct load_shared *s = v->w->s;
     const struct load_opts *o = s->o;
@@ -277,15 +269,13 @@ static int vu_add(struct load_vu *v, uint64_t now, int *kind)
         t = s->t_start + (uint64_t)(slot * 1e9 / o->rate);
     }
     struct load_req *r = load_vu_req(v, v->qn);
-    *kind = o->rate > 0 && o->duration > 0 && t >= s->t_end_ns ? LOAD_NEXT_DONE
-                                                                : vu_choose(v, r, now);
-    if (*kind < 0)
-        return 0;
-    r->kind = *kind;
+    int kind = o->rate > 0 && o->duration > 0 && t >= s->t_end_ns ? LOAD_NEXT_DONE
+                                                                   : vu_choose(v, r, now);
+    if (kind < 0)
+        return kind;
+    r->kind = kind;
     r->retried = 0;
-    r->t_sched = t;
-    r->t_sent = now;
-    r->deadline = now + (uint64_t)o->timeout_ms * 1000000u;
+    r->t_sched = t;   /* t_sent and deadline: vu_send's, when it goes */
     v->nsent++;
     v->qn++;
     if (t > now) {
@@ -293,7 +283,7 @@ static int vu_add(struct load_vu *v, uint64_t now, int *kind)
         if (t < v->w->next_wake)
             v->w->next_wake = t;
     }
-    return 1;
+    return kind;
 }
 
 /* Fill the VU's ring up to --pipeline requests (the scenario willing; with
@@ -303,9 +293,9 @@ static void vu_fill(struct load_vu *v)
 {
     struct load_worker *w = v->w;
     uint64_t now = clock_now_ns();
-    int kind;
     while (v->qn < v->qcap && !v->staged && !v->no_more) {
-        if (vu_add(v, now, &kind))
+        int kind = vu_add(v, now);
+        if (kind >= 0)
             continue;
         if (kind == LOAD_NEXT_WAIT && v->qn > 0)
             break;
@@ -314,41 +304,43 @@ static void vu_fill(struct load_vu *v)
     if (v->no_more && v->qn == 0) {
         v->st = LOAD_VU_DONE;
         w->active--;
-        vu_close(v);
+        load_vu_close(v);
         return;
     }
-    if (v->qn - v->staged > v->qsent &&
-        (v->st == LOAD_VU_IDLE || v->st == LOAD_VU_READING || v->st == LOAD_VU_WAITING))
-        pend_push(w, v);
+    if (v->qn - v->staged > v->qsent && ((1u << v->st) & LOAD_VU_SENDABLE))
+        load_pend_push(w, v);
     else if (v->staged && v->st == LOAD_VU_IDLE)
         v->st = LOAD_VU_WAITING;
 }
 
 /* Take the answers in rbuf[0..n) off the stream, each for the ring's
- * head; 0 when the connection is still open for more. */
+ * head; 0 when answers are still to come on the open connection (read
+ * on), 1 when not (nothing in flight, or the connection is gone). */
 static int vu_take(struct load_vu *v, size_t n)
 {
     char why[160];
     const char *b = v->w->rbuf;
     size_t at = 0;
-    do {
-        size_t used;
-        if (load_resp_take(&v->resp, b + at, n - at, &used, why, sizeof(why)) != 0) {
+    for (;;) {
+        ssize_t used = load_resp_take(&v->resp, b + at, n - at, why, sizeof(why));
+        if (used < 0) {
             vu_transport_fail(v, LOAD_FAIL_IO, why);
-            return -1;
+            return 1;
         }
-        at += used;
         if (!v->resp.complete)
             return 0;
+        at += (size_t)used;
         vu_answered(v, clock_now_ns());
         if (v->fd < 0)
-            return -1;
-    } while (at < n && v->qsent > 0);
-    if (at < n) {
-        vu_close(v);   /* bytes nobody asked for: the next request reconnects */
-        return -1;
+            return 1;
+        if (v->qsent == 0) {   /* always so at depth 1 */
+            if (at < n)
+                load_vu_close(v);   /* bytes nobody asked for: the next request reconnects */
+            return 1;
+        }
+        if (at == n)
+            return 0;
     }
-    return 0;
 }
 
 static void vu_readable(struct load_vu *v)
@@ -362,7 +354,7 @@ static void vu_readable(struct load_vu *v)
         if (v->qsent == 0) {
             /* An idle keep-alive connection: closed by the server, or
              * unsolicited bytes. Either way the next request reconnects. */
-            vu_close(v);
+            load_vu_close(v);
             return;
         }
         if (n < 0) {
@@ -373,7 +365,7 @@ static void vu_readable(struct load_vu *v)
             vu_transport_fail(v, LOAD_FAIL_IO, "connection closed without an answer");
             return;
         }
-        if (vu_take(v, (size_t)n) != 0 || v->qsent == 0)
+        if (vu_take(v, (size_t)n) != 0)
             return;
         if (n == 0 || (size_t)n < LOAD_RBUF)
             return;   /* level-triggered: epoll says when there is more */
@@ -387,16 +379,22 @@ static void vu_event(struct load_vu *v, uint32_t events)
     if (v->st == LOAD_VU_CONNECTING) {
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             vu_connected(v);
-    } else if (v->st == LOAD_VU_WRITING) {
+        return;
+    }
+    int rd;
+    if (v->st == LOAD_VU_WRITING) {
+        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+            vu_write(v);
+            return;
+        }
         /* Pipelining: answers to the requests already written are read
          * while the rest waits for room, or both sides could block. */
-        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-            vu_write(v);
-        else if ((events & EPOLLIN) && v->qsent > 0)
-            vu_readable(v);
-    } else if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-        vu_readable(v);
+        rd = (events & EPOLLIN) && v->qsent > 0;
+    } else {
+        rd = (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0;
     }
+    if (rd)   /* one call site: the compiler inlines vu_readable */
+        vu_readable(v);
 }
 
 static void flush_pending(struct load_worker *w)
@@ -411,31 +409,6 @@ static void flush_pending(struct load_worker *w)
     }
 }
 
-/* --rate: a staged request whose time has come is sent (or dropped when
- * the run was interrupted). */
-static void scan_staged(struct load_worker *w, struct load_vu *v, uint64_t now)
-{
-    uint64_t t = load_vu_req(v, v->qn - 1)->t_sched;
-    if (load_interrupted) {
-        v->staged = 0;
-        v->no_more = 1;
-        v->qn--;
-        if (v->qn == 0) {
-            v->st = LOAD_VU_DONE;
-            w->active--;
-            vu_close(v);
-        } else if (v->st == LOAD_VU_WAITING) {
-            v->st = LOAD_VU_READING;
-        }
-    } else if (t <= now) {
-        v->staged = 0;
-        if (v->st == LOAD_VU_IDLE || v->st == LOAD_VU_READING || v->st == LOAD_VU_WAITING)
-            pend_push(w, v);
-    } else if (t < w->next_wake) {
-        w->next_wake = t;
-    }
-}
-
 /* Requests past --timeout fail; with --rate, waiting VUs whose time has
  * come are sent (or dropped when the run was interrupted). */
 static void scan(struct load_worker *w, uint64_t now, int timeouts)
@@ -446,8 +419,8 @@ static void scan(struct load_worker *w, uint64_t now, int timeouts)
     for (int64_t i = 0; i < w->nvu; i++) {
         struct load_vu *v = &w->vus[i];
         if (v->staged)
-            scan_staged(w, v, now);
-        if (timeouts && v->qn > 0 && now >= load_vu_req(v, 0)->deadline &&
+            load_scan_staged(w, v, now);
+        if (timeouts && v->qn > 0 && now >= load_vu_head(v)->deadline &&
             (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_WRITING ||
              v->st == LOAD_VU_READING || (v->st == LOAD_VU_WAITING && v->qsent > 0)))
             vu_transport_fail(v, LOAD_FAIL_TIMEOUT, why);

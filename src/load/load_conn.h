@@ -80,12 +80,37 @@ struct load_worker {
 
 #define LOAD_RBUF 65536
 
+/* The ring's head: the oldest request (no wrap to compute). */
+static inline struct load_req *load_vu_head(const struct load_vu *v) { return &v->q[v->qhead]; }
+
 /* The i-th request of v's ring from its head. */
 static inline struct load_req *load_vu_req(const struct load_vu *v, int i)
 {
     int k = v->qhead + i;
     return &v->q[k >= v->qcap ? k - v->qcap : k];
 }
+
+/* The states in which a VU with requests to write goes on the pending
+ * list, as a mask: one test per request instead of three. */
+#define LOAD_VU_SENDABLE \
+    ((1u << LOAD_VU_IDLE) | (1u << LOAD_VU_READING) | (1u << LOAD_VU_WAITING))
+
+/* Put v on w's list of VUs whose requests are sent at the end of the loop
+ * turn (inline: once per request). */
+static inline void load_pend_push(struct load_worker *w, struct load_vu *v)
+{
+    v->st = LOAD_VU_PENDING;
+    v->next = NULL;
+    *w->pend_tail = v;
+    w->pend_tail = &v->next;
+}
+
+/* load_ring.c: close v's connection (the next request reconnects); watch
+ * it for room to write or not; --rate: a staged request whose time has
+ * come is sent (or dropped when the run was interrupted). */
+void load_vu_close(struct load_vu *v);
+void load_vu_arm_out(struct load_vu *v, int on);
+void load_scan_staged(struct load_worker *w, struct load_vu *v, uint64_t now);
 
 /* load_ring.c: n more bytes of v's requests written (whole ones move into
  * flight); write nw of them (the first from v->off) in one call, send()'s

@@ -148,15 +148,13 @@ void load_resp_begin(struct load_resp *r)
     r->seen = 0;
 }
 
-int load_resp_take(struct load_resp *r, const char *buf, size_t n, size_t *used, char *why,
-                   size_t whycap)
+ssize_t load_resp_take(struct load_resp *r, const char *buf, size_t n, char *why, size_t whycap)
 {
     size_t u = http_parser_execute(&r->p, &resp_settings, buf, n);
     enum http_errno e = HTTP_PARSER_ERRNO(&r->p);
     r->seen += r->complete ? u : n;   /* bytes of a bad answer count as seen */
-    *used = u;
     if (r->complete)
-        return 0;
+        return (ssize_t)u;
     if (n == 0) {
         errbuf_say(why, whycap, "connection closed before a full answer");
         return -1;
@@ -165,7 +163,7 @@ int load_resp_take(struct load_resp *r, const char *buf, size_t n, size_t *used,
         errbuf_say(why, whycap, "invalid HTTP answer (%s)", http_errno_description(e));
         return -1;
     }
-    return 0;
+    return (ssize_t)u;
 }
 
 int load_resp_feed(struct load_resp *r, const char *buf, size_t n, char *why, size_t whycap)
@@ -174,10 +172,10 @@ int load_resp_feed(struct load_resp *r, const char *buf, size_t n, char *why, si
         r->keep_alive = 0;
         return 0;
     }
-    size_t used;
-    if (load_resp_take(r, buf, n, &used, why, whycap) != 0)
+    ssize_t used = load_resp_take(r, buf, n, why, whycap);
+    if (used < 0)
         return -1;
-    if (r->complete && used < n)
+    if (r->complete && (size_t)used < n)
         r->keep_alive = 0;
     return 0;
 }

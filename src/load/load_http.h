@@ -8,6 +8,7 @@
 #define KVTEST_LOAD_HTTP_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <http_parser.h>
 
@@ -45,12 +46,12 @@ void load_resp_reset_conn(struct load_resp *r);
 /* Before each answer on the connection (after the previous one). */
 void load_resp_begin(struct load_resp *r);
 /* Parse up to n received bytes, stopping after the end of the current
- * answer: *used says how many were taken (the rest belong to the next
- * answer on the connection, after load_resp_begin). n == 0: the server
- * closed. 0: fine so far (r->complete says whether the answer is whole);
- * -1: not a valid HTTP answer, reason in why. */
-int load_resp_take(struct load_resp *r, const char *buf, size_t n, size_t *used, char *why,
-                   size_t whycap);
+ * answer: returns how many were taken (the rest belong to the next answer
+ * on the connection, after load_resp_begin), r->complete saying whether
+ * the answer is whole; n == 0: the server closed. -1: not a valid HTTP
+ * answer, reason in why. (The count is returned rather than stored
+ * through a pointer: this runs once per answer.) */
+ssize_t load_resp_take(struct load_resp *r, const char *buf, size_t n, char *why, size_t whycap);
 /* Feed n received bytes; n == 0 means the server closed the connection.
  * 0: fine so far (r->complete says whether the answer is whole); -1: not
  * a valid HTTP answer, reason in why. Bytes after a complete answer (none

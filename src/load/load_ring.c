@@ -1,12 +1,15 @@
 /* load_ring: a connection's FIFO ring of requests (see load_conn.h): the
- * write side (several requests in one call when pipelining) and the
- * failure notes, apart from the event loop in load_conn.c. */
+ * write side (several requests in one call when pipelining), the failure
+ * notes, --rate's staged requests and the connection's small helpers,
+ * apart from the event loop in load_conn.c. */
 #include "load/load_conn.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "measure/clock.h"
 
@@ -59,3 +62,44 @@ ssize_t load_vu_send_some(struct load_vu *v, int nw)
     return sendmsg(v->fd, &m, MSG_NOSIGNAL);
 }
 
+void load_vu_close(struct load_vu *v)
+{
+    if (v->fd >= 0)
+        close(v->fd);   /* also leaves the epoll set: nothing dup()s it */
+    v->fd = -1;
+    v->out_armed = 0;
+    v->reused = 0;
+}
+
+void load_vu_arm_out(struct load_vu *v, int on)
+{
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
+    ev.data.ptr = v;
+    epoll_ctl(v->w->ep, EPOLL_CTL_MOD, v->fd, &ev);
+    v->out_armed = on;
+}
+
+void load_scan_staged(struct load_worker *w, struct load_vu *v, uint64_t now)
+{
+    uint64_t t = load_vu_req(v, v->qn - 1)->t_sched;
+    if (load_interrupted) {
+        v->staged = 0;
+        v->no_more = 1;
+        v->qn--;
+        if (v->qn == 0) {
+            v->st = LOAD_VU_DONE;
+            w->active--;
+            load_vu_close(v);
+        } else if (v->st == LOAD_VU_WAITING) {
+            v->st = LOAD_VU_READING;
+        }
+    } else if (t <= now) {
+        v->staged = 0;
+        if ((1u << v->st) & LOAD_VU_SENDABLE)
+            load_pend_push(w, v);
+    } else if (t < w->next_wake) {
+        w->next_wake = t;
+    }
+}
