@@ -51,6 +51,12 @@ struct mix_expect {
                                 * replace it while the GET is in flight) */
 };
 
+/* How a connection's requests go, each with its own bookkeeping: task
+ * mode (inflight counts what the task has out, for LOAD_NEXT_WAIT); duration
+ * mode with --keys (independent GETs of given ids, nothing to keep); and
+ * duration mode pooling the links it creates (the expectations ring). */
+enum conn_mode { MODE_TASK, MODE_KEYS, MODE_POOL };
+
 /* One connection's: its task, and its requests in flight (a FIFO ring). */
 struct mix_conn {
     struct mix_worker *w;
@@ -62,9 +68,9 @@ struct mix_conn {
     char url[256];             /* task mode: the URL of the task's POST */
     struct mix_expect *ex;
     int64_t excap, exhead;
-    int ring;                  /* uses_ring(), kept here: read per request */
-    const char *want;          /* the GETs' URL when !ring: c->url (task mode) or
-                                * NULL (--keys: any URL) */
+    enum conn_mode mode;       /* kept here: read per request */
+    const char *want;          /* the GETs' URL but in MODE_POOL: c->url (task
+                                * mode) or NULL (--keys: any URL) */
 };
 
 static void *worker_new(void *state, int index, uint64_t seed)
@@ -94,12 +100,6 @@ static void worker_free(void *wstate)
     free(w);
 }
 
-/* The expectations ring is used only in duration mode without --keys
- * (a POST's URL for the pool, a pooled GET's copied URL): task mode's GETs
- * all want the task's c->url and --keys GETs want any URL, so those modes
- * leave the ring alone and cost nothing per request for it. */
-static int uses_ring(const struct mix_state *s) { return s->o.duration > 0 && !s->keys; }
-
 static void *conn_new(void *wstate, uint64_t vu)
 {
     struct mix_worker *w = wstate;
@@ -108,8 +108,12 @@ static void *conn_new(void *wstate, uint64_t vu)
         return NULL;
     c->w = w;
     c->index = vu;
-    c->ring = uses_ring(w->s);
-    c->want = w->s->o.duration > 0 ? NULL : c->url;
+    /* The expectations ring is used only in MODE_POOL (a POST's URL for
+     * the pool, a pooled GET's copied URL): task mode's GETs all want the
+     * task's c->url and --keys GETs want any URL, so those modes leave the
+     * ring alone and cost nothing per request for it. */
+    c->mode = w->s->o.duration == 0 ? MODE_TASK : w->s->keys ? MODE_KEYS : MODE_POOL;
+    c->want = c->mode == MODE_TASK ? c->url : NULL;
     c->excap = w->s->o.pipeline > 1 ? w->s->o.pipeline : 1;
     c->ex = calloc((size_t)c->excap, sizeof(*c->ex));
     if (!c->ex) {
@@ -166,46 +170,56 @@ static enum mix_req next_steady(struct mix_conn *c, struct mix_expect *e, const 
     return req;
 }
 
+/* Task mode: the task's next request into buf, or WAIT or DONE. */
+static int next_task(struct mix_conn *c, char *buf, size_t cap, size_t *len)
+{
+    struct mix_state *s = c->w->s;
+    if (!c->in_task) {
+        if (c->inflight > 0)
+            return LOAD_NEXT_WAIT;   /* the last task's failed GETs still out */
+        if (atomic_fetch_add(&s->tasks_claimed, 1) >= s->o.tasks)
+            return LOAD_NEXT_DONE;
+        c->in_task = 1;
+        c->step = 0;
+    }
+    /* All built, or the GETs need the POST's id. (Nothing is in flight at
+     * depth 1, so one test there: a task whose requests are all built and
+     * answered is over, see finished().) */
+    if (c->inflight > 0 && (c->step > s->o.gets || c->step == 1))
+        return LOAD_NEXT_WAIT;
+    enum mix_req req = (enum mix_req)mix_task_step(c->step++, s->o.gets);
+    if (req == MIX_POST) {
+        mix_make_url(c->url, sizeof(c->url), &c->w->rng, c->index, c->seq++);
+        *len = mix_reqfmt_post(&s->fmt, buf, cap, c->url);
+    } else {
+        *len = mix_reqfmt_get(&s->fmt, buf, cap, c->id);
+    }
+    c->inflight++;
+    return (int)req;
+}
+
 static int next(void *conn, uint64_t now, char *buf, size_t cap, size_t *len)
 {
     (void)now;   /* the engine ends a --duration run */
     struct mix_conn *c = conn;
+    if (c->mode == MODE_TASK)
+        return next_task(c, buf, cap, len);
     struct mix_state *s = c->w->s;
-    const char *id = NULL;
+    struct mix_expect *e = NULL;
     char *url = c->url;
-    enum mix_req req;
-    if (s->o.duration > 0) {
-        struct mix_expect *e = NULL;
-        if (c->ring) {
-            e = expect_at(c, c->inflight);
-            e->want = NULL;
-            url = e->url;
-        }
-        req = next_steady(c, e, &id);
-    } else {
-        if (!c->in_task) {
-            if (c->inflight > 0)
-                return LOAD_NEXT_WAIT;   /* the last task's failed GETs still out */
-            if (atomic_fetch_add(&s->tasks_claimed, 1) >= s->o.tasks)
-                return LOAD_NEXT_DONE;
-            c->in_task = 1;
-            c->step = 0;
-        }
-        /* All built, or the GETs need the POST's id. (Nothing is in
-         * flight at depth 1, so one test there: a task whose requests are
-         * all built and answered is over, see finished().) */
-        if (c->inflight > 0 && (c->step > s->o.gets || c->step == 1))
-            return LOAD_NEXT_WAIT;
-        req = (enum mix_req)mix_task_step(c->step++, s->o.gets);
-        id = c->id;
+    if (c->mode == MODE_POOL) {
+        e = expect_at(c, c->inflight++);
+        e->want = NULL;
+        url = e->url;
     }
+    const char *id = NULL;
+    enum mix_req req = next_steady(c, e, &id);
     if (req == MIX_POST) {
         mix_make_url(url, sizeof(c->url), &c->w->rng, c->index, c->seq++);
         *len = mix_reqfmt_post(&s->fmt, buf, cap, url);
     } else {
         *len = mix_reqfmt_get(&s->fmt, buf, cap, id);
     }
-    c->inflight++;
     return (int)req;
 }
 
@@ -215,33 +229,36 @@ static enum load_fail check(void *conn, int kind, int status, const char *body, 
     struct mix_conn *c = conn;
     if (kind == MIX_POST)
         return mix_check_post(status, body, len, c->id, sizeof(c->id), why, whycap);
-    const char *want = c->ring ? c->ex[c->exhead].want : c->want;
+    const char *want = c->mode == MODE_POOL ? c->ex[c->exhead].want : c->want;
     return mix_check_get(status, body, len, want, why, whycap);
 }
 
 static int finished(void *conn, int kind, enum load_fail f)
 {
     struct mix_conn *c = conn;
-    const struct mix_state *s = c->w->s;
-    c->inflight--;
-    if (s->o.duration > 0) {   /* every request is a task */
-        if (c->ring) {
-            const struct mix_expect *e = &c->ex[c->exhead];
-            c->exhead = c->exhead + 1 == c->excap ? 0 : c->exhead + 1;
-            if (f == LOAD_OK && kind == MIX_POST)
-                pool_add(c->w, c->id, e->url);
+    if (c->mode == MODE_TASK) {
+        /* The classic task stops at its first failure: with no link, or a
+         * wrong one, its remaining GETs would only repeat the failure
+         * (those already in flight with --pipeline end without counting).
+         * A task is over when all its requests are built and answered. */
+        c->inflight--;
+        if (f == LOAD_OK) {
+            if (c->step <= c->w->s->o.gets || c->inflight > 0 || !c->in_task)
+                return 0;
+        } else if (!c->in_task) {
+            return 0;
         }
+        c->in_task = 0;
         return 1;
     }
-    /* The classic task stops at its first failure: with no link, or a
-     * wrong one, its remaining GETs would only repeat the failure (those
-     * already in flight with --pipeline end without counting). */
-    if (!c->in_task)
-        return 0;
-    int task_over = f != LOAD_OK || (c->step > s->o.gets && c->inflight == 0);
-    if (task_over)
-        c->in_task = 0;
-    return task_over;
+    if (c->mode == MODE_POOL) {
+        const struct mix_expect *e = &c->ex[c->exhead];
+        c->exhead = c->exhead + 1 == c->excap ? 0 : c->exhead + 1;
+        c->inflight--;
+        if (f == LOAD_OK && kind == MIX_POST)
+            pool_add(c->w, c->id, e->url);
+    }
+    return 1;   /* duration mode: every request is a task */
 }
 
 /* The --json options the shortener has always printed, in their places. */
