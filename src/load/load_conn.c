@@ -36,7 +36,7 @@
 
 #define SCAN_NS 10000000u   /* how often expired requests are looked for */
 
-static void vu_fill(struct load_vu *v);
+static void vu_fill(struct load_vu *v, uint64_t now);
 
 /* Ask the scenario for the VU's next request, built in r; its kind, or
  * LOAD_NEXT_DONE when the VU is done (the run is interrupted or over, or
@@ -46,12 +46,13 @@ static int vu_choose(struct load_vu *v, struct load_req *r, uint64_t now)
     const struct load_shared *s = v->w->s;
     if (load_interrupted || (s->o->duration > 0 && now >= s->t_end_ns))
         return LOAD_NEXT_DONE;
-    return s->sc->ops->next(v->sc, now, r->buf, sizeof(r->buf), &r->len);
+    return v->w->ops->next(v->sc, now, r->buf, sizeof(r->buf), &r->len);
 }
 
 /* Count the head request as finished (f: LOAD_OK or why it failed), take
- * it off the ring and go on. */
-static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
+ * it off the ring and go on; now: the caller's clock reading, for the
+ * next request's choice (one clock read less per request). */
+static void vu_finish(struct load_vu *v, enum load_fail f, const char *why, uint64_t now)
 {
     struct load_worker *w = v->w;
     struct load_req *r = load_vu_head(v);
@@ -75,14 +76,14 @@ static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
         if (v->st == LOAD_VU_READING && v->qsent == 0)
             v->st = LOAD_VU_IDLE;
     }
-    if (w->s->sc->ops->finished(v->sc, kind, f)) {
+    if (w->ops->finished(v->sc, kind, f)) {
         if (f == LOAD_OK)
             w->c.tasks_ok++;
         else
             w->c.tasks_failed++;
         atomic_fetch_add_explicit(&w->tasks_done, 1, memory_order_relaxed);
     }
-    vu_fill(v);
+    vu_fill(v, now);
 }
 
 /* A transport failure. A keep-alive connection the server closed while it
@@ -111,9 +112,10 @@ static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *w
             load_pend_push(v->w, v);
         return;
     }
+    uint64_t now = clock_now_ns();
     if (v->w->c.tl)   /* no answer, so no latency: counted when it failed */
-        timeline_record(v->w->c.tl, clock_now_ns(), TIMELINE_NO_LATENCY, 1);
-    vu_finish(v, f, why);
+        timeline_record(v->w->c.tl, now, TIMELINE_NO_LATENCY, 1);
+    vu_finish(v, f, why, now);
 }
 
 /* The head request's answer is complete in v->resp. */
@@ -122,7 +124,7 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
     struct load_worker *w = v->w;
     struct load_resp *r = &v->resp;
     const struct load_req *q = load_vu_head(v);
-    uint64_t t0 = w->s->o->rate > 0 ? q->t_sched : q->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
+    uint64_t t0 = w->rated ? q->t_sched : q->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
     hist_record(w->c.h[q->kind], lat);
     char why[256];
     why[0] = '\0';   /* a string for vu_finish, without zeroing 256 bytes per answer */
@@ -132,7 +134,7 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
         snprintf(why, sizeof(why), "HTTP %d with a body over %d bytes (or out of memory)",
                  r->status, LOAD_BODY_MAX);
     } else {
-        f = w->s->sc->ops->check(v->sc, q->kind, r->status, r->body, r->len, why, sizeof(why));
+        f = w->ops->check(v->sc, q->kind, r->status, r->body, r->len, why, sizeof(why));
     }
     if (w->c.tl)
         timeline_record(w->c.tl, t1, lat, f != LOAD_OK);
@@ -142,7 +144,7 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
         vu_lost(v);   /* the requests behind go again on a new connection */
     }
     load_resp_begin(r);
-    vu_finish(v, f, why);
+    vu_finish(v, f, why, t1);   /* the answer's time: no second clock read */
 }
 
 static void vu_write(struct load_vu *v)
@@ -239,12 +241,12 @@ static void vu_send(struct load_vu *v)
     if (v->st != LOAD_VU_PENDING)
         return;   /* done since it was queued */
     uint64_t now = clock_now_ns();
-    uint64_t deadline = now + (uint64_t)v->w->s->o->timeout_ms * 1000000u;
+    uint64_t deadline = now + v->w->timeout_ns;
     /* The first to write (the only one at depth 1), then the others. */
     struct load_req *r = load_vu_req(v, v->qsent);
     r->t_sent = now;
     r->deadline = deadline;
-    for (int i = v->qsent + 1; i < v->qn - v->staged; i++) {
+    for (int i = v->qsent + 1; v->qcap > 1 && i < v->qn - v->staged; i++) {
         r = load_vu_req(v, i);
         r->t_sent = now;
         r->deadline = deadline;
@@ -288,15 +290,23 @@ static int vu_add(struct load_vu *v, uint64_t now)
 
 /* Fill the VU's ring up to --pipeline requests (the scenario willing; with
  * --rate, up to the first one not due yet), and have what is to write
- * sent at the end of the loop turn. */
-static void vu_fill(struct load_vu *v)
+ * sent at the end of the loop turn; now: a recent clock reading. */
+static void vu_fill(struct load_vu *v, uint64_t now)
 {
     struct load_worker *w = v->w;
-    uint64_t now = clock_now_ns();
     while (v->qn < v->qcap && !v->staged && !v->no_more) {
         int kind = vu_add(v, now);
-        if (kind >= 0)
+        if (kind >= 0 && v->qcap > 1)
             continue;
+        if (kind >= 0) {
+            /* Depth 1: the ring was empty, its one request is to write
+             * unless staged; the tests below, done straight. */
+            if (!v->staged && ((1u << v->st) & LOAD_VU_SENDABLE))
+                load_pend_push(w, v);
+            else if (v->staged && v->st == LOAD_VU_IDLE)
+                v->st = LOAD_VU_WAITING;
+            return;
+        }
         if (kind == LOAD_NEXT_WAIT && v->qn > 0)
             break;
         v->no_more = 1;   /* DONE, or WAIT with nothing to wait for */
@@ -444,10 +454,13 @@ void *load_worker_main(void *arg)
     w->pend_tail = &w->pend_head;
     w->next_wake = UINT64_MAX;
     w->next_scan = clock_now_ns() + SCAN_NS;
+    w->ops = w->s->sc->ops;
+    w->timeout_ns = (uint64_t)w->s->o->timeout_ms * 1000000u;
+    w->rated = w->s->o->rate > 0;
     if (w->c.tl)
         timeline_init(w->c.tl, w->s->t_start, w->s->o->timeline_ns);
     for (int64_t i = 0; i < w->nvu; i++)
-        vu_fill(&w->vus[i]);
+        vu_fill(&w->vus[i], clock_now_ns());
     struct epoll_event ev[256];
     while (w->active > 0) {
         flush_pending(w);

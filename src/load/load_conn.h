@@ -76,6 +76,11 @@ struct load_worker {
     char *rbuf;                /* receive buffer, shared by the worker's VUs */
     struct load_counts c;
     atomic_llong tasks_done, requests_done;
+    /* Read once per request, so kept here rather than behind w->s (set by
+     * load_worker_main): the scenario's ops, --timeout in ns, --rate > 0. */
+    const struct load_scenario_ops *ops;
+    uint64_t timeout_ns;
+    int rated;
 };
 
 #define LOAD_RBUF 65536
@@ -83,9 +88,12 @@ struct load_worker {
 /* The ring's head: the oldest request (no wrap to compute). */
 static inline struct load_req *load_vu_head(const struct load_vu *v) { return &v->q[v->qhead]; }
 
-/* The i-th request of v's ring from its head. */
+/* The i-th request of v's ring from its head. (Depth 1 has one slot: no
+ * index to compute, several times per request.) */
 static inline struct load_req *load_vu_req(const struct load_vu *v, int i)
 {
+    if (v->qcap == 1)
+        return v->q;
     int k = v->qhead + i;
     return &v->q[k >= v->qcap ? k - v->qcap : k];
 }
