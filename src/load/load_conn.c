@@ -65,8 +65,7 @@ static void vu_finish(struct load_vu *v, enum load_fail f, const char *why, uint
         load_note_error(w, r, f, why);
     }
     if (--v->qn == 0) {   /* always so at depth 1: no wrap to compute */
-        v->qhead = 0;
-        v->qsent = 0;
+        v->qsent = v->qhead = 0;
         if (v->st == LOAD_VU_READING)
             v->st = LOAD_VU_IDLE;
     } else {
@@ -277,7 +276,12 @@ static int vu_add(struct load_vu *v, uint64_t now)
         return kind;
     r->kind = kind;
     r->retried = 0;
-    r->t_sched = t;   /* t_sent and deadline: vu_send's, when it goes */
+    r->t_sched = t;
+    /* Stamped again by vu_send when it goes; this stamp is for a request
+     * that vu_write sends without vu_send (added while the VU is WRITING
+     * or CONNECTING, pipelining). */
+    r->t_sent = now;
+    r->deadline = now + v->w->timeout_ns;
     v->nsent++;
     v->qn++;
     if (t > now) {

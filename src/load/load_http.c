@@ -154,7 +154,7 @@ ssize_t load_resp_take(struct load_resp *r, const char *buf, size_t n, char *why
     enum http_errno e = HTTP_PARSER_ERRNO(&r->p);
     r->seen += r->complete ? u : n;   /* bytes of a bad answer count as seen */
     if (r->complete)
-        return (ssize_t)u;
+        return (ssize_t)u;   /* the rest is the next answer's */
     if (n == 0) {
         errbuf_say(why, whycap, "connection closed before a full answer");
         return -1;
