@@ -239,6 +239,10 @@ static void vu_send(struct load_vu *v)
 {
     if (v->st != LOAD_VU_PENDING)
         return;   /* done since it was queued */
+    /* flush_pending took it off the list: a connect that fails at once
+     * must put the next request back on it, which PENDING would stop (an
+     * unresolvable host hung the run). */
+    v->st = LOAD_VU_IDLE;   /* off the pending list */
     uint64_t now = clock_now_ns();
     uint64_t deadline = now + v->w->timeout_ns;
     /* The first to write (the only one at depth 1), then the others. */

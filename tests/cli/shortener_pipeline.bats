@@ -110,3 +110,16 @@ jqo() { jq -r "$1" <<<"$output"; }
         assert_output --partial "--pipeline"
     done
 }
+
+@test "load against a host that does not resolve: every request fails, exit 1, no hang" {
+    # The connect fails inside the pending list's flush, before any socket:
+    # the VU must go on to its next request (and fail it) rather than wait
+    # for ever, at --pipeline 1 as at 4.
+    for p in 1 4; do
+        run timeout -k 5 60 "$KVTEST" shortener load http://no-such-host.invalid:80 --tasks 3 \
+            --gets 1 --connections 2 --pipeline "$p" --json
+        assert_failure 1
+        [ "$(jqo .result.requests)" -eq 3 ]
+        [ "$(jqo .result.failures.connect)" -eq 3 ]
+    done
+}
