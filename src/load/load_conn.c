@@ -9,7 +9,18 @@
  * made the client and the server ping-pong on the CPUs. Requests that
  * become ready inside a batch (answers, failures, reconnects) go on the
  * worker's pending list, so no socket is opened or closed while events for
- * the batch are still being handled. */
+ * the batch are still being handled.
+ *
+ * Pipelining (--pipeline N): a connection keeps up to N requests in flight
+ * in a FIFO ring (load_conn.h); the answers come in the order the requests
+ * were sent (HTTP/1.1 gives no other way to match them), so each answer
+ * taken off the stream belongs to the ring's head. When the connection is
+ * lost, answers already complete stay counted; the head (the first request
+ * without a full answer) is handled as with one request in flight (sent
+ * again once if the connection had carried an answer and the head has no
+ * byte of its own, else failed), and the requests behind it, which got no
+ * byte of answer, are sent again on a new connection. A timeout fails the
+ * head alone, the same way. With N = 1 this is the one-request engine. */
 #include "load/load_conn.h"
 
 #include <errno.h>
@@ -25,136 +36,141 @@
 
 #define SCAN_NS 10000000u   /* how often expired requests are looked for */
 
-static void vu_next(struct load_vu *v);
+static void vu_fill(struct load_vu *v, uint64_t now);
 
-static void note_error(struct load_worker *w, struct load_vu *v, enum load_fail f, const char *why)
-{
-    if (w->c.nerr >= LOAD_NERR_KEEP)
-        return;
-    /* The target, rebuilt from the request line: "METHOD PATH HTTP/1.1". */
-    const char *p = memchr(v->buf, ' ', v->len);
-    const char *e = p ? memchr(p + 1, ' ', v->len - (size_t)(p + 1 - v->buf)) : NULL;
-    int plen = p && e ? (int)(e - p - 1) : 0;
-    struct load_err *er = &w->c.err[w->c.nerr++];
-    er->t = clock_now_ns();
-    snprintf(er->msg, sizeof(er->msg), "%s http://%s%.*s: %s: %s", w->s->sc->kinds[v->kind],
-             w->s->o->url->hostport, plen, p ? p + 1 : "", load_fail_name(f), why);
-}
-
-/* Ask the scenario for the VU's next request, built in v->buf; 0 if the VU
- * is done (the run is interrupted or over, or the scenario says so). */
-static int vu_choose(struct load_vu *v, uint64_t now)
+/* Ask the scenario for the VU's next request, built in r; its kind, or
+ * LOAD_NEXT_DONE when the VU is done (the run is interrupted or over, or
+ * the scenario says so), or LOAD_NEXT_WAIT. */
+static int vu_choose(struct load_vu *v, struct load_req *r, uint64_t now)
 {
     const struct load_shared *s = v->w->s;
     if (load_interrupted || (s->o->duration > 0 && now >= s->t_end_ns))
-        return 0;
-    int kind = s->sc->ops->next(v->sc, now, v->buf, sizeof(v->buf), &v->len);
-    if (kind == LOAD_NEXT_DONE)
-        return 0;
-    v->kind = kind;
-    return 1;
+        return LOAD_NEXT_DONE;
+    return v->w->ops->next(v->sc, now, r->buf, sizeof(r->buf), &r->len);
 }
 
-static void pend_push(struct load_worker *w, struct load_vu *v)
-{
-    v->st = LOAD_VU_PENDING;
-    v->next = NULL;
-    *w->pend_tail = v;
-    w->pend_tail = &v->next;
-}
-
-static void vu_close(struct load_vu *v)
-{
-    if (v->fd >= 0)
-        close(v->fd);   /* also leaves the epoll set: nothing dup()s it */
-    v->fd = -1;
-    v->out_armed = 0;
-    v->reused = 0;
-}
-
-static void vu_arm_out(struct load_vu *v, int on)
-{
-    struct epoll_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
-    ev.data.ptr = v;
-    epoll_ctl(v->w->ep, EPOLL_CTL_MOD, v->fd, &ev);
-    v->out_armed = on;
-}
-
-/* Count a finished request (f: LOAD_OK or why it failed) and go on. */
-static void vu_finish(struct load_vu *v, enum load_fail f, const char *why)
+/* Count the head request as finished (f: LOAD_OK or why it failed), take
+ * it off the ring and go on; now: the caller's clock reading, for the
+ * next request's choice (one clock read less per request). */
+static void vu_finish(struct load_vu *v, enum load_fail f, const char *why, uint64_t now)
 {
     struct load_worker *w = v->w;
+    struct load_req *r = load_vu_head(v);
+    int kind = r->kind;
     atomic_fetch_add_explicit(&w->requests_done, 1, memory_order_relaxed);
     if (f == LOAD_OK) {
-        w->c.ok[v->kind]++;
+        w->c.ok[kind]++;
     } else {
-        w->c.fail[v->kind][f]++;
-        note_error(w, v, f, why);
+        w->c.fail[kind][f]++;
+        load_note_error(w, r, f, why);
     }
-    if (w->s->sc->ops->finished(v->sc, v->kind, f)) {
+    if (--v->qn == 0) {   /* always so at depth 1: no wrap to compute */
+        v->qsent = v->qhead = 0;
+        if (v->st == LOAD_VU_READING)
+            v->st = LOAD_VU_IDLE;
+    } else {
+        v->qhead = v->qhead + 1 == v->qcap ? 0 : v->qhead + 1;
+        if (v->qsent > 0)
+            v->qsent--;
+        if (v->st == LOAD_VU_READING && v->qsent == 0)
+            v->st = LOAD_VU_IDLE;
+    }
+    if (w->ops->finished(v->sc, kind, f)) {
         if (f == LOAD_OK)
             w->c.tasks_ok++;
         else
             w->c.tasks_failed++;
         atomic_fetch_add_explicit(&w->tasks_done, 1, memory_order_relaxed);
     }
-    v->st = LOAD_VU_IDLE;
-    vu_next(v);
+    vu_fill(v, now);
 }
 
 /* A transport failure. A keep-alive connection the server closed while it
  * was idle fails the first write or read of the next request without a
  * byte of answer: that request is sent again, once, on a new connection
  * (as browsers and curl do) rather than counted as a failure. */
-static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *why)
+/* The connection is gone: what is left goes again on a new one. (A VU
+ * already on the pending list stays there, once.) */
+static void vu_lost(struct load_vu *v)
 {
-    int retry = f == LOAD_FAIL_IO && v->reused && !v->retried && v->resp.seen == 0;
-    vu_close(v);
-    if (retry) {
-        v->retried = 1;
-        pend_push(v->w, v);
-        return;
-    }
-    if (v->w->c.tl)   /* no answer, so no latency: counted when it failed */
-        timeline_record(v->w->c.tl, clock_now_ns(), TIMELINE_NO_LATENCY, 1);
-    vu_finish(v, f, why);
+    load_vu_close(v);
+    v->qsent = 0;
+    v->off = 0;
+    if (v->st != LOAD_VU_PENDING)
+        v->st = LOAD_VU_IDLE;
 }
 
+static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *why)
+{
+    struct load_req *h = load_vu_head(v);
+    int retry = f == LOAD_FAIL_IO && v->reused && !h->retried && v->resp.seen == 0;
+    vu_lost(v);
+    if (retry) {
+        h->retried = 1;
+        if (v->st != LOAD_VU_PENDING)
+            load_pend_push(v->w, v);
+        return;
+    }
+    uint64_t now = clock_now_ns();
+    if (v->w->c.tl)   /* no answer, so no latency: counted when it failed */
+        timeline_record(v->w->c.tl, now, TIMELINE_NO_LATENCY, 1);
+    vu_finish(v, f, why, now);
+}
+
+/* The head request's answer is complete in v->resp. */
 static void vu_answered(struct load_vu *v, uint64_t t1)
 {
     struct load_worker *w = v->w;
     struct load_resp *r = &v->resp;
-    uint64_t t0 = w->s->o->rate > 0 ? v->t_sched : v->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
-    hist_record(w->c.h[v->kind], lat);
-    char why[256] = "";
+    const struct load_req *q = load_vu_head(v);
+    uint64_t t0 = w->rated ? q->t_sched : q->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
+    hist_record(w->c.h[q->kind], lat);
+    char why[256];
+    why[0] = '\0';   /* a string for vu_finish, without zeroing 256 bytes per answer */
     enum load_fail f;
     if (r->overflow) {
         f = LOAD_FAIL_BODY;
         snprintf(why, sizeof(why), "HTTP %d with a body over %d bytes (or out of memory)",
                  r->status, LOAD_BODY_MAX);
     } else {
-        f = w->s->sc->ops->check(v->sc, v->kind, r->status, r->body, r->len, why, sizeof(why));
+        f = w->ops->check(v->sc, q->kind, r->status, r->body, r->len, why, sizeof(why));
     }
     if (w->c.tl)
         timeline_record(w->c.tl, t1, lat, f != LOAD_OK);
-    if (r->keep_alive)
+    if (r->keep_alive) {
         v->reused = 1;
-    else
-        vu_close(v);
-    vu_finish(v, f, why);
+    } else {
+        vu_lost(v);   /* the requests behind go again on a new connection */
+    }
+    load_resp_begin(r);
+    vu_finish(v, f, why, t1);   /* the answer's time: no second clock read */
 }
 
 static void vu_write(struct load_vu *v)
 {
-    while (v->off < v->len) {
-        ssize_t n = send(v->fd, v->buf + v->off, v->len - v->off, MSG_NOSIGNAL);
+    int nw;
+    while ((nw = v->qn - v->staged - v->qsent) > 0) {
+        ssize_t n;
+        if (nw == 1) {
+            /* One request (always so without pipelining): one send(), no
+             * iovec, as before pipelining came; written whole, it is the
+             * last to write. */
+            const struct load_req *r = load_vu_req(v, v->qsent);
+            size_t left = r->len - v->off;
+            n = send(v->fd, r->buf + v->off, left, MSG_NOSIGNAL);
+            if (n == (ssize_t)left) {
+                v->off = 0;
+                v->qsent++;
+                break;
+            }
+        } else {
+            n = load_vu_send_some(v, nw);
+        }
         if (n > 0) {
-            v->off += (size_t)n;
+            load_vu_wrote(v, (size_t)n);
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             if (!v->out_armed)
-                vu_arm_out(v, 1);
+                load_vu_arm_out(v, 1);
             v->st = LOAD_VU_WRITING;
             return;
         } else if (errno != EINTR) {
@@ -163,8 +179,8 @@ static void vu_write(struct load_vu *v)
         }
     }
     if (v->out_armed)
-        vu_arm_out(v, 0);
-    v->st = LOAD_VU_READING;
+        load_vu_arm_out(v, 0);
+    v->st = v->staged ? LOAD_VU_WAITING : LOAD_VU_READING;
 }
 
 /* Open a connection; 0 when connecting or connected, -1 after failing. */
@@ -212,67 +228,151 @@ static void vu_connected(struct load_vu *v)
         vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(err));
         return;
     }
-    v->t_sent = clock_now_ns();
+    uint64_t now = clock_now_ns();
+    for (int i = 0; i < v->qn - v->staged; i++)
+        load_vu_req(v, i)->t_sent = now;
     vu_write(v);
 }
 
-/* Send the request in v->buf (the pending list's entries). */
+/* Send the requests still to write (the pending list's entries). */
 static void vu_send(struct load_vu *v)
 {
+    if (v->st != LOAD_VU_PENDING)
+        return;   /* done since it was queued */
+    /* flush_pending took it off the list: a connect that fails at once
+     * must put the next request back on it, which PENDING would stop (an
+     * unresolvable host hung the run). */
+    v->st = LOAD_VU_IDLE;   /* off the pending list */
     uint64_t now = clock_now_ns();
-    load_resp_begin(&v->resp);
-    v->off = 0;
-    v->deadline = now + (uint64_t)v->w->s->o->timeout_ms * 1000000u;
+    uint64_t deadline = now + v->w->timeout_ns;
+    /* The first to write (the only one at depth 1), then the others. */
+    struct load_req *r = load_vu_req(v, v->qsent);
+    r->t_sent = now;
+    r->deadline = deadline;
+    for (int i = v->qsent + 1; v->qcap > 1 && i < v->qn - v->staged; i++) {
+        r = load_vu_req(v, i);
+        r->t_sent = now;
+        r->deadline = deadline;
+    }
     if (v->fd < 0) {
+        v->off = 0;
         vu_connect(v);
         return;
     }
-    v->t_sent = now;
     vu_write(v);
 }
 
-/* The VU is free: pick its next request and its send time. */
-static void vu_next(struct load_vu *v)
+/* Add one request to the ring's tail, with its send time; its kind, or
+ * LOAD_NEXT_WAIT or LOAD_NEXT_DONE (nothing added). */
+static int vu_add(struct load_vu *v, uint64_t now)
 {
-    struct load_worker *w = v->w;
-    struct load_shared *s = w->s;
+    struct load_shared *s = v->w->s;
     const struct load_opts *o = s->o;
-    uint64_t now = clock_now_ns(), t = 0;
+    uint64_t t = 0;
     if (o->rate > 0) {
         double slot = (double)v->index + (double)v->nsent * (double)o->connections;
         t = s->t_start + (uint64_t)(slot * 1e9 / o->rate);
     }
-    if ((o->rate > 0 && o->duration > 0 && t >= s->t_end_ns) || !vu_choose(v, now)) {
+    struct load_req *r = load_vu_req(v, v->qn);
+    int kind = o->rate > 0 && o->duration > 0 && t >= s->t_end_ns ? LOAD_NEXT_DONE
+                                                                   : vu_choose(v, r, now);
+    if (kind < 0)
+        return kind;
+    r->kind = kind;
+    r->retried = 0;
+    r->t_sched = t;
+    /* Stamped again by vu_send when it goes; this stamp is for a request
+     * that vu_write sends without vu_send (added while the VU is WRITING
+     * or CONNECTING, pipelining). */
+    r->t_sent = now;
+    r->deadline = now + v->w->timeout_ns;
+    v->nsent++;
+    v->qn++;
+    if (t > now) {
+        v->staged = 1;
+        if (t < v->w->next_wake)
+            v->w->next_wake = t;
+    }
+    return kind;
+}
+
+/* Fill the VU's ring up to --pipeline requests (the scenario willing; with
+ * --rate, up to the first one not due yet), and have what is to write
+ * sent at the end of the loop turn; now: a recent clock reading. */
+static void vu_fill(struct load_vu *v, uint64_t now)
+{
+    struct load_worker *w = v->w;
+    while (v->qn < v->qcap && !v->staged && !v->no_more) {
+        int kind = vu_add(v, now);
+        if (kind >= 0 && v->qcap > 1)
+            continue;
+        if (kind >= 0) {
+            /* Depth 1: the ring was empty, its one request is to write
+             * unless staged; the tests below, done straight. */
+            if (!v->staged && ((1u << v->st) & LOAD_VU_SENDABLE))
+                load_pend_push(w, v);
+            else if (v->staged && v->st == LOAD_VU_IDLE)
+                v->st = LOAD_VU_WAITING;
+            return;
+        }
+        if (kind == LOAD_NEXT_WAIT && v->qn > 0)
+            break;
+        v->no_more = 1;   /* DONE, or WAIT with nothing to wait for */
+    }
+    if (v->no_more && v->qn == 0) {
         v->st = LOAD_VU_DONE;
         w->active--;
-        vu_close(v);
+        load_vu_close(v);
         return;
     }
-    v->nsent++;
-    v->retried = 0;
-    v->t_sched = t;
-    if (t > now) {
+    if (v->qn - v->staged > v->qsent && ((1u << v->st) & LOAD_VU_SENDABLE))
+        load_pend_push(w, v);
+    else if (v->staged && v->st == LOAD_VU_IDLE)
         v->st = LOAD_VU_WAITING;
-        if (t < w->next_wake)
-            w->next_wake = t;
-        return;
+}
+
+/* Take the answers in rbuf[0..n) off the stream, each for the ring's
+ * head; 0 when answers are still to come on the open connection (read
+ * on), 1 when not (nothing in flight, or the connection is gone). */
+static int vu_take(struct load_vu *v, size_t n)
+{
+    char why[160];
+    const char *b = v->w->rbuf;
+    size_t at = 0;
+    for (;;) {
+        ssize_t used = load_resp_take(&v->resp, b + at, n - at, why, sizeof(why));
+        if (used < 0) {
+            vu_transport_fail(v, LOAD_FAIL_IO, why);
+            return 1;
+        }
+        if (!v->resp.complete)
+            return 0;
+        at += (size_t)used;
+        vu_answered(v, clock_now_ns());
+        if (v->fd < 0)
+            return 1;
+        if (v->qsent == 0) {   /* always so at depth 1 */
+            if (at < n)
+                load_vu_close(v);   /* bytes nobody asked for: the next request reconnects */
+            return 1;
+        }
+        if (at == n)
+            return 0;
     }
-    pend_push(w, v);
 }
 
 static void vu_readable(struct load_vu *v)
 {
-    char why[160];
     for (;;) {
         ssize_t n = recv(v->fd, v->w->rbuf, LOAD_RBUF, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
-        if (v->st != LOAD_VU_READING) {
+        if (v->qsent == 0) {
             /* An idle keep-alive connection: closed by the server, or
              * unsolicited bytes. Either way the next request reconnects. */
-            vu_close(v);
+            load_vu_close(v);
             return;
         }
         if (n < 0) {
@@ -283,14 +383,8 @@ static void vu_readable(struct load_vu *v)
             vu_transport_fail(v, LOAD_FAIL_IO, "connection closed without an answer");
             return;
         }
-        if (load_resp_feed(&v->resp, v->w->rbuf, (size_t)n, why, sizeof(why)) != 0) {
-            vu_transport_fail(v, LOAD_FAIL_IO, why);
+        if (vu_take(v, (size_t)n) != 0)
             return;
-        }
-        if (v->resp.complete) {
-            vu_answered(v, clock_now_ns());
-            return;
-        }
         if (n == 0 || (size_t)n < LOAD_RBUF)
             return;   /* level-triggered: epoll says when there is more */
     }
@@ -303,12 +397,22 @@ static void vu_event(struct load_vu *v, uint32_t events)
     if (v->st == LOAD_VU_CONNECTING) {
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             vu_connected(v);
-    } else if (v->st == LOAD_VU_WRITING) {
-        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-            vu_write(v);
-    } else if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) {
-        vu_readable(v);
+        return;
     }
+    int rd;
+    if (v->st == LOAD_VU_WRITING) {
+        if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+            vu_write(v);
+            return;
+        }
+        /* Pipelining: answers to the requests already written are read
+         * while the rest waits for room, or both sides could block. */
+        rd = (events & EPOLLIN) && v->qsent > 0;
+    } else {
+        rd = (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) != 0;
+    }
+    if (rd)   /* one call site: the compiler inlines vu_readable */
+        vu_readable(v);
 }
 
 static void flush_pending(struct load_worker *w)
@@ -332,21 +436,12 @@ static void scan(struct load_worker *w, uint64_t now, int timeouts)
     w->next_wake = UINT64_MAX;
     for (int64_t i = 0; i < w->nvu; i++) {
         struct load_vu *v = &w->vus[i];
-        if (v->st == LOAD_VU_WAITING) {
-            if (load_interrupted) {
-                v->st = LOAD_VU_DONE;
-                w->active--;
-                vu_close(v);
-            } else if (v->t_sched <= now) {
-                pend_push(w, v);
-            } else if (v->t_sched < w->next_wake) {
-                w->next_wake = v->t_sched;
-            }
-        } else if (timeouts && now >= v->deadline &&
-                   (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_WRITING ||
-                    v->st == LOAD_VU_READING)) {
+        if (v->staged)
+            load_scan_staged(w, v, now);
+        if (timeouts && v->qn > 0 && now >= load_vu_head(v)->deadline &&
+            (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_WRITING ||
+             v->st == LOAD_VU_READING || (v->st == LOAD_VU_WAITING && v->qsent > 0)))
             vu_transport_fail(v, LOAD_FAIL_TIMEOUT, why);
-        }
     }
 }
 
@@ -367,10 +462,13 @@ void *load_worker_main(void *arg)
     w->pend_tail = &w->pend_head;
     w->next_wake = UINT64_MAX;
     w->next_scan = clock_now_ns() + SCAN_NS;
+    w->ops = w->s->sc->ops;
+    w->timeout_ns = (uint64_t)w->s->o->timeout_ms * 1000000u;
+    w->rated = w->s->o->rate > 0;
     if (w->c.tl)
         timeline_init(w->c.tl, w->s->t_start, w->s->o->timeline_ns);
     for (int64_t i = 0; i < w->nvu; i++)
-        vu_next(&w->vus[i]);
+        vu_fill(&w->vus[i], clock_now_ns());
     struct epoll_event ev[256];
     while (w->active > 0) {
         flush_pending(w);

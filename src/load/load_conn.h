@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "load/load_engine.h"
 #include "load/load_http.h"
@@ -33,18 +34,30 @@ enum load_vu_state {
 
 struct load_worker;
 
+/* One request of a connection's queue (--pipeline of them at most). */
+struct load_req {
+    int kind;                  /* the scenario's */
+    int retried;
+    uint64_t t_sched;          /* --rate: when the request was due; else 0 */
+    uint64_t t_sent, deadline;
+    size_t len;
+    char buf[LOAD_REQ_MAX];    /* built by the scenario */
+};
+
+/* A connection's requests are a FIFO ring q[qcap]: from the head, qsent
+ * written whole (in flight, answered in this order), then the ones still
+ * to write (off bytes of the first of them written); with --rate the last
+ * one may be `staged`, built but not due yet. */
 struct load_vu {
     struct load_worker *w;
     void *sc;                  /* the scenario's state of this connection */
     int fd;
     enum load_vu_state st;
     uint64_t index, nsent;
-    int kind;                  /* of the request in flight: the scenario's */
-    int reused, retried, out_armed;
-    char buf[LOAD_REQ_MAX];    /* the request being sent, built by the scenario */
-    size_t len, off;
-    uint64_t t_sched;          /* --rate: when the request was due; else 0 */
-    uint64_t t_sent, deadline;
+    int reused, out_armed;
+    struct load_req *q;
+    int qcap, qhead, qn, qsent, staged, no_more;
+    size_t off;
     struct load_resp resp;
     struct load_vu *next;           /* in the worker's list of requests to send */
 };
@@ -63,9 +76,57 @@ struct load_worker {
     char *rbuf;                /* receive buffer, shared by the worker's VUs */
     struct load_counts c;
     atomic_llong tasks_done, requests_done;
+    /* Read once per request, so kept here rather than behind w->s (set by
+     * load_worker_main): the scenario's ops, --timeout in ns, --rate > 0. */
+    const struct load_scenario_ops *ops;
+    uint64_t timeout_ns;
+    int rated;
 };
 
 #define LOAD_RBUF 65536
+
+/* The ring's head: the oldest request (no wrap to compute). */
+static inline struct load_req *load_vu_head(const struct load_vu *v) { return &v->q[v->qhead]; }
+
+/* The i-th request of v's ring from its head. (Depth 1 has one slot: no
+ * index to compute, several times per request.) */
+static inline struct load_req *load_vu_req(const struct load_vu *v, int i)
+{
+    if (v->qcap == 1)
+        return v->q;
+    int k = v->qhead + i;
+    return &v->q[k >= v->qcap ? k - v->qcap : k];
+}
+
+/* The states in which a VU with requests to write goes on the pending
+ * list, as a mask: one test per request instead of three. */
+#define LOAD_VU_SENDABLE \
+    ((1u << LOAD_VU_IDLE) | (1u << LOAD_VU_READING) | (1u << LOAD_VU_WAITING))
+
+/* Put v on w's list of VUs whose requests are sent at the end of the loop
+ * turn (inline: once per request). */
+static inline void load_pend_push(struct load_worker *w, struct load_vu *v)
+{
+    v->st = LOAD_VU_PENDING;
+    v->next = NULL;
+    *w->pend_tail = v;
+    w->pend_tail = &v->next;
+}
+
+/* load_ring.c: close v's connection (the next request reconnects); watch
+ * it for room to write or not; --rate: a staged request whose time has
+ * come is sent (or dropped when the run was interrupted). */
+void load_vu_close(struct load_vu *v);
+void load_vu_arm_out(struct load_vu *v, int on);
+void load_scan_staged(struct load_worker *w, struct load_vu *v, uint64_t now);
+
+/* load_ring.c: n more bytes of v's requests written (whole ones move into
+ * flight); write nw of them (the first from v->off) in one call, send()'s
+ * result; keep the note of a failed request r. */
+void load_vu_wrote(struct load_vu *v, size_t n);
+ssize_t load_vu_send_some(struct load_vu *v, int nw);
+void load_note_error(struct load_worker *w, const struct load_req *r, enum load_fail f,
+                     const char *why);
 
 /* load_conn.c: the worker's thread body. */
 void *load_worker_main(void *arg);

@@ -84,7 +84,10 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
         v->w = w;
         v->fd = -1;
         v->index = first_vu + (uint64_t)i;
-        if (load_resp_init(&v->resp) != 0 || !(v->sc = sc->ops->conn_new(w->sc, v->index)))
+        v->qcap = o->pipeline > 1 ? (int)o->pipeline : 1;
+        v->q = malloc((size_t)v->qcap * sizeof(*v->q));
+        if (!v->q || load_resp_init(&v->resp) != 0 ||
+            !(v->sc = sc->ops->conn_new(w->sc, v->index)))
             return -1;
     }
     return 0;
@@ -99,6 +102,7 @@ static void worker_cleanup(struct load_worker *w)
         if (w->vus[i].fd >= 0)
             close(w->vus[i].fd);
         load_resp_free(&w->vus[i].resp);
+        free(w->vus[i].q);
         if (w->vus[i].sc)
             sc->ops->conn_free(w->vus[i].sc);
     }

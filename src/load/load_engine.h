@@ -2,7 +2,8 @@
  * is built; what it sends is a scenario's choice (load_scenario.h). Each
  * worker OS thread (--workers) runs one epoll loop over its share of the
  * connections (--connections); each connection is a virtual user with one
- * request in flight on a non-blocking keep-alive socket.
+ * request in flight on a non-blocking keep-alive socket, or up to
+ * --pipeline of them, answers matched to requests in order.
  *
  * Closed loop (default): a connection sends its next request as soon as the
  * previous answer is checked, and a request is timed from its write to its
@@ -27,6 +28,7 @@ struct load_opts {
     const struct load_url *url;   /* base, parsed (load_url_parse) */
     int64_t tasks;             /* task mode: tasks the scenario runs (for progress) */
     int64_t connections, timeout_ms, workers, seed;
+    int64_t pipeline;          /* requests in flight per connection (1..LOAD_PIPELINE_MAX) */
     double duration;           /* 0: task mode, the scenario ends the run */
     double rate;               /* requests/s over all connections; 0: closed loop */
     uint64_t timeline_ns;      /* --interval of --timeline; 0: no timeline */

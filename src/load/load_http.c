@@ -101,8 +101,9 @@ static int on_complete(http_parser *p)
     r->complete = 1;
     r->status = (int)p->status_code;
     r->keep_alive = http_should_keep_alive(p);
-    /* One request in flight: stop here, so anything after this answer is
-     * seen as unsolicited rather than parsed as the next one. */
+    /* Stop here: the engine handles this answer before the parser goes on
+     * (load_resp_begin) with the next one's bytes, or calls them
+     * unsolicited when nothing else is in flight. */
     http_parser_pause(p, 1);
     return 0;
 }
@@ -147,27 +148,34 @@ void load_resp_begin(struct load_resp *r)
     r->seen = 0;
 }
 
+ssize_t load_resp_take(struct load_resp *r, const char *buf, size_t n, char *why, size_t whycap)
+{
+    size_t u = http_parser_execute(&r->p, &resp_settings, buf, n);
+    enum http_errno e = HTTP_PARSER_ERRNO(&r->p);
+    r->seen += r->complete ? u : n;   /* bytes of a bad answer count as seen */
+    if (r->complete)
+        return (ssize_t)u;   /* the rest is the next answer's */
+    if (n == 0) {
+        errbuf_say(why, whycap, "connection closed before a full answer");
+        return -1;
+    }
+    if (e != HPE_OK || u != n) {
+        errbuf_say(why, whycap, "invalid HTTP answer (%s)", http_errno_description(e));
+        return -1;
+    }
+    return (ssize_t)u;
+}
+
 int load_resp_feed(struct load_resp *r, const char *buf, size_t n, char *why, size_t whycap)
 {
     if (r->complete) {   /* bytes nobody asked for */
         r->keep_alive = 0;
         return 0;
     }
-    r->seen += n;
-    size_t used = http_parser_execute(&r->p, &resp_settings, buf, n);
-    enum http_errno e = HTTP_PARSER_ERRNO(&r->p);
-    if (r->complete) {
-        if (used < n)
-            r->keep_alive = 0;
-        return 0;
-    }
-    if (n == 0) {
-        errbuf_say(why, whycap, "connection closed before a full answer");
+    ssize_t used = load_resp_take(r, buf, n, why, whycap);
+    if (used < 0)
         return -1;
-    }
-    if (e != HPE_OK || used != n) {
-        errbuf_say(why, whycap, "invalid HTTP answer (%s)", http_errno_description(e));
-        return -1;
-    }
+    if (r->complete && (size_t)used < n)
+        r->keep_alive = 0;
     return 0;
 }

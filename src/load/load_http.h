@@ -1,12 +1,14 @@
 /* load_http: the HTTP/1.1 client side of the load engine, kept apart from
  * the event loop so it can be unit-tested without sockets: the target URL,
  * and answers parsed with the http_parser library, the parser wrk uses, one
- * parser per connection reused across its keep-alive requests. (Requests
+ * parser per connection reused across its keep-alive requests, answers
+ * taken one at a time off a stream that may hold several (pipelining). (Requests
  * are the scenario's to build, see load_scenario.h.) */
 #ifndef KVTEST_LOAD_HTTP_H
 #define KVTEST_LOAD_HTTP_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <http_parser.h>
 
@@ -33,7 +35,7 @@ struct load_resp {
     int complete;      /* a full answer has been parsed */
     int keep_alive;    /* the connection may carry the next request */
     int status;
-    size_t seen;       /* bytes of the current answer fed so far */
+    size_t seen;       /* bytes of the current answer parsed so far */
 };
 
 /* 0 ok, -1 out of memory. */
@@ -41,8 +43,15 @@ int load_resp_init(struct load_resp *r);
 void load_resp_free(struct load_resp *r);
 /* A new connection: parser state from scratch. */
 void load_resp_reset_conn(struct load_resp *r);
-/* Before each request on the connection. */
+/* Before each answer on the connection (after the previous one). */
 void load_resp_begin(struct load_resp *r);
+/* Parse up to n received bytes, stopping after the end of the current
+ * answer: returns how many were taken (the rest belong to the next answer
+ * on the connection, after load_resp_begin), r->complete saying whether
+ * the answer is whole; n == 0: the server closed. -1: not a valid HTTP
+ * answer, reason in why. (The count is returned rather than stored
+ * through a pointer: this runs once per answer.) */
+ssize_t load_resp_take(struct load_resp *r, const char *buf, size_t n, char *why, size_t whycap);
 /* Feed n received bytes; n == 0 means the server closed the connection.
  * 0: fine so far (r->complete says whether the answer is whole); -1: not
  * a valid HTTP answer, reason in why. Bytes after a complete answer (none

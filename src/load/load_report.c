@@ -175,7 +175,10 @@ static void options_json(cJSON *op, const struct load_opts *o, const struct load
     if (o->rate > 0)
         cJSON_AddNumberToObject(op, "rate", o->rate);
     else
-        cJSON_AddNullToObject(op, "rate");
+        cJSON_AddNullToObject(op, "rate");    /* Only when pipelining, so that the output of a run without it stays
+     * what it always was. */
+    if (o->pipeline > 1)
+        cJSON_AddNumberToObject(op, "pipeline", (double)o->pipeline);
 }
 
 static void rate_json(cJSON *r, const struct load_opts *o, uint64_t nreq, double secs)

@@ -36,6 +36,12 @@ enum load_fail {
 const char *load_fail_name(enum load_fail f);   /* "ok", "connect", "timeout", ... */
 
 #define LOAD_NEXT_DONE (-1)   /* next(): this connection sends nothing more */
+#define LOAD_NEXT_WAIT (-2)   /* next(): nothing to send until an answer is in */
+
+/* --pipeline N: requests a connection keeps in flight (HTTP/1.1
+ * pipelining). The bound keeps a connection's queue of built requests
+ * (N * LOAD_REQ_MAX bytes) within 256 KiB. */
+#define LOAD_PIPELINE_MAX 128
 
 struct load_scenario_ops;
 
@@ -60,7 +66,14 @@ struct load_scenario_ops {
 
     /* The connection's next request at time now (ns, clock_now_ns): its
      * bytes into buf[cap] (cap >= LOAD_REQ_MAX), length in *len; returns
-     * its kind (0..nkinds), or LOAD_NEXT_DONE. */
+     * its kind (0..nkinds), or LOAD_NEXT_DONE. With --pipeline N > 1 the
+     * engine asks while up to N-1 requests are in flight; a request that
+     * needs an earlier one's answer (a GET of the id a POST creates)
+     * returns LOAD_NEXT_WAIT, and the engine asks again after each answer.
+     * WAIT with nothing in flight would wait for ever: it ends the
+     * connection as DONE does. check() and finished() come for the
+     * requests in the order next() built them, one finished() each (a
+     * request the engine sends again is not rebuilt). */
     int (*next)(void *conn, uint64_t now, char *buf, size_t cap, size_t *len);
     /* Judge a complete answer to the connection's request of this kind:
      * status, body[0..len) (not NUL-terminated). LOAD_OK, or the failure

@@ -26,6 +26,7 @@ struct mix_opts {
     double create_ratio;       /* duration mode: share of POSTs */
     double zipf;               /* for the JSON options (pick is built with it) */
     const char *keys_path;     /* NULL: GETs pick among the links created */
+    int64_t pipeline;          /* requests in flight per connection (0 or 1: one) */
 };
 
 /* Fill sc with the mix over base URL u; keys/pick: the --keys ids and how

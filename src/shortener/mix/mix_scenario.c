@@ -1,6 +1,15 @@
 /* mix_scenario: the shortener's mix as a load scenario (see mix.h): what
  * each connection sends next, the pool of links created in --duration mode,
- * task mode's steps, and the answers' checks. */
+ * task mode's steps, and the answers' checks.
+ *
+ * With --pipeline N a connection has up to N requests in flight, checked
+ * in the order they were built; in duration mode without --keys each
+ * keeps what its answer must say in a ring of N expectations (task mode's
+ * GETs all want the task's URL, --keys GETs any URL: no ring needed).
+ * A task's GETs need the id its POST's answer gives, so task mode waits
+ * (LOAD_NEXT_WAIT) for that answer, then pipelines the task's GETs, and
+ * starts the next task once the last one is in; duration mode's requests
+ * are independent and pipeline freely. */
 #include "shortener/mix/mix.h"
 
 #include <stdatomic.h>
@@ -33,16 +42,35 @@ struct mix_worker {
     size_t npool;
 };
 
-/* One connection's: its task and the link its next GET must return. */
+/* What the answer to one request in flight must say (duration mode
+ * without --keys). */
+struct mix_expect {
+    const char *want;          /* GET: the URL it must return; NULL: any http(s) URL */
+    char url[256];             /* duration mode: the URL a POST created, or a pooled
+                                * id's URL a GET must return (copied: the pool may
+                                * replace it while the GET is in flight) */
+};
+
+/* How a connection's requests go, each with its own bookkeeping: task
+ * mode (inflight counts what the task has out, for LOAD_NEXT_WAIT); duration
+ * mode with --keys (independent GETs of given ids, nothing to keep); and
+ * duration mode pooling the links it creates (the expectations ring). */
+enum conn_mode { MODE_TASK, MODE_KEYS, MODE_POOL };
+
+/* One connection's: its task, and its requests in flight (a FIFO ring). */
 struct mix_conn {
     struct mix_worker *w;
     uint64_t index, seq;
     int in_task;
-    int64_t step;
-    const char *expect;        /* URL a GET must return; NULL: any http(s) URL */
+    int64_t step;              /* task mode: requests of the task built */
+    int64_t inflight;          /* built and not finished */
     char id[65];
-    char url[256];             /* the URL this connection created last */
-    char want[256];            /* the URL a GET of a pooled id must return */
+    char url[256];             /* task mode: the URL of the task's POST */
+    struct mix_expect *ex;
+    int64_t excap, exhead;
+    enum conn_mode mode;       /* kept here: read per request */
+    const char *want;          /* the GETs' URL but in MODE_POOL: c->url (task
+                                * mode) or NULL (--keys: any URL) */
 };
 
 static void *worker_new(void *state, int index, uint64_t seed)
@@ -74,15 +102,40 @@ static void worker_free(void *wstate)
 
 static void *conn_new(void *wstate, uint64_t vu)
 {
+    struct mix_worker *w = wstate;
     struct mix_conn *c = calloc(1, sizeof(*c));
-    if (c) {
-        c->w = wstate;
-        c->index = vu;
+    if (!c)
+        return NULL;
+    c->w = w;
+    c->index = vu;
+    /* The expectations ring is used only in MODE_POOL (a POST's URL for
+     * the pool, a pooled GET's copied URL): task mode's GETs all want the
+     * task's c->url and --keys GETs want any URL, so those modes leave the
+     * ring alone and cost nothing per request for it. */
+    c->mode = w->s->o.duration == 0 ? MODE_TASK : w->s->keys ? MODE_KEYS : MODE_POOL;
+    c->want = c->mode == MODE_TASK ? c->url : NULL;
+    c->excap = w->s->o.pipeline > 1 ? w->s->o.pipeline : 1;
+    c->ex = calloc((size_t)c->excap, sizeof(*c->ex));
+    if (!c->ex) {
+        free(c);
+        return NULL;
     }
     return c;
 }
 
-static void conn_free(void *conn) { free(conn); }
+static void conn_free(void *conn)
+{
+    struct mix_conn *c = conn;
+    free(c->ex);
+    free(c);
+}
+
+/* The i-th request in flight, from the oldest. */
+static struct mix_expect *expect_at(struct mix_conn *c, int64_t i)
+{
+    int64_t k = c->exhead + i;
+    return &c->ex[k >= c->excap ? k - c->excap : k];
+}
 
 static void pool_add(struct mix_worker *w, const char *id, const char *url)
 {
@@ -98,7 +151,7 @@ static void pool_add(struct mix_worker *w, const char *id, const char *url)
 }
 
 /* Duration mode: a POST, or a GET of a --keys id or of a pooled link. */
-static enum mix_req next_steady(struct mix_conn *c, const char **id)
+static enum mix_req next_steady(struct mix_conn *c, struct mix_expect *e, const char **id)
 {
     struct mix_worker *w = c->w;
     const struct mix_state *s = w->s;
@@ -107,42 +160,63 @@ static enum mix_req next_steady(struct mix_conn *c, const char **id)
     if (req == MIX_GET) {
         if (s->keys) {
             *id = s->keys->id[keypick_next(s->pick, &w->rng)];
-            c->expect = NULL;
         } else {
-            /* Copied: the pool may replace the entry while this request is
-             * in flight. */
             struct pool_entry *p = &w->pool[rng_below(&w->rng, w->npool)];
-            snprintf(c->want, sizeof(c->want), "%s", p->url ? p->url : "");
+            snprintf(e->url, sizeof(e->url), "%s", p->url ? p->url : "");
             *id = p->id;
-            c->expect = p->url ? c->want : NULL;
+            e->want = p->url ? e->url : NULL;
         }
     }
     return req;
+}
+
+/* Task mode: the task's next request into buf, or WAIT or DONE. */
+static int next_task(struct mix_conn *c, char *buf, size_t cap, size_t *len)
+{
+    struct mix_state *s = c->w->s;
+    if (!c->in_task) {
+        if (c->inflight > 0)
+            return LOAD_NEXT_WAIT;   /* the last task's failed GETs still out */
+        if (atomic_fetch_add(&s->tasks_claimed, 1) >= s->o.tasks)
+            return LOAD_NEXT_DONE;
+        c->in_task = 1;
+        c->step = 0;
+    }
+    /* All built, or the GETs need the POST's id. (Nothing is in flight at
+     * depth 1, so one test there: a task whose requests are all built and
+     * answered is over, see finished().) */
+    if (c->inflight > 0 && (c->step > s->o.gets || c->step == 1))
+        return LOAD_NEXT_WAIT;
+    enum mix_req req = (enum mix_req)mix_task_step(c->step++, s->o.gets);
+    if (req == MIX_POST) {
+        mix_make_url(c->url, sizeof(c->url), &c->w->rng, c->index, c->seq++);
+        *len = mix_reqfmt_post(&s->fmt, buf, cap, c->url);
+    } else {
+        *len = mix_reqfmt_get(&s->fmt, buf, cap, c->id);
+    }
+    c->inflight++;
+    return (int)req;
 }
 
 static int next(void *conn, uint64_t now, char *buf, size_t cap, size_t *len)
 {
     (void)now;   /* the engine ends a --duration run */
     struct mix_conn *c = conn;
+    if (c->mode == MODE_TASK)
+        return next_task(c, buf, cap, len);
     struct mix_state *s = c->w->s;
-    const char *id = NULL;
-    enum mix_req req;
-    if (s->o.duration > 0) {
-        req = next_steady(c, &id);
-    } else {
-        if (!c->in_task) {
-            if (atomic_fetch_add(&s->tasks_claimed, 1) >= s->o.tasks)
-                return LOAD_NEXT_DONE;
-            c->in_task = 1;
-            c->step = 0;
-        }
-        req = (enum mix_req)mix_task_step(c->step, s->o.gets);
-        id = c->id;
-        c->expect = c->url;
+    struct mix_expect *e = NULL;
+    char *url = c->url;
+    if (c->mode == MODE_POOL) {
+        e = expect_at(c, c->inflight++);
+        e->want = NULL;
+        url = e->url;
     }
+    const char *id = NULL;
+    enum mix_req req = next_steady(c, e, &id);
     if (req == MIX_POST) {
-        mix_make_url(c->url, sizeof(c->url), &c->w->rng, c->index, c->seq++);
-        *len = mix_reqfmt_post(&s->fmt, buf, cap, c->url);
+        mix_make_url(url, sizeof(c->url), &c->w->rng, c->index, c->seq++);
+        *len = mix_reqfmt_post(&s->fmt, buf, cap, url);
     } else {
         *len = mix_reqfmt_get(&s->fmt, buf, cap, id);
     }
@@ -155,25 +229,36 @@ static enum load_fail check(void *conn, int kind, int status, const char *body, 
     struct mix_conn *c = conn;
     if (kind == MIX_POST)
         return mix_check_post(status, body, len, c->id, sizeof(c->id), why, whycap);
-    return mix_check_get(status, body, len, c->expect, why, whycap);
+    const char *want = c->mode == MODE_POOL ? c->ex[c->exhead].want : c->want;
+    return mix_check_get(status, body, len, want, why, whycap);
 }
 
 static int finished(void *conn, int kind, enum load_fail f)
 {
     struct mix_conn *c = conn;
-    const struct mix_state *s = c->w->s;
-    if (s->o.duration > 0) {   /* every request is a task */
-        if (f == LOAD_OK && kind == MIX_POST && !s->keys)
-            pool_add(c->w, c->id, c->url);
+    if (c->mode == MODE_TASK) {
+        /* The classic task stops at its first failure: with no link, or a
+         * wrong one, its remaining GETs would only repeat the failure
+         * (those already in flight with --pipeline end without counting).
+         * A task is over when all its requests are built and answered. */
+        c->inflight--;
+        if (f == LOAD_OK) {
+            if (c->step <= c->w->s->o.gets || c->inflight > 0 || !c->in_task)
+                return 0;
+        } else if (!c->in_task) {
+            return 0;
+        }
+        c->in_task = 0;
         return 1;
     }
-    /* The classic task stops at its first failure: with no link, or a
-     * wrong one, its remaining GETs would only repeat the failure. */
-    c->step++;
-    int task_over = f != LOAD_OK || c->step > s->o.gets;
-    if (task_over)
-        c->in_task = 0;
-    return task_over;
+    if (c->mode == MODE_POOL) {
+        const struct mix_expect *e = &c->ex[c->exhead];
+        c->exhead = c->exhead + 1 == c->excap ? 0 : c->exhead + 1;
+        c->inflight--;
+        if (f == LOAD_OK && kind == MIX_POST)
+            pool_add(c->w, c->id, e->url);
+    }
+    return 1;   /* duration mode: every request is a task */
 }
 
 /* The --json options the shortener has always printed, in their places. */

@@ -142,6 +142,48 @@ static void test_answer_too_big(void **state)
     load_resp_free(&r);
 }
 
+/* Pipelining: answers to several requests arrive back to back, several in
+ * one read and one split across reads. load_resp_take hands them out one
+ * at a time, in order, each with its own status and body. */
+static void test_pipelined_answers(void **state)
+{
+    (void)state;
+    const char *stream = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"
+                         "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "2\r\nbb\r\n0\r\n\r\n"
+                         "HTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\nccc"
+                         "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndddd";
+    const char *bodies[] = {"a", "bb", "ccc", "dddd"};
+    const int status[] = {200, 201, 404, 200};
+    const size_t steps[] = {1, 7, 64, strlen(stream)};
+    for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+        struct load_resp r;
+        assert_int_equal(load_resp_init(&r), 0);
+        size_t n = strlen(stream), at = 0;
+        int got = 0;
+        char why[128];
+        while (at < n) {   /* one "read" of up to steps[k] bytes */
+            size_t end = at + steps[k] < n ? at + steps[k] : n;
+            while (at < end) {
+                ssize_t used = load_resp_take(&r, stream + at, end - at, why, sizeof(why));
+                assert_true(used > 0 && (size_t)used <= end - at);
+                at += (size_t)used;
+                if (!r.complete)
+                    break;
+                assert_true(got < 4);
+                assert_int_equal(r.status, status[got]);
+                assert_int_equal(r.len, strlen(bodies[got]));
+                assert_memory_equal(r.body, bodies[got], r.len);
+                assert_true(r.keep_alive);
+                got++;
+                load_resp_begin(&r);
+            }
+        }
+        assert_int_equal(got, 4);
+        load_resp_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +191,7 @@ int main(void)
         cmocka_unit_test(test_url_parse),
         cmocka_unit_test(test_answers),
         cmocka_unit_test(test_answer_too_big),
+        cmocka_unit_test(test_pipelined_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -277,6 +277,115 @@ static void test_scenario_pool(void **state)
     mix_scenario_free(&sc);
 }
 
+/* --pipeline 4, task mode: the GETs wait for the POST's answer (WAIT),
+ * then go together; the next task waits until the last GET is in. */
+static void test_scenario_tasks_pipelined(void **state)
+{
+    (void)state;
+    struct load_url u;
+    assert_int_equal(load_url_parse("http://h", &u, NULL, 0), 0);
+    struct mix_opts o = {.tasks = 2, .gets = 3, .create_ratio = 0.25, .pipeline = 4};
+    struct load_scenario sc;
+    assert_int_equal(mix_scenario_init(&sc, &o, &u, NULL, NULL), 0);
+    void *w = sc.ops->worker_new(sc.state, 0, 1);
+    void *c = sc.ops->conn_new(w, 0);
+    char buf[LOAD_REQ_MAX], url[256], body[400], why[128];
+    size_t len = 0;
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+    created(buf, len, url, sizeof(url));
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_WAIT);
+    const char *ok = "{\"short_link\": \"Q7\"}";
+    assert_int_equal(sc.ops->check(c, MIX_POST, 201, ok, strlen(ok), why, sizeof(why)), LOAD_OK);
+    assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 0);
+    for (int g = 0; g < 3; g++) {
+        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_GET);
+        assert_memory_equal(buf, "GET /link/Q7 HTTP/1.1\r\n", 23);
+    }
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_WAIT);
+    snprintf(body, sizeof(body), "{\"link\": \"%s\"}", url);
+    for (int g = 0; g < 3; g++) {
+        assert_int_equal(sc.ops->check(c, MIX_GET, 200, body, strlen(body), why, sizeof(why)),
+                         LOAD_OK);
+        assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_OK), g == 2);
+    }
+    /* The second task: its first GET fails and ends it; the two behind it
+     * end without counting, and only then is the connection done. */
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_POST);
+    assert_int_equal(sc.ops->finished(c, MIX_POST, LOAD_OK), 0);
+    for (int g = 0; g < 3; g++)
+        assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), MIX_GET);
+    assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_FAIL_BODY), 1);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_WAIT);
+    assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_OK), 0);
+    assert_int_equal(sc.ops->finished(c, MIX_GET, LOAD_OK), 0);
+    assert_int_equal(sc.ops->next(c, 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
+    sc.ops->conn_free(c);
+    sc.ops->worker_free(w);
+    mix_scenario_free(&sc);
+}
+
+/* --pipeline 3, duration mode, in steady state as the engine drives it:
+ * three requests in flight, each answer checked then finished, and the
+ * next request built at once. Each request keeps what its own answer must
+ * say: a POST's created URL (its id then GETs that URL), a GET the URL of
+ * the link it asks for, so another request's answer fails. */
+static void test_scenario_pool_pipelined(void **state)
+{
+    (void)state;
+    struct load_url u;
+    assert_int_equal(load_url_parse("http://h", &u, NULL, 0), 0);
+    struct mix_opts o = {.duration = 1, .create_ratio = 0.3, .pipeline = 3};
+    struct load_scenario sc;
+    assert_int_equal(mix_scenario_init(&sc, &o, &u, NULL, NULL), 0);
+    void *w = sc.ops->worker_new(sc.state, 0, 1);
+    void *c = sc.ops->conn_new(w, 0);
+    char buf[LOAD_REQ_MAX], why[128], body[400];
+    size_t len;
+    /* The test's own FIFO of what each request in flight must get. */
+    struct { int kind; char url[256]; } fifo[3];
+    char urls[200][256];   /* link i: id "L<i>", its URL */
+    int nlinks = 0, head = 0, n = 0, gets = 0;
+    for (int step = 0; step < 300; step++) {
+        while (n < 3) {
+            int k = sc.ops->next(c, 0, buf, sizeof(buf), &len);
+            int t = (head + n) % 3;
+            fifo[t].kind = k;
+            if (k == MIX_POST) {
+                created(buf, len, fifo[t].url, sizeof(fifo[t].url));
+            } else {
+                assert_int_equal(k, MIX_GET);
+                int id = atoi(buf + strlen("GET /link/L"));
+                assert_true(id >= 0 && id < nlinks);
+                snprintf(fifo[t].url, sizeof(fifo[t].url), "%s", urls[id]);
+            }
+            n++;
+        }
+        int k = fifo[head].kind;
+        if (k == MIX_POST) {
+            assert_true(nlinks < 200);
+            snprintf(urls[nlinks], sizeof(urls[nlinks]), "%s", fifo[head].url);
+            snprintf(body, sizeof(body), "{\"short_link\": \"L%d\"}", nlinks++);
+            assert_int_equal(sc.ops->check(c, k, 201, body, strlen(body), why, sizeof(why)),
+                             LOAD_OK);
+        } else {
+            gets++;
+            snprintf(body, sizeof(body), "{\"link\": \"https://other.example/x\"}");
+            assert_int_equal(sc.ops->check(c, k, 200, body, strlen(body), why, sizeof(why)),
+                             LOAD_FAIL_BODY);
+            snprintf(body, sizeof(body), "{\"link\": \"%s\"}", fifo[head].url);
+            assert_int_equal(sc.ops->check(c, k, 200, body, strlen(body), why, sizeof(why)),
+                             LOAD_OK);
+        }
+        assert_int_equal(sc.ops->finished(c, k, LOAD_OK), 1);
+        head = (head + 1) % 3;
+        n--;
+    }
+    assert_true(gets > 100);
+    sc.ops->conn_free(c);
+    sc.ops->worker_free(w);
+    mix_scenario_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +398,8 @@ int main(void)
         cmocka_unit_test(test_requests),
         cmocka_unit_test(test_scenario_tasks),
         cmocka_unit_test(test_scenario_pool),
+        cmocka_unit_test(test_scenario_tasks_pipelined),
+        cmocka_unit_test(test_scenario_pool_pipelined),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
