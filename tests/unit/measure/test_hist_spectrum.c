@@ -78,6 +78,8 @@ static void test_ticks(void **state)
         if (!strstr(text, want[i]))
             fail_msg("no row at percentile%s", want[i]);
     assert_null(strstr(text, " 0.525000 "));
+    /* A tick reached exactly (half the samples at 10 ns) is that bucket's. */
+    assert_non_null(strstr(text, "\n       0.000     0.500000       100000         2.00\n"));
     free(text);
     hist_free(h);
 }
