@@ -94,7 +94,8 @@ _kvtest()
         return
     fi
     # A positional argument: a URL for shortener load, otherwise a DBFILE,
-    # DIR or PATH (compare's OLD and NEW are result files).
+    # DIR or PATH (compare's OLD and NEW and load-merge's FILEs are result
+    # files).
     [[ ${scope[*]} == "shortener load" ]] && return
     _filedir
 } &&

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "load/load_histjson.h"
 #include "measure/report.h"
 
 int load_totals_init(struct load_totals *t, const struct load_scenario *sc)
@@ -64,11 +65,23 @@ static double ms(uint64_t ns) { return (double)ns / 1e6; }
 
 static double per_s(uint64_t n, double secs) { return secs > 0 ? (double)n / secs : 0.0; }
 
-static void print_latency_row(const char *label, uint64_t req, uint64_t failed, double secs,
+/* Rates: count / secs for one run, load-merge's own over several. kind -1
+ * is all requests, -2 tasks. */
+static double rate_of(const struct load_totals *t, int kind)
+{
+    const struct load_counts *c = &t->c;
+    if (t->rates)
+        return kind == -2 ? t->rates->tasks : kind == -1 ? t->rates->all : t->rates->kind[kind];
+    uint64_t n = kind == -2 ? c->tasks_ok + c->tasks_failed : kind == -1 ? t->nreq
+                 : t->requests[kind];
+    return per_s(n, t->secs);
+}
+
+static void print_latency_row(const char *label, uint64_t req, uint64_t failed, double rate,
                               const struct hist *h)
 {
     printf("  %-5s %9llu %8llu %10.1f", label, (unsigned long long)req,
-           (unsigned long long)failed, per_s(req, secs));
+           (unsigned long long)failed, rate);
     if (h->count == 0) {
         printf("         -\n");
         return;
@@ -79,9 +92,8 @@ static void print_latency_row(const char *label, uint64_t req, uint64_t failed, 
            ms(hist_percentile(h, 100)));
 }
 
-static void print_rate(const struct load_opts *o, uint64_t nreq, double secs)
+static void print_rate(const struct load_opts *o, double got)
 {
-    double got = per_s(nreq, secs);
     double share = got / o->rate;
     printf("Target rate: %.1f requests/s, achieved %.1f (%.1f%% of target)\n", o->rate, got,
            100.0 * share);
@@ -104,7 +116,7 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
     printf("Successful: %llu\n", (unsigned long long)c->tasks_ok);
     printf("Failed: %llu\n", (unsigned long long)c->tasks_failed);
     printf("Total time: %.2f seconds\n", t->secs);
-    printf("Tasks/second: %.2f\n", per_s(tasks, t->secs));
+    printf("Tasks/second: %.2f\n", rate_of(t, -2));
     printf("\nResponse times:\n");
     printf("  Min: %.2f ms\n", ms(hist_percentile(a, 0)));
     printf("  Max: %.2f ms\n", ms(hist_percentile(a, 100)));
@@ -120,9 +132,9 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
     for (int r = 0; r < c->nkinds; r++)
         printf("%s%llu %s", r ? ", " : "", (unsigned long long)t->requests[r], t->sc->kinds[r]);
     printf("), %llu failed\n", (unsigned long long)nfail);
-    printf("Requests/second: %.1f\n", per_s(nreq, t->secs));
+    printf("Requests/second: %.1f\n", rate_of(t, -1));
     if (o->rate > 0)
-        print_rate(o, nreq, t->secs);
+        print_rate(o, rate_of(t, -1));
     printf("Failures by kind:");
     for (int f = 1; f < LOAD_NFAIL; f++)
         printf(" %s %llu", load_fail_name((enum load_fail)f),
@@ -134,24 +146,28 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
     printf("  %-5s %9s %8s %10s %8s %8s %8s %8s %8s %8s %8s\n", "type", "requests", "failed",
            "req/s", "min", "p50", "mean", "p90", "p99", "p99.9", "max");
     for (int r = 0; r < c->nkinds; r++)
-        print_latency_row(t->sc->kinds[r], t->requests[r], t->failed_req[r], t->secs, c->h[r]);
-    print_latency_row("all", nreq, nfail, t->secs, a);
+        print_latency_row(t->sc->kinds[r], t->requests[r], t->failed_req[r], rate_of(t, r),
+                          c->h[r]);
+    print_latency_row("all", nreq, nfail, rate_of(t, -1), a);
 }
 
-static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double secs,
+static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double rate,
                         const struct hist *h)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "requests", (double)req);
     cJSON_AddNumberToObject(o, "successful", (double)ok);
     cJSON_AddNumberToObject(o, "failed", (double)(req - ok));
-    cJSON_AddNumberToObject(o, "requests_per_s", per_s(req, secs));
+    cJSON_AddNumberToObject(o, "requests_per_s", rate);
     cJSON *fo = cJSON_AddObjectToObject(o, "failures");
     for (int f = 1; f < LOAD_NFAIL; f++)
         cJSON_AddNumberToObject(fo, load_fail_name((enum load_fail)f), (double)fail[f]);
     cJSON *lat = report_hist_json(h);
     if (lat)
         cJSON_AddItemToObject(o, "latency", lat);
+    cJSON *whole = load_histjson_new(h);
+    if (whole)
+        cJSON_AddItemToObject(o, "histogram", whole);
     return o;
 }
 
@@ -181,14 +197,13 @@ static void options_json(cJSON *op, const struct load_opts *o, const struct load
         cJSON_AddNumberToObject(op, "pipeline", (double)o->pipeline);
 }
 
-static void rate_json(cJSON *r, const struct load_opts *o, uint64_t nreq, double secs)
+static void rate_json(cJSON *r, const struct load_opts *o, double got)
 {
     if (o->rate <= 0) {
         cJSON_AddNullToObject(r, "rate");
         return;
     }
     cJSON *ro = cJSON_AddObjectToObject(r, "rate");
-    double got = per_s(nreq, secs);
     cJSON_AddNumberToObject(ro, "target_per_s", o->rate);
     cJSON_AddNumberToObject(ro, "achieved_per_s", got);
     cJSON_AddNumberToObject(ro, "achieved_share", got / o->rate);
@@ -197,9 +212,15 @@ static void rate_json(cJSON *r, const struct load_opts *o, uint64_t nreq, double
 
 void load_report_json(const struct load_opts *o, const struct load_totals *t, const char *url)
 {
+    report_json_print(load_report_json_new(o, t, url));
+}
+
+cJSON *load_report_json_new(const struct load_opts *o, const struct load_totals *t,
+                            const char *url)
+{
     cJSON *root = report_json_new(o->command, NULL);
     if (!root)
-        return;
+        return NULL;
     options_json(cJSON_AddObjectToObject(root, "options"), o, t->sc, url);
     const struct load_counts *c = &t->c;
     uint64_t tasks = c->tasks_ok + c->tasks_failed;
@@ -214,10 +235,10 @@ void load_report_json(const struct load_opts *o, const struct load_totals *t, co
     cJSON_AddNumberToObject(r, "successful", (double)c->tasks_ok);
     cJSON_AddNumberToObject(r, "failed", (double)c->tasks_failed);
     cJSON_AddNumberToObject(r, "seconds", t->secs);
-    cJSON_AddNumberToObject(r, "tasks_per_s", per_s(tasks, t->secs));
+    cJSON_AddNumberToObject(r, "tasks_per_s", rate_of(t, -2));
     cJSON_AddNumberToObject(r, "requests", (double)nreq);
     cJSON_AddNumberToObject(r, "requests_failed", (double)t->nfail);
-    cJSON_AddNumberToObject(r, "requests_per_s", per_s(nreq, t->secs));
+    cJSON_AddNumberToObject(r, "requests_per_s", rate_of(t, -1));
     cJSON *fo = cJSON_AddObjectToObject(r, "failures");
     for (int f = 1; f < LOAD_NFAIL; f++)
         cJSON_AddNumberToObject(fo, load_fail_name((enum load_fail)f), (double)fall[f]);
@@ -228,16 +249,20 @@ void load_report_json(const struct load_opts *o, const struct load_totals *t, co
         for (const char *n = t->sc->kinds[k]; *n && i + 1 < sizeof(key); n++)
             key[i++] = (char)tolower((unsigned char)*n);
         key[i] = '\0';
-        cJSON_AddItemToObject(by, key, type_json(t->requests[k], c->ok[k], c->fail[k], t->secs,
-                                                 c->h[k]));
+        cJSON_AddItemToObject(by, key, type_json(t->requests[k], c->ok[k], c->fail[k],
+                                                 rate_of(t, k), c->h[k]));
     }
-    cJSON_AddItemToObject(by, "all", type_json(nreq, okall, fall, t->secs, t->all));
+    cJSON_AddItemToObject(by, "all", type_json(nreq, okall, fall, rate_of(t, -1), t->all));
     cJSON *errs = cJSON_AddArrayToObject(r, "errors");
     for (int i = 0; i < c->nerr; i++)
         cJSON_AddItemToArray(errs, cJSON_CreateString(c->err[i].msg));
-    rate_json(r, o, nreq, t->secs);
+    rate_json(r, o, rate_of(t, -1));
     cJSON_AddStringToObject(r, "latency_from", o->rate > 0 ? "schedule" : "send");
-    report_json_print(root);
+    cJSON_AddStringToObject(r, "scenario", t->sc->name);
+    /* Wall clock, so runs on several machines can be lined up (load-merge). */
+    cJSON_AddNumberToObject(r, "started_at", t->started_at);
+    cJSON_AddNumberToObject(r, "ended_at", t->ended_at);
+    return root;
 }
 
 void load_report_progress(const struct load_opts *o, const struct load_progress *p, int final)

@@ -19,17 +19,27 @@
  *               "errors": ["first five messages, oldest first"],
  *               "rate": null (closed loop) | {"target_per_s", "achieved_per_s",
  *                        "achieved_share", "reached": achieved >= 98% of target},
- *               "latency_from": "send" | "schedule"}}
+ *               "latency_from": "send" | "schedule",
+ *               "scenario": "shortener" | "get",
+ *               "started_at", "ended_at": the timed run's wall-clock start and
+ *                         end, seconds since the epoch}}
+ * and in each by_type entry, beside "latency", "histogram": the whole
+ * histogram (load_histjson.h), so load-merge can add runs exactly.
  * The shortener's parts are "gets" and "keys", "zipf", "create_ratio"; the
  * get scenario's are none and "scenario", "paths". */
 #ifndef KVTEST_LOAD_REPORT_H
 #define KVTEST_LOAD_REPORT_H
 #include <stdint.h>
 
+#include "base/json.h"
 #include "load/load_engine.h"
 
 /* A --rate run "reached" its target when it achieved at least this share. */
 #define LOAD_RATE_REACHED 0.98
+
+struct load_rates {
+    double tasks, all, kind[LOAD_KINDS_MAX];   /* per second */
+};
 
 struct load_totals {
     const struct load_scenario *sc;
@@ -38,6 +48,10 @@ struct load_totals {
     uint64_t failed_req[LOAD_KINDS_MAX], requests[LOAD_KINDS_MAX];
     uint64_t nreq, nfail;      /* over all kinds */
     double secs;
+    double started_at, ended_at;   /* wall clock, epoch seconds */
+    /* load-merge: the rates over the interval the runs shared (each run's
+     * counts pro rata); NULL for one run, whose rates are count / secs. */
+    const struct load_rates *rates;
 };
 
 /* Allocate the histograms for sc's kinds; 0 ok, -1 out of memory. */
@@ -48,6 +62,10 @@ void load_totals_free(struct load_totals *t);
 
 void load_report_text(const struct load_opts *o, const struct load_totals *t);
 void load_report_json(const struct load_opts *o, const struct load_totals *t, const char *url);
+/* The object load_report_json prints, for a caller that adds to it (NULL
+ * on out of memory). */
+cJSON *load_report_json_new(const struct load_opts *o, const struct load_totals *t,
+                            const char *url);
 /* The progress line on stderr (a load_progress_fn). */
 void load_report_progress(const struct load_opts *o, const struct load_progress *p, int final);
 

@@ -14,6 +14,15 @@ static inline uint64_t clock_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The wall clock, seconds since the epoch: only to say when something
+ * happened (runs on several machines lined up), never to time it. */
+static inline double clock_wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* A timeout in milliseconds as the struct timeval hiredis takes. */
 static inline struct timeval clock_timeval_ms(int ms)
 {

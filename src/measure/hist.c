@@ -108,6 +108,13 @@ uint64_t hist_percentile(const struct hist *h, double p)
     return h->max;
 }
 
+void hist_bucket_bounds(unsigned i, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t width;
+    bucket_range(i, lo, &width);
+    *hi = *lo + (width - 1);
+}
+
 double hist_mean(const struct hist *h)
 {
     return h->count ? h->sum / (double)h->count : 0.0;

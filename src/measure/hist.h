@@ -26,5 +26,8 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * p=100 gives max exactly. */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);   /* ns */
+/* Bucket i's values (for writers that walk the buckets: hist_spectrum,
+ * load's --json): lowest and highest value it holds, in ns. */
+void hist_bucket_bounds(unsigned i, uint64_t *lo, uint64_t *hi);
 
 #endif

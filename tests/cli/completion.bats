@@ -59,9 +59,11 @@ complete_line() {
 
 @test "the shortener's subcommands" {
     complete_line "kvtest shortener "
-    assert_output "bench init keys load serve"
+    assert_output "bench init keys load load-merge serve"
     complete_line "kvtest shortener l"
-    assert_output "load"
+    assert_output "load load-merge"
+    complete_line "kvtest shortener load-merge a.json --l"
+    assert_output "--latency-spectrum"
 }
 
 @test "options of each command, from its table" {
@@ -134,7 +136,7 @@ complete_line() {
 @test "__options lists a table and does nothing else: exit 0, no stderr, no file" {
     mkdir "$D/w" && cd "$D/w"
     for cmd in init stat export run space sweep compare "shortener init" "shortener keys" \
-               "shortener serve" "shortener bench" "shortener load"; do
+               "shortener serve" "shortener bench" "shortener load" "shortener load-merge"; do
         # shellcheck disable=SC2086
         run --separate-stderr timeout 20 "$KVTEST" __options $cmd
         assert_success

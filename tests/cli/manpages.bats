@@ -157,7 +157,7 @@ no entry in section run of kvtest.1: --no-such-option"
 }
 
 @test "manpages: every option of each shortener subcommand is in its section of kvtest-shortener(1)" {
-    for cmd in init keys serve bench load; do
+    for cmd in init keys serve bench load load-merge; do
         run check_command "$PAGE2" "$cmd" shortener "$cmd" --help
         assert_success
         assert_output ""

@@ -23,6 +23,8 @@
 #include "load/load_http.h"
 #include "load/load_report.h"
 #include "load/scenario_get.h"
+#include "measure/clock.h"
+#include "measure/hist_spectrum.h"
 #include "measure/report.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/mix/mix.h"
@@ -83,6 +85,10 @@ const char help_shortener_load[] =
     "                     requests, then one with a high max\n"
     "  --interval D       the --timeline interval (default 1s; also 200ms, 2s)\n"
     "  --csv              the --json fields as CSV, one row (the run)\n"
+    "  --latency-spectrum FILE\n"
+    "                     also write FILE: the latency histogram of all requests\n"
+    "                     as HdrHistogram's percentile distribution (as wrk2 -L\n"
+    "                     prints it, in ms), for HdrHistogram's plotter\n"
     "\n"
     "Any HTTP server:\n"
     "  --scenario get     instead of the shortener's mix (--scenario shortener, the\n"
@@ -145,6 +151,8 @@ struct load_args {
     const char *duration_s;
     const char *timeline_path, *interval_s;
     FILE *timeline;            /* opened before the run, so a bad path costs no run */
+    const char *spectrum_path;
+    FILE *spectrum;            /* --latency-spectrum, opened before the run too */
 };
 
 /* The options only the shortener's mix reads must not come with another
@@ -235,6 +243,9 @@ static int check_opts(struct load_opts *o, struct load_args *a)
         o->workers = o->connections;
     if (!o->progress)
         o->progress = isatty(STDERR_FILENO);
+    if (a->spectrum_path && !(a->spectrum = fopen(a->spectrum_path, "w")))
+        return cli_usage(CMD, "cannot write --latency-spectrum %s: %s", a->spectrum_path,
+                         strerror(errno));
     return check_timeline(o, a);
 }
 
@@ -253,8 +264,10 @@ static int raise_fd_limit(const struct load_opts *o)
 
 /* Run with SIGINT/SIGTERM ending the run early; the second one kills as
  * usual (SA_RESETHAND). Prints the results; returns the exit status. */
-static int run_and_report(const struct load_opts *o, const struct load_scenario *sc, FILE *tlf)
+static int run_and_report(const struct load_opts *o, const struct load_scenario *sc,
+                          const struct load_args *a)
 {
+    FILE *tlf = a->timeline;
     struct load_totals t;
     struct timeline tl;
     if (load_totals_init(&t, sc) != 0)
@@ -272,6 +285,8 @@ static int run_and_report(const struct load_opts *o, const struct load_scenario 
     char err[512];
     double secs = 0;
     int rc = load_engine_run(o, sc, load_report_progress, &t.c, &secs, err, sizeof(err));
+    t.ended_at = clock_wall_s();   /* the run's teardown late: milliseconds at most */
+    t.started_at = t.ended_at - secs;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (rc != 0) {
@@ -285,6 +300,8 @@ static int run_and_report(const struct load_opts *o, const struct load_scenario 
                 "of memory" : "write error");
     timeline_free(&tl);
     load_totals_finish(&t, secs);
+    if (a->spectrum && hist_spectrum_write(t.all, a->spectrum) != 0)
+        cli_warn(CMD, "cannot write --latency-spectrum %s", a->spectrum_path);
     if (o->json)
         load_report_json(o, &t, o->base);
     else
@@ -324,7 +341,7 @@ static int run_mix(const struct load_opts *o, const struct load_args *a)
     if (rc == 0 && mix_scenario_init(&sc, m, o->url, &keys, &pick) != 0)
         rc = cli_fail(CMD, "out of memory");
     else if (rc == 0) {
-        rc = run_and_report(o, &sc, a->timeline);
+        rc = run_and_report(o, &sc, a);
         mix_scenario_free(&sc);
     }
     mix_keys_free(&keys);
@@ -340,7 +357,7 @@ static int run_get(const struct load_opts *o, const struct load_args *a)
         return cli_usage(CMD, "%s", err);
     int rc = raise_fd_limit(o);
     if (rc == 0)
-        rc = run_and_report(o, &sc, a->timeline);
+        rc = run_and_report(o, &sc, a);
     scenario_get_free(&sc);
     return rc;
 }
@@ -408,6 +425,7 @@ int shortener_load(int argc, char **argv)
          * so the table lists every option (kvtest __options). */
         CLI_STR_OPT("path", &path_row),
         CLI_FLAG_OPT("csv", &csv),
+        CLI_PATH_OPT("latency-spectrum", &a.spectrum_path),
     };
     char **rest = calloc((size_t)argc + 1, sizeof(*rest));
     if (!rest)
@@ -432,5 +450,8 @@ int shortener_load(int argc, char **argv)
     rc = a.scenario == SCENARIO_GET ? run_get(&o, &a) : run_mix(&o, &a);
     if (a.timeline && fclose(a.timeline) != 0 && rc == 0)
         rc = cli_fail(CMD, "cannot write --timeline %s: %s", a.timeline_path, strerror(errno));
+    if (a.spectrum && fclose(a.spectrum) != 0 && rc == 0)
+        rc = cli_fail(CMD, "cannot write --latency-spectrum %s: %s", a.spectrum_path,
+                      strerror(errno));
     return rc;
 }

@@ -16,6 +16,7 @@ const char help_shortener[] =
     "  serve DBFILE [options]                         run the HTTP service\n"
     "  bench DBFILE [options]                         in-process lookup matrix\n"
     "  load URL [options]                             HTTP load generator\n"
+    "  load-merge FILE... [options]                   add up load runs' --json\n"
     "\n"
     "kvtest shortener SUBCOMMAND --help shows each one's options.\n";
 
@@ -31,6 +32,7 @@ static const struct sub subs[] = {
     {"serve", shortener_serve, help_shortener_serve},
     {"bench", shortener_bench, help_shortener_bench},
     {"load", shortener_load, help_shortener_load},
+    {"load-merge", shortener_load_merge, help_shortener_load_merge},
 };
 
 int cmd_shortener(int argc, char **argv)

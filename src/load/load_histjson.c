@@ -1,0 +1,93 @@
+/* load_histjson: a histogram to and from load's --json (see
+ * load_histjson.h). */
+#include "load/load_histjson.h"
+
+#include <stdio.h>
+#include <string.h>
+
+cJSON *load_histjson_new(const struct hist *h)
+{
+    cJSON *o = cJSON_CreateObject(), *b = cJSON_CreateArray();
+    if (!o || !b) {
+        cJSON_Delete(o);
+        cJSON_Delete(b);
+        return NULL;
+    }
+    cJSON_AddStringToObject(o, "unit", "ns");
+    cJSON_AddNumberToObject(o, "sub_bits", HIST_SUB_BITS);
+    cJSON_AddNumberToObject(o, "nbuckets", HIST_BUCKETS);
+    cJSON_AddNumberToObject(o, "count", (double)h->count);
+    cJSON_AddNumberToObject(o, "min", h->count ? (double)h->min : 0.0);
+    cJSON_AddNumberToObject(o, "max", (double)h->max);
+    cJSON_AddNumberToObject(o, "sum", h->sum);
+    for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+        if (!h->b[i])
+            continue;
+        cJSON_AddItemToArray(b, cJSON_CreateNumber(i));
+        cJSON_AddItemToArray(b, cJSON_CreateNumber((double)h->b[i]));
+    }
+    cJSON_AddItemToObject(o, "buckets", b);
+    return o;
+}
+
+/* A whole number in [0, 2^53] (what a double holds exactly); -1 if not. */
+static double whole(const cJSON *j, const char *name)
+{
+    const cJSON *v = name ? cJSON_GetObjectItemCaseSensitive(j, name) : j;
+    if (!cJSON_IsNumber(v))
+        return -1;
+    double d = v->valuedouble;
+    return d >= 0 && d <= 9007199254740992.0 && d == (double)(uint64_t)d ? d : -1;
+}
+
+/* Read j into h (reset first). 0, or -1 with why set. */
+static int read_hist(struct hist *h, const cJSON *j, char *why, size_t cap)
+{
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(j, "unit");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "buckets");
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(j, "sum");
+    double count = whole(j, "count"), mn = whole(j, "min"), mx = whole(j, "max");
+    if (!cJSON_IsString(unit) || !cJSON_IsArray(b) || !cJSON_IsNumber(sum) || count < 0 ||
+        mn < 0 || mx < 0)
+        return snprintf(why, cap, "histogram lacks unit, count, min, max, sum or buckets"), -1;
+    if (strcmp(unit->valuestring, "ns") != 0 || whole(j, "sub_bits") != HIST_SUB_BITS ||
+        whole(j, "nbuckets") != HIST_BUCKETS)
+        return snprintf(why, cap, "histogram layout differs from this kvtest's (unit ns, "
+                        "sub_bits %d, nbuckets %d)", HIST_SUB_BITS, HIST_BUCKETS), -1;
+    hist_reset(h);
+    int n = cJSON_GetArraySize(b);
+    if (n % 2)
+        return snprintf(why, cap, "histogram buckets are not index/count pairs"), -1;
+    uint64_t total = 0;
+    const cJSON *e = b->child;
+    for (int k = 0; k < n; k += 2, e = e->next->next) {
+        double i = whole(e, NULL), c = whole(e->next, NULL);
+        if (i < 0 || i >= HIST_BUCKETS || c < 0)
+            return snprintf(why, cap, "histogram bucket pair %d is not an index below %d "
+                            "and a count", k / 2, HIST_BUCKETS), -1;
+        h->b[(unsigned)i] += (uint64_t)c;
+        total += (uint64_t)c;
+    }
+    if (total != (uint64_t)count)
+        return snprintf(why, cap, "histogram buckets hold %llu samples, its count says %.0f",
+                        (unsigned long long)total, count), -1;
+    h->count = total;
+    h->sum = sum->valuedouble;
+    if (total) {
+        h->min = (uint64_t)mn;
+        h->max = (uint64_t)mx;
+    }
+    return 0;
+}
+
+int load_histjson_add(struct hist *dst, const cJSON *j, char *why, size_t cap)
+{
+    struct hist *h = hist_new();
+    if (!h)
+        return snprintf(why, cap, "out of memory"), -1;
+    int rc = read_hist(h, j, why, cap);
+    if (rc == 0)
+        hist_merge(dst, h);
+    hist_free(h);
+    return rc;
+}
