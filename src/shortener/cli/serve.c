@@ -21,9 +21,10 @@
 #include "shortener/service/service.h"
 #include "shortener/http/service_http.h"
 #include "shortener/cli/shortener_cmds.h"
+#include "shortener/cli/serve_int.h"
 #include "shortener/cache/track.h"
 
-#define CMD "shortener serve"
+#define CMD SERVE_CMD
 /* Descriptors that are not client connections: per thread SQLite's db,
  * -wal and -shm, a Valkey socket, MHD's epoll and wake-up descriptors (8
  * leaves room); plus the listener, stdio and libraries' own (64). */
@@ -41,6 +42,18 @@ const char help_shortener_serve[] =
     "  --port N             TCP port (default 5000; 0 = any free port)\n"
     "  --threads N          worker threads, each with its own SQLite and\n"
     "                       Valkey connection (default 8)\n"
+    "  --processes N        service processes on the one port (default 1, at\n"
+    "                       most 256), each with --threads workers and its own\n"
+    "                       SQLite and Valkey connections on the one WAL\n"
+    "                       database; the kernel spreads connections over them\n"
+    "                       (SO_REUSEPORT). /stats adds \"process\", \"pid\" and\n"
+    "                       \"all\" (the sum over processes, kept across\n"
+    "                       restarts). A process that dies is restarted; more\n"
+    "                       than 5 restarts within 10 s: exit 1.\n"
+    "                       On C cores: processes x threads up to C share the\n"
+    "                       request-handling CPU (threads alone reach every core\n"
+    "                       already: a process adds fault isolation, not cores);\n"
+    "                       SQLite writes stay serialized by its single writer\n"
     "  --cache none|valkey://HOST:PORT[/DB]|valkey+track://HOST:PORT[/DB]\n"
     "                       Valkey cache-aside for lookups (default none);\n"
     "                       valkey+track adds client-side caching: each\n"
@@ -82,9 +95,11 @@ const char help_shortener_serve[] =
     "of idle connections never leaves the process unable to accept or to open\n"
     "its database files.\n"
     "SIGINT/SIGTERM: stop accepting, finish in-flight requests (up to 5 s),\n"
-    "print the counters to stdout, exit 0.\n";
+    "print the counters to stdout, exit 0 (with --processes: every process\n"
+    "stops, and the counters are the sum of all).\n";
 
-static int open_listener(const char *cmd, const char *bind_addr, int port, int *out_port)
+int serve_socket(const char *bind_addr, int port, int reuseport, int listen_too,
+                 int *out_port)
 {
     struct sockaddr_storage ss;
     socklen_t sl;
@@ -100,18 +115,25 @@ static int open_listener(const char *cmd, const char *bind_addr, int port, int *
         a6->sin6_port = htons((uint16_t)port);
         sl = sizeof *a6;
     } else {
-        cli_usage(cmd, "--bind: '%s' is not a numeric IPv4 or IPv6 address", bind_addr);
+        cli_usage(CMD, "--bind: '%s' is not a numeric IPv4 or IPv6 address", bind_addr);
         return -2;
     }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        cli_fail(cmd, "socket: %s", strerror(errno));
+        cli_fail(CMD, "socket: %s", strerror(errno));
         return -1;
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 1024) != 0) {
-        cli_fail(cmd, "%s port %d: %s", bind_addr, port, strerror(errno));
+    /* Set by hand: libmicrohttpd's MHD_OPTION_LISTENING_ADDRESS_REUSE
+     * only applies to a socket it opens itself, and we hand it ours. */
+    if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+        cli_fail(CMD, "SO_REUSEPORT: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || (listen_too && listen(fd, 1024) != 0)) {
+        cli_fail(CMD, "%s port %d: %s", bind_addr, port, strerror(errno));
         close(fd);
         return -1;
     }
@@ -120,16 +142,7 @@ static int open_listener(const char *cmd, const char *bind_addr, int port, int *
     return fd;
 }
 
-struct serve_opts {
-    const char *db, *bind_addr, *cache_url;
-    int64_t port, threads, ttl, idle, header, cache_timeout, track_size;
-    int json, csv;
-    int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
-    struct cache_config cc;  /* when cache_url is not "none" */
-};
-
 static const char *const on_off[] = {"on", "off", NULL};
-enum { SQLITE_CACHE_ON, SQLITE_CACHE_OFF };   /* on_off's order */
 
 /* Options into *o; 0, or the exit status of a misuse. */
 static int serve_parse(int argc, char **argv, struct serve_opts *o)
@@ -138,6 +151,7 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_STR_OPT("bind", &o->bind_addr),
         CLI_INT_OPT("port", &o->port, 0, 65535),
         CLI_INT_OPT("threads", &o->threads, 1, 256),
+        CLI_INT_OPT("processes", &o->processes, 1, SERVE_PROCS_MAX),
         CLI_STR_OPT("cache", &o->cache_url),
         CLI_INT_OPT("cache-ttl", &o->ttl, 0, 100000000),
         CLI_INT_OPT("cache-timeout", &o->cache_timeout, 1, 60000),
@@ -164,12 +178,6 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
     return 0;
 }
 
-struct fd_limits {
-    uint64_t nofile;       /* soft open-file limit we run with */
-    uint64_t nofile_was;   /* soft limit we found */
-    unsigned conn_limit;
-};
-
 /* Raise the soft open-file limit to the hard one: each client connection
  * is a descriptor, and the default soft limit (often 1024) is reached by a
  * few hundred idle clients. Then cap connections below it. 0, or -1 when
@@ -191,28 +199,36 @@ static int fd_limits_setup(int64_t threads, struct fd_limits *lim)
     return 0;
 }
 
-static void print_start(const struct serve_opts *o, int port, const struct fd_limits *lim)
+void serve_print_start(const struct serve_opts *o, int port, const struct fd_limits *lim)
 {
     const char *lb = strchr(o->bind_addr, ':') ? "[" : "";
     const char *rb = strchr(o->bind_addr, ':') ? "]" : "";
+    char procs[32] = "";   /* one process: the line of old */
+    if (o->processes > 1)
+        snprintf(procs, sizeof procs, "processes %d, ", (int)o->processes);
     fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
-            "(threads %d, cache %s, sqlite-cache %s)\n",
-            lb, o->bind_addr, rb, port, (int)o->threads, o->cache_url, on_off[o->sqlite_cache]);
+            "(%sthreads %d, cache %s, sqlite-cache %s)\n",
+            lb, o->bind_addr, rb, port, procs, (int)o->threads, o->cache_url,
+            on_off[o->sqlite_cache]);
     fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
             "connections %u, header timeout %d s, idle timeout %d s\n",
             (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,
             lim->conn_limit, (int)o->header, (int)o->idle);
 }
 
+void serve_print_json(char *txt, int csv)
+{
+    if (txt && csv)   /* the same object, read back as CSV rows */
+        report_json_print(cJSON_Parse(txt));
+    else if (txt)
+        printf("%s\n", txt);
+    cJSON_free(txt);
+}
+
 static void print_counters(struct service *s, int json, int csv)
 {
     if (json) {
-        char *txt = service_stats_json(s);
-        if (txt && csv)   /* the same object, read back as CSV rows */
-            report_json_print(cJSON_Parse(txt));
-        else if (txt)
-            printf("%s\n", txt);
-        cJSON_free(txt);
+        serve_print_json(service_stats_json(s), csv);
     } else {
         service_stats_print(s, stdout);
     }
@@ -237,7 +253,7 @@ static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int
         pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
         return cli_fail(CMD, "cannot start the HTTP server on %s port %d", o->bind_addr, port);
     }
-    print_start(o, port, lim);
+    serve_print_start(o, port, lim);
     int sig = 0;
     sigwait(&stop, &sig);
     service_http_stop(h);
@@ -252,6 +268,7 @@ int shortener_serve(int argc, char **argv)
         .bind_addr = "127.0.0.1", .cache_url = "none", .sqlite_cache = SQLITE_CACHE_ON,
         .port = 5000, .threads = 8, .idle = 30, .header = 5,
         .cache_timeout = CACHE_TIMEOUT_MS, .track_size = TRACK_SIZE_DEFAULT,
+        .processes = 1,
     };
     int rc = serve_parse(argc, argv, &o);
     if (rc != 0)
@@ -264,6 +281,8 @@ int shortener_serve(int argc, char **argv)
 
     /* A client or Valkey that goes away must produce an error, not kill us. */
     signal(SIGPIPE, SIG_IGN);
+    if (o.processes > 1)
+        return serve_procs(&o, &lim);
 
     char err[512];
     struct service_opts so = {(int)o.threads, o.sqlite_cache == SQLITE_CACHE_ON,
@@ -277,7 +296,7 @@ int shortener_serve(int argc, char **argv)
                  o.cache_url, err);
 
     int real_port = (int)o.port;
-    int lfd = open_listener(CMD, o.bind_addr, (int)o.port, &real_port);
+    int lfd = serve_socket(o.bind_addr, (int)o.port, 0, 1, &real_port);
     if (lfd < 0) {
         service_free(s);
         return lfd == -1 ? 1 : 2;

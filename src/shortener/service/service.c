@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -17,9 +18,11 @@
 #include "base/counter.h"
 #include "shortener/store/linkid.h"
 #include "shortener/service/request.h"
+#include "shortener/service/service_int.h"
 
 static const int statuses[] = {200, 201, 400, 404, 405, 413, 500};
 #define NSTATUS ((int)(sizeof statuses / sizeof statuses[0]) + 1)   /* + other */
+_Static_assert(NSTATUS == SERVICE_NSTATUS, "SERVICE_NSTATUS is the statuses + other");
 
 struct service_worker {
     struct links *links;
@@ -27,6 +30,11 @@ struct service_worker {
     /* Single writer (the worker's thread); /stats reads them relaxed. */
     _Atomic uint64_t req[ROUTE_COUNT][NSTATUS];
     _Atomic uint64_t sqlite_errors;
+    /* With a share (serve --processes): this worker's row, which holds
+     * base + its own counters after every request; base is what the row
+     * held when this process took the slot over. */
+    _Atomic uint64_t *pub;
+    struct service_totals base;
 };
 
 struct service {
@@ -36,6 +44,8 @@ struct service {
     struct service_worker *w;
     atomic_int next_worker;   /* next unclaimed worker */
     uint64_t started_ns;
+    struct service_share *share;   /* NULL: one process */
+    int slot;                      /* this process's slot in share */
 };
 
 static int status_index(int status)
@@ -94,6 +104,62 @@ struct service_worker *service_claim_worker(struct service *s)
     return i < s->nworkers ? &s->w[i] : NULL;
 }
 struct cache *service_worker_cache(struct service_worker *w) { return w->cache; }
+
+/* The counters of one worker as numbers. */
+static void worker_totals(struct service_worker *w, struct service_totals *t)
+{
+    for (int r = 0; r < ROUTE_COUNT; r++)
+        for (int k = 0; k < NSTATUS; k++)
+            t->req[r][k] = counter_get(&w->req[r][k]);
+    t->sqlite_errors = counter_get(&w->sqlite_errors);
+    cache_stats(w->cache, &t->cache);
+}
+
+/* Word by word: service_totals is made of uint64_t only (service_int.h). */
+static void totals_add(struct service_totals *sum, const struct service_totals *t)
+{
+    uint64_t a[SERVICE_TALLY_WORDS], b[SERVICE_TALLY_WORDS];
+    memcpy(a, sum, sizeof a);
+    memcpy(b, t, sizeof b);
+    for (size_t j = 0; j < SERVICE_TALLY_WORDS; j++)
+        a[j] += b[j];
+    memcpy(sum, a, sizeof a);
+}
+
+/* After each request: row = base + this worker's counters. The whole row,
+ * not only the counter that moved: the cache's counters move inside
+ * cache_lookup, out of sight of this function. About 50 relaxed stores to
+ * a line only this thread writes, next to a request's tens of
+ * microseconds. */
+static void worker_publish(struct service_worker *w)
+{
+    struct service_totals now = w->base;
+    struct service_totals mine;
+    worker_totals(w, &mine);
+    totals_add(&now, &mine);
+    uint64_t v[SERVICE_TALLY_WORDS];
+    memcpy(v, &now, sizeof v);
+    for (size_t j = 0; j < SERVICE_TALLY_WORDS; j++)
+        atomic_store_explicit(&w->pub[j], v[j], memory_order_relaxed);
+}
+
+int service_attach_share(struct service *s, struct service_share *sh, int k)
+{
+    if (k < 0 || k >= service_share_procs(sh) || service_share_workers(sh) != s->nworkers)
+        return -1;
+    s->share = sh;
+    s->slot = k;
+    for (int i = 0; i < s->nworkers; i++) {
+        struct service_worker *w = &s->w[i];
+        _Atomic uint64_t *row = service_share_tally(sh, k, i);
+        uint64_t v[SERVICE_TALLY_WORDS];
+        for (size_t j = 0; j < SERVICE_TALLY_WORDS; j++)
+            v[j] = atomic_load_explicit(&row[j], memory_order_relaxed);
+        memcpy(&w->base, v, sizeof v);   /* what earlier occupants counted */
+        w->pub = row;
+    }
+    return 0;
+}
 
 static void reply_json(struct service_reply *r, int status, cJSON *obj)
 {
@@ -193,21 +259,17 @@ void service_handle(struct service *s, struct service_worker *w,
         }
     }
     counter_bump(&w->req[m.route][status_index(r->status)]);
+    if (w->pub)
+        worker_publish(w);
 }
 
-static void sum_counters(struct service *s, uint64_t req[ROUTE_COUNT][NSTATUS],
-                         uint64_t *sqlite_errors, struct cache_stats *cs)
+static void sum_counters(struct service *s, struct service_totals *t)
 {
-    memset(req, 0, sizeof(uint64_t) * ROUTE_COUNT * NSTATUS);
-    memset(cs, 0, sizeof *cs);
-    *sqlite_errors = 0;
+    memset(t, 0, sizeof *t);
     for (int i = 0; i < s->nworkers; i++) {
-        struct service_worker *w = &s->w[i];
-        for (int r = 0; r < ROUTE_COUNT; r++)
-            for (int k = 0; k < NSTATUS; k++)
-                req[r][k] += counter_get(&w->req[r][k]);
-        *sqlite_errors += counter_get(&w->sqlite_errors);
-        cache_stats_add(w->cache, cs);
+        struct service_totals one;
+        worker_totals(&s->w[i], &one);
+        totals_add(t, &one);
     }
 }
 
@@ -219,97 +281,132 @@ static void status_label(int k, char *buf, size_t cap)
         snprintf(buf, cap, "other");
 }
 
-char *service_stats_json(struct service *s)
+void service_totals_json(cJSON *o, const struct service_totals *t, int has_cache,
+                         int has_track)
 {
-    uint64_t req[ROUTE_COUNT][NSTATUS], sqlite_errors, total = 0;
-    struct cache_stats cs;
-    sum_counters(s, req, &sqlite_errors, &cs);
-    cJSON *o = cJSON_CreateObject();
+    uint64_t total = 0;
     cJSON *routes = cJSON_CreateObject();
     cJSON *cache = cJSON_CreateObject();
     cJSON *sq = cJSON_CreateObject();
-    if (!o || !routes || !cache || !sq) {
-        cJSON_Delete(o);
+    if (!routes || !cache || !sq) {
         cJSON_Delete(routes);
         cJSON_Delete(cache);
         cJSON_Delete(sq);
-        return NULL;
+        return;
     }
     for (int r = 0; r < ROUTE_COUNT; r++) {
         cJSON *byst = cJSON_CreateObject();
         for (int k = 0; k < NSTATUS; k++) {
-            if (!req[r][k])
+            if (!t->req[r][k])
                 continue;
             char lab[16];
             status_label(k, lab, sizeof lab);
-            cJSON_AddNumberToObject(byst, lab, (double)req[r][k]);
-            total += req[r][k];
+            cJSON_AddNumberToObject(byst, lab, (double)t->req[r][k]);
+            total += t->req[r][k];
         }
         cJSON_AddItemToObject(routes, request_route_name((enum request_route)r), byst);
     }
-    cJSON_AddNumberToObject(o, "uptime_s", (double)(clock_now_ns() - s->started_ns) / 1e9);
+    const struct cache_stats *cs = &t->cache;
     cJSON_AddNumberToObject(o, "requests", (double)total);
     cJSON_AddItemToObject(o, "routes", routes);
-    cJSON_AddBoolToObject(cache, "enabled", s->has_cache);
-    cJSON_AddNumberToObject(cache, "hits", (double)cs.hits);
-    cJSON_AddNumberToObject(cache, "misses", (double)cs.misses);
-    cJSON_AddNumberToObject(cache, "errors", (double)cs.errors);
-    cJSON_AddNumberToObject(cache, "skipped", (double)cs.skipped);
-    cJSON_AddNumberToObject(cache, "sets", (double)cs.sets);
-    cJSON_AddNumberToObject(cache, "connects", (double)cs.connects);
+    cJSON_AddBoolToObject(cache, "enabled", has_cache);
+    cJSON_AddNumberToObject(cache, "hits", (double)cs->hits);
+    cJSON_AddNumberToObject(cache, "misses", (double)cs->misses);
+    cJSON_AddNumberToObject(cache, "errors", (double)cs->errors);
+    cJSON_AddNumberToObject(cache, "skipped", (double)cs->skipped);
+    cJSON_AddNumberToObject(cache, "sets", (double)cs->sets);
+    cJSON_AddNumberToObject(cache, "connects", (double)cs->connects);
     /* client-side caching (valkey+track://): hits split by where */
-    cJSON_AddBoolToObject(cache, "track", s->has_track);
-    cJSON_AddNumberToObject(cache, "local_hits", (double)cs.local_hits);
-    cJSON_AddNumberToObject(cache, "valkey_hits", (double)cs.hits);
-    cJSON_AddNumberToObject(cache, "invalidations", (double)cs.invalidations);
-    cJSON_AddNumberToObject(cache, "local_flushes", (double)cs.local_flushes);
-    cJSON_AddNumberToObject(cache, "local_evictions", (double)cs.local_evictions);
+    cJSON_AddBoolToObject(cache, "track", has_track);
+    cJSON_AddNumberToObject(cache, "local_hits", (double)cs->local_hits);
+    cJSON_AddNumberToObject(cache, "valkey_hits", (double)cs->hits);
+    cJSON_AddNumberToObject(cache, "invalidations", (double)cs->invalidations);
+    cJSON_AddNumberToObject(cache, "local_flushes", (double)cs->local_flushes);
+    cJSON_AddNumberToObject(cache, "local_evictions", (double)cs->local_evictions);
     cJSON_AddItemToObject(o, "cache", cache);
-    cJSON_AddNumberToObject(sq, "errors", (double)sqlite_errors);
+    cJSON_AddNumberToObject(sq, "errors", (double)t->sqlite_errors);
     cJSON_AddItemToObject(o, "sqlite", sq);
+}
+
+/* Which process answered, and the sum of all (serve --processes). */
+static void add_share_fields(struct service *s, cJSON *o)
+{
+    struct service_share *sh = s->share;
+    struct service_totals all;
+    service_share_sum(sh, &all);
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "process", s->slot);
+    cJSON_AddNumberToObject(o, "processes", service_share_procs(sh));
+    cJSON_AddNumberToObject(o, "pid", (double)getpid());
+    cJSON_AddNumberToObject(o, "restarts", (double)service_share_restarts(sh));
+    if (!a)
+        return;
+    cJSON_AddNumberToObject(a, "uptime_s",
+                            (double)(clock_now_ns() - service_share_started_ns(sh)) / 1e9);
+    service_totals_json(a, &all, service_share_has_cache(sh), service_share_has_track(sh));
+    cJSON_AddItemToObject(o, "all", a);
+}
+
+char *service_stats_json(struct service *s)
+{
+    struct service_totals t;
+    sum_counters(s, &t);
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "uptime_s", (double)(clock_now_ns() - s->started_ns) / 1e9);
+    service_totals_json(o, &t, s->has_cache, s->has_track);
+    if (s->share)
+        add_share_fields(s, o);
     char *txt = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return txt;
 }
 
-void service_stats_print(struct service *s, void *fpv)
+void service_totals_print(const struct service_totals *t, int has_cache, int has_track,
+                          FILE *fp)
 {
-    FILE *fp = fpv;
-    uint64_t req[ROUTE_COUNT][NSTATUS], sqlite_errors, total = 0;
-    struct cache_stats cs;
-    sum_counters(s, req, &sqlite_errors, &cs);
+    uint64_t total = 0;
+    const struct cache_stats *cs = &t->cache;
     for (int r = 0; r < ROUTE_COUNT; r++)
         for (int k = 0; k < NSTATUS; k++)
-            total += req[r][k];
+            total += t->req[r][k];
     fprintf(fp, "Requests: %llu\n", (unsigned long long)total);
     for (int r = 0; r < ROUTE_COUNT; r++) {
         uint64_t sum = 0;
         for (int k = 0; k < NSTATUS; k++)
-            sum += req[r][k];
+            sum += t->req[r][k];
         if (!sum)
             continue;
         fprintf(fp, "  %-16s", request_route_name((enum request_route)r));
         for (int k = 0; k < NSTATUS; k++) {
-            if (!req[r][k])
+            if (!t->req[r][k])
                 continue;
             char lab[16];
             status_label(k, lab, sizeof lab);
-            fprintf(fp, " %s: %llu", lab, (unsigned long long)req[r][k]);
+            fprintf(fp, " %s: %llu", lab, (unsigned long long)t->req[r][k]);
         }
         fputc('\n', fp);
     }
-    if (s->has_cache)
+    if (has_cache)
         fprintf(fp, "Cache: hits %llu, misses %llu, errors %llu, skipped %llu, "
                     "sets %llu, connects %llu\n",
-                (unsigned long long)cs.hits, (unsigned long long)cs.misses,
-                (unsigned long long)cs.errors, (unsigned long long)cs.skipped,
-                (unsigned long long)cs.sets, (unsigned long long)cs.connects);
-    if (s->has_track)
+                (unsigned long long)cs->hits, (unsigned long long)cs->misses,
+                (unsigned long long)cs->errors, (unsigned long long)cs->skipped,
+                (unsigned long long)cs->sets, (unsigned long long)cs->connects);
+    if (has_track)
         fprintf(fp, "Local (client-side) cache: hits %llu, invalidations %llu, flushes %llu, "
                     "evictions %llu\n",
-                (unsigned long long)cs.local_hits, (unsigned long long)cs.invalidations,
-                (unsigned long long)cs.local_flushes, (unsigned long long)cs.local_evictions);
-    if (!s->has_cache)
+                (unsigned long long)cs->local_hits, (unsigned long long)cs->invalidations,
+                (unsigned long long)cs->local_flushes, (unsigned long long)cs->local_evictions);
+    if (!has_cache)
         fprintf(fp, "Cache: none\n");
-    fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)sqlite_errors);
+    fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)t->sqlite_errors);
+}
+
+void service_stats_print(struct service *s, void *fpv)
+{
+    struct service_totals t;
+    sum_counters(s, &t);
+    service_totals_print(&t, s->has_cache, s->has_track, fpv);
 }

@@ -51,6 +51,15 @@ void service_handle(struct service *s, struct service_worker *w,
                     struct service_reply *r);
 void service_reply_free(struct service_reply *r);
 
+/* One of several processes (serve --processes): from now on every request
+ * also publishes this worker's counters into row k of sh (which must have
+ * this service's worker count), and /stats adds "process", "processes",
+ * "pid", "restarts" and "all" (the sum over sh). Counters another process
+ * left in slot k carry on in "all"; this process's own fields count from
+ * its start. 0, or -1 when k or the worker count do not fit. */
+struct service_share;
+int service_attach_share(struct service *s, struct service_share *sh, int k);
+
 /* Counters of all workers as a cJSON-printed object (malloc'd string).
  * Safe while workers run. */
 char *service_stats_json(struct service *s);

@@ -1,0 +1,41 @@
+/* serve_int.h: what serve.c (one process, the options) shares with
+ * serve_procs.c (--processes N: the parent and its children). */
+#ifndef KVTEST_SHORTENER_SERVE_INT_H
+#define KVTEST_SHORTENER_SERVE_INT_H
+#include <stdint.h>
+
+#include "shortener/cache/cache.h"
+
+#define SERVE_CMD "shortener serve"
+#define SERVE_PROCS_MAX 256   /* --processes; SERVICE_SHARE_PROCS_MAX too */
+
+struct serve_opts {
+    const char *db, *bind_addr, *cache_url;
+    int64_t port, threads, ttl, idle, header, cache_timeout, track_size, processes;
+    int json, csv;
+    int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
+    struct cache_config cc;  /* when cache_url is not "none" */
+};
+enum { SQLITE_CACHE_ON, SQLITE_CACHE_OFF };   /* on_off's order */
+
+struct fd_limits {
+    uint64_t nofile;       /* soft open-file limit we run with */
+    uint64_t nofile_was;   /* soft limit we found */
+    unsigned conn_limit;
+};
+
+/* A TCP socket bound to bind_addr:port (SO_REUSEADDR; with reuseport
+ * SO_REUSEPORT too), listening when listen_too. The bound port in
+ * *out_port. The fd, or -1 after printing a runtime failure, or -2 after
+ * printing a misuse (an address that is not numeric). */
+int serve_socket(const char *bind_addr, int port, int reuseport, int listen_too,
+                 int *out_port);
+void serve_print_start(const struct serve_opts *o, int port, const struct fd_limits *lim);
+/* The shutdown counters, a cJSON-printed object (taken; NULL prints
+ * nothing), as JSON or as CSV. */
+void serve_print_json(char *txt, int csv);
+
+/* --processes N > 1: fork, supervise, stop. Returns the exit status. */
+int serve_procs(const struct serve_opts *o, const struct fd_limits *lim);
+
+#endif

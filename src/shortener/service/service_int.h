@@ -1,0 +1,48 @@
+/* service_int.h: what service.c and service_share.c share inside
+ * shortener/service/ (nobody else includes it): the counters of one or
+ * more workers as plain numbers, and the words of the shared mapping. */
+#ifndef KVTEST_SHORTENER_SERVICE_INT_H
+#define KVTEST_SHORTENER_SERVICE_INT_H
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "shortener/cache/cache.h"
+#include "shortener/service/request.h"
+#include "shortener/service/service_share.h"
+
+#define SERVICE_NSTATUS 8   /* 200 201 400 404 405 413 500, other */
+
+/* Counters of a worker, a process or all processes. Only uint64_t
+ * fields: a worker publishes it word by word into the shared mapping, so
+ * whatever counter cache_stats gains is shared without an edit here. */
+struct service_totals {
+    uint64_t req[ROUTE_COUNT][SERVICE_NSTATUS];
+    uint64_t sqlite_errors;
+    struct cache_stats cache;
+};
+#define SERVICE_TALLY_WORDS (sizeof(struct service_totals) / sizeof(uint64_t))
+_Static_assert(sizeof(struct service_totals) % sizeof(uint64_t) == 0,
+               "service_totals must be whole uint64_t words");
+
+/* Add the counters to o: requests, routes, cache, sqlite (the fields of
+ * /stats and of the shutdown --json). */
+void service_totals_json(cJSON *o, const struct service_totals *t, int has_cache,
+                         int has_track);
+/* The same as the shutdown summary's text lines. */
+void service_totals_print(const struct service_totals *t, int has_cache, int has_track,
+                          FILE *fp);
+
+/* The published counters of worker i of process k: SERVICE_TALLY_WORDS
+ * words, written only by that worker's thread (relaxed), read by anyone. */
+_Atomic uint64_t *service_share_tally(struct service_share *sh, int k, int i);
+/* The sum over every process and worker, and the settings. */
+void service_share_sum(struct service_share *sh, struct service_totals *out);
+int service_share_workers(const struct service_share *sh);
+int service_share_has_cache(const struct service_share *sh);
+int service_share_has_track(const struct service_share *sh);
+uint64_t service_share_started_ns(const struct service_share *sh);
+
+#endif
