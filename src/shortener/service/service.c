@@ -33,6 +33,7 @@ struct service {
     int nworkers;
     int has_cache;
     int has_track;
+    int has_cluster;   /* valkey-cluster:// */
     struct service_worker *w;
     atomic_int next_worker;   /* next unclaimed worker */
     uint64_t started_ns;
@@ -58,6 +59,7 @@ struct service *service_new(const char *dbpath, const struct service_opts *o,
     s->nworkers = o->workers;
     s->has_cache = o->cache != NULL;
     s->has_track = o->cache && o->cache->track;
+    s->has_cluster = o->cache && o->cache->cluster;
     s->started_ns = clock_now_ns();
     for (int i = 0; i < o->workers; i++) {
         s->w[i].links = links_open(dbpath, o->sqlite_cache, err, errcap);
@@ -219,6 +221,18 @@ static void status_label(int k, char *buf, size_t cap)
         snprintf(buf, cap, "other");
 }
 
+/* valkey-cluster://: redirects followed and lookups per primary. */
+static void stats_json_cluster(cJSON *cache, const struct cache_stats *cs)
+{
+    cJSON_AddNumberToObject(cache, "moved", (double)cs->moved);
+    cJSON_AddNumberToObject(cache, "ask", (double)cs->ask);
+    cJSON_AddNumberToObject(cache, "map_refreshes", (double)cs->map_refreshes);
+    cJSON *nodes = cJSON_AddObjectToObject(cache, "nodes");
+    for (int k = 0; k < cs->nnodes; k++)
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(nodes, cs->nodes[k].addr), "lookups",
+                                (double)cs->nodes[k].lookups);
+}
+
 char *service_stats_json(struct service *s)
 {
     uint64_t req[ROUTE_COUNT][NSTATUS], sqlite_errors, total = 0;
@@ -264,6 +278,8 @@ char *service_stats_json(struct service *s)
     cJSON_AddNumberToObject(cache, "invalidations", (double)cs.invalidations);
     cJSON_AddNumberToObject(cache, "local_flushes", (double)cs.local_flushes);
     cJSON_AddNumberToObject(cache, "local_evictions", (double)cs.local_evictions);
+    if (s->has_cluster)
+        stats_json_cluster(cache, &cs);
     cJSON_AddItemToObject(o, "cache", cache);
     cJSON_AddNumberToObject(sq, "errors", (double)sqlite_errors);
     cJSON_AddItemToObject(o, "sqlite", sq);
@@ -309,6 +325,15 @@ void service_stats_print(struct service *s, void *fpv)
                     "evictions %llu\n",
                 (unsigned long long)cs.local_hits, (unsigned long long)cs.invalidations,
                 (unsigned long long)cs.local_flushes, (unsigned long long)cs.local_evictions);
+    if (s->has_cluster) {
+        fprintf(fp, "Cluster: moved %llu, ask %llu, map refreshes %llu; lookups per primary:",
+                (unsigned long long)cs.moved, (unsigned long long)cs.ask,
+                (unsigned long long)cs.map_refreshes);
+        for (int k = 0; k < cs.nnodes; k++)
+            fprintf(fp, "%s %s %llu", k ? "," : "", cs.nodes[k].addr,
+                    (unsigned long long)cs.nodes[k].lookups);
+        fputc('\n', fp);
+    }
     if (!s->has_cache)
         fprintf(fp, "Cache: none\n");
     fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)sqlite_errors);
