@@ -58,8 +58,10 @@ _cluster_node() { # _cluster_node DIR PORT
 
 start_cluster() {
     local dir=$1 np=${2:-3} nr=${3:-1} i p addrs=()
-    command -v valkey-server >/dev/null && command -v valkey-cli >/dev/null ||
-        { echo "start_cluster: valkey-server and valkey-cli are needed" >&2; return 1; }
+    if ! command -v valkey-server >/dev/null || ! command -v valkey-cli >/dev/null; then
+        echo "start_cluster: valkey-server and valkey-cli are needed" >&2
+        return 1
+    fi
     mkdir -p "$dir"
     for ((i = 0; i < np * (nr + 1); i++)); do
         p=$(_cluster_port) || return 1
