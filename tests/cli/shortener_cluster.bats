@@ -74,7 +74,7 @@ owner_of() {
     run "$KVTEST" shortener bench "$DB" --cache "$CLUSTER_URL" --configs valkey \
         --lookups 200 --repeat 1 --warmup 0
     assert_success
-    assert_output --regexp 'Cluster, valkey: moved 0, ask 0, map refreshes [0-9]+; lookups per primary: 127\.0\.0\.1:[0-9]+ [0-9]+, 127\.0\.0\.1:[0-9]+ [0-9]+, 127\.0\.0\.1:[0-9]+ [0-9]+$'
+    assert_output --regexp 'Cluster, valkey: moved 0, ask 0, map refreshes [0-9]+; lookups per primary: 127\.0\.0\.1:[0-9]+ [0-9]+, 127\.0\.0\.1:[0-9]+ [0-9]+, 127\.0\.0\.1:[0-9]+ [0-9]+'
 }
 
 @test "cluster: serve fills on a miss with the TTL, hits after, and /stats lists the primaries" {
@@ -111,30 +111,42 @@ owner_of() {
     prim=($(cluster_primaries))
     from=$(valkey-cli -p "${prim[0]}" cluster myid | tr -d '\r')
     to=$(valkey-cli -p "${prim[1]}" cluster myid | tr -d '\r')
-    "${KVTEST_REL:-$KVTEST}" shortener load "$SERVICE_URL" --duration 5 --threads 4 \
+    "${KVTEST_REL:-$KVTEST}" shortener load "$SERVICE_URL" --duration 4 --threads 4 \
         --keys "$IDS" --create-ratio 0 --json >"$D/load.json" 2>"$D/load.err" 3>&- &
     local lpid=$!
     sleep 0.5
     run timeout 30 valkey-cli --cluster reshard "127.0.0.1:${prim[0]}" --cluster-from "$from" \
-        --cluster-to "$to" --cluster-slots 600 --cluster-yes
+        --cluster-to "$to" --cluster-slots 200 --cluster-yes
     assert_success
-    run wait "$lpid"
-    assert_success
+    local lst=0
+    wait "$lpid" || lst=$?
+    assert_equal "$lst" 0
     [ "$(jq .result.requests_failed "$D/load.json")" -eq 0 ] ||
         { cat "$D/load.json" "$D/load.err"; false; }
     [ "$(jq .result.requests "$D/load.json")" -gt 0 ]
-    # Once more after the move: every answer right, the cache still hits.
+    # After the move: once every thread has met the new owners (a settling
+    # load), the slot map is right: no more redirects, and the cache hits.
     run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
         --create-ratio 0
     assert_success
     run stats
     echo "$output"
-    [ "$(jq '.cache.moved + .cache.ask' <<<"$output")" -gt 0 ]
-    [ "$(jq .cache.hits <<<"$output")" -gt 0 ]
+    local redirects hits
+    redirects=$(jq '.cache.moved + .cache.ask' <<<"$output")
+    hits=$(jq .cache.hits <<<"$output")
+    [ "$redirects" -gt 0 ]
+    [ "$(jq .cache.errors <<<"$output")" -eq 0 ]
+    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
+        --create-ratio 0
+    assert_success
+    run stats
+    echo "$output"
+    [ "$(jq '.cache.moved + .cache.ask' <<<"$output")" -eq "$redirects" ]
+    [ "$(jq .cache.hits <<<"$output")" -gt "$hits" ]
     [ "$(jq .sqlite.errors <<<"$output")" -eq 0 ]
     # Put the slots back for the tests that follow.
     run timeout 30 valkey-cli --cluster reshard "127.0.0.1:${prim[1]}" --cluster-from "$to" \
-        --cluster-to "$from" --cluster-slots 600 --cluster-yes
+        --cluster-to "$from" --cluster-slots 200 --cluster-yes
     assert_success
 }
 
@@ -167,7 +179,7 @@ owner_of() {
 @test "cluster: bad URLs exit 2 with one line" {
     expect_error 2 "a cluster has no /DB" shortener bench "$DB" --cache "$CLUSTER_URL/1"
     expect_error 2 "missing :PORT" shortener bench "$DB" --cache valkey-cluster://127.0.0.1
-    expect_error 2 "bad host" shortener serve "$DB" --cache "$CLUSTER_URL,"
+    expect_error 2 "empty seed address" shortener serve "$DB" --cache "$CLUSTER_URL,"
     expect_error 2 "port must be 1..65535" shortener serve "$DB" \
         --cache valkey-cluster+track://127.0.0.1:1,127.0.0.1:70000
     expect_error 2 "expected none" shortener bench "$DB" --cache valkey-clusters://127.0.0.1:1
@@ -200,13 +212,14 @@ owner_of() {
     assert_success
     local victim
     victim=$(cluster_primaries | tail -n 1)
-    "${KVTEST_REL:-$KVTEST}" shortener load "$SERVICE_URL" --duration 6 --threads 4 \
+    "${KVTEST_REL:-$KVTEST}" shortener load "$SERVICE_URL" --duration 4 --threads 4 \
         --keys "$IDS" --create-ratio 0 --json >"$D/load.json" 2>"$D/load.err" 3>&- &
     local lpid=$!
     sleep 0.5
     cluster_kill "$victim"
-    run wait "$lpid"
-    assert_success
+    local lst=0
+    wait "$lpid" || lst=$?
+    assert_equal "$lst" 0
     [ "$(jq .result.requests_failed "$D/load.json")" -eq 0 ] ||
         { cat "$D/load.json" "$D/load.err"; false; }
     [ "$(jq .result.requests "$D/load.json")" -gt 0 ]
@@ -217,7 +230,8 @@ owner_of() {
     hits0=$(jq .cache.hits <<<"$output")
     err0=$(jq '.cache.errors + .cache.skipped' <<<"$output")
     [ "$err0" -gt 0 ]   # the dead node's keys went to SQLite meanwhile
-    # After the failover: four primaries heard of, the promoted one asked.
+    # After the failover: the promoted replica is a fourth primary, asked
+    # like the other two live ones, and the cache hits again.
     run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
         --create-ratio 0
     assert_success
@@ -226,8 +240,10 @@ owner_of() {
     [ "$(jq '.cache.nodes | length' <<<"$output")" -eq 4 ]
     [ "$(jq --arg v "127.0.0.1:$victim" '[.cache.nodes | to_entries[] |
         select(.key != $v and .value.lookups > 0)] | length' <<<"$output")" -eq 3 ]
-    [ "$(jq .cache.hits <<<"$output")" -gt "$hits0" ]
-    [ "$(jq '.cache.errors + .cache.skipped' <<<"$output")" -eq "$err0" ] ||
-        [ "$(jq '.cache.errors + .cache.skipped' <<<"$output")" -lt $((err0 + 50)) ]
+    local dhits derr
+    dhits=$(( $(jq .cache.hits <<<"$output") - hits0 ))
+    derr=$(( $(jq '.cache.errors + .cache.skipped' <<<"$output") - err0 ))
+    echo "hits $dhits, errors and skips $derr in the load after the failover"
+    [ "$dhits" -gt $((10 * derr)) ]
     [ "$(jq .sqlite.errors <<<"$output")" -eq 0 ]
 }

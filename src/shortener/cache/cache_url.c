@@ -54,6 +54,10 @@ static int parse_seeds(const char *url, const char *p, struct cache_config *cfg,
                      CACHE_MAX_SEEDS);
             return -1;
         }
+        if (len == 0) {
+            snprintf(err, errcap, "bad cache URL '%s': empty seed address", url);
+            return -1;
+        }
         struct cache_seed *s = &cfg->seeds[cfg->nseeds];
         if (parse_authority(url, p, len, s->host, sizeof s->host, &s->port, err, errcap) != 0)
             return -1;
