@@ -13,7 +13,11 @@
 #   start_cluster DIR [PRIMARIES [REPLICAS]]
 #                       PRIMARIES primaries (default 3) with REPLICAS
 #                       replicas each (default 1), cluster-node-timeout
-#                       1000 ms (a failover in ~2 s); waits (30 s at most)
+#                       1000 ms (a failover in ~2 s) and
+#                       cluster-require-full-coverage no (while a primary
+#                       is down, the others go on serving their slots, as
+#                       a deployment that cares for availability runs it);
+#                       waits (30 s at most)
 #                       for cluster_state:ok and every replica in sync.
 #                       Sets CLUSTER_PORTS (array), CLUSTER_PIDS (array,
 #                       same order), CLUSTER_URL (valkey-cluster://...:P1).
@@ -49,6 +53,7 @@ _cluster_node() { # _cluster_node DIR PORT
     mkdir -p "$dir"
     valkey-server --port "$2" --bind 127.0.0.1 --cluster-enabled yes \
         --cluster-config-file "$dir/nodes.conf" --cluster-node-timeout 1000 \
+        --cluster-require-full-coverage no \
         --save '' --appendonly no --dir "$dir" --daemonize no \
         >>"$1/valkey-$2.log" 2>&1 3>&- &
     CLUSTER_PORTS+=("$2")
@@ -98,10 +103,16 @@ _cluster_wait_replicas() {
     return 1
 }
 
+# Is the node on PORT still running? (A killed one has PID 0 in the list.)
+_cluster_alive() {
+    local pid
+    pid=$(cluster_pid "$1") && [ "$pid" != 0 ] && kill -0 "$pid" 2>/dev/null
+}
+
 cluster_primaries() {
     local p
     for p in "${CLUSTER_PORTS[@]}"; do
-        kill -0 "$(cluster_pid "$p")" 2>/dev/null || continue
+        _cluster_alive "$p" || continue
         valkey-cli -p "$p" cluster nodes 2>/dev/null | tr -d '\r' |
             awk '$3 ~ /master/ && $3 !~ /fail/ { split($2, a, "@"); sub(/.*:/, "", a[1]); print a[1] }'
         return 0
@@ -132,7 +143,7 @@ wait_cluster_ok() {
     for i in $(seq 1 $((secs * 10))); do
         ok=1
         for p in "${CLUSTER_PORTS[@]}"; do
-            kill -0 "$(cluster_pid "$p")" 2>/dev/null || continue
+            _cluster_alive "$p" || continue
             valkey-cli -p "$p" cluster info 2>/dev/null | tr -d '\r' |
                 grep -q '^cluster_state:ok' || { ok=0; break; }
             valkey-cli -p "$p" cluster info 2>/dev/null | tr -d '\r' |
