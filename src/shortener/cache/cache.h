@@ -7,8 +7,9 @@
  * on a miss reads SQLite through links_lookup() and stores the answer (SET,
  * with EX ttl when ttl > 0). Unknown ids are not cached.
  *
- * One `struct cache` is one Valkey connection; use it from one thread at a
- * time (open one per worker thread). Any Valkey failure (refused, timeout,
+ * One `struct cache` is one Valkey connection (for a cluster, one per node
+ * it talks to); use it from one thread at a time (open one per worker
+ * thread). Any Valkey failure (refused, timeout,
  * protocol error, server restarted) is counted in `errors`, the request is
  * answered from SQLite, and the connection is dropped and re-established
  * later with exponential backoff (so a dead Valkey costs at most one
