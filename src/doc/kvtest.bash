@@ -75,7 +75,7 @@ _kvtest()
                     ;;
                 str)
                     if [[ $name == --cache ]]; then
-                        _kvtest_reply "none valkey:// valkey+track:// redis://"
+                        _kvtest_reply "none valkey:// valkey+track:// valkey-cluster:// valkey-cluster+track:// redis://"
                         [[ ${COMPREPLY[*]} == *// ]] && compopt -o nospace 2>/dev/null
                         __ltrim_colon_completions "$cur"
                     fi

@@ -98,9 +98,11 @@ complete_line() {
 
 @test "--cache: the URL schemes" {
     complete_line "kvtest shortener serve l.db --cache v"
-    assert_output "valkey+track:// valkey://"
+    assert_output "valkey+track:// valkey-cluster+track:// valkey-cluster:// valkey://"
     complete_line "kvtest shortener bench l.db --cache "
-    assert_output "none redis:// valkey+track:// valkey://"
+    assert_output "none redis:// valkey+track:// valkey-cluster+track:// valkey-cluster:// valkey://"
+    complete_line "kvtest shortener bench l.db --cache valkey-c"
+    assert_output "valkey-cluster+track:// valkey-cluster://"
 }
 
 @test "files where a path goes: positional arguments and path options" {

@@ -5,7 +5,8 @@
   track_probe.py MODE VALKEY_PORT HTTP_PORT DBFILE TTL_S ID...
 
 MODE: del (DEL the key), set (overwrite it), expire (the service's own
---cache-ttl TTL_S runs out). One trial per ID, over one keep-alive HTTP
+--cache-ttl TTL_S runs out). VALKEY_PORT may be any node of a Valkey
+Cluster: commands follow -MOVED to the key's owner. One trial per ID, over one keep-alive HTTP
 connection: make the service cache the link, change the URL in SQLite
 (so a cached answer is recognisably stale), check the stale URL is still
 served, make the change in Valkey, then poll GET /link/ID about every
@@ -34,6 +35,9 @@ def resp(port, *args):
     s.sendall(out)
     reply = s.recv(65536)
     s.close()
+    # A Valkey Cluster node that does not own the key names the one that does.
+    if reply.startswith(b"-MOVED "):
+        return resp(int(reply.split()[2].rsplit(b":", 1)[1]), *args)
     return reply
 
 

@@ -28,7 +28,9 @@
  *               "latency": report_hist_json() in us, all measured runs,
  *               "hit_ratio" (null without Valkey),
  *               "cache": {"hits","misses","errors","skipped", "local_hits",
- *                         "invalidations","local_flushes","local_evictions"}
+ *                         "invalidations","local_flushes","local_evictions",
+ *                         with valkey-cluster:// also "moved","ask",
+ *                         "map_refreshes","nodes": {"HOST:PORT": {"lookups"}}}
  *                        (Valkey only), "local_hit_ratio" (tracking only),
  *               "schema", "path",
  *               "cold": {"method","resident_fraction","effective"} (--cold),
@@ -71,7 +73,11 @@ const char help_shortener_bench[] =
     "                     valkey://: the four without tracking; with\n"
     "                     valkey+track://: all; else sqlite,sqlite-nocache)\n"
     "  --cache URL        valkey://HOST:PORT[/DB] (or valkey+track://, the same\n"
-    "                     server) for the valkey configurations\n"
+    "                     server) for the valkey configurations; or a Valkey\n"
+    "                     Cluster: valkey-cluster://HOST:PORT[,HOST:PORT...]\n"
+    "                     (or valkey-cluster+track://; seed nodes, the rest is\n"
+    "                     discovered), which adds redirects followed and\n"
+    "                     lookups per primary to the output\n"
     "  --track-size N     links in process memory per thread for valkey-track\n"
     "                     (default 65536)\n"
     "  --compare-db DB2   add a row for DB2, a database with the same links in\n"
@@ -205,7 +211,9 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
         o->cache_url = NULL;
     const char *list = o->configs ? o->configs
                      : !o->cache_url ? "sqlite,sqlite-nocache"
-                     : strncmp(o->cache_url, "valkey+track:", 13) == 0 ? "all" : "classic";
+                     : strncmp(o->cache_url, "valkey+track:", 13) == 0 ||
+                               strncmp(o->cache_url, "valkey-cluster+track:", 21) == 0
+                           ? "all" : "classic";
     if (parse_configs(list, st->conf, &st->nconf) != 0)
         return cli_usage(CMD, "invalid --configs '%s' (comma-separated: sqlite, "
                          "sqlite-nocache, valkey, valkey-nocache, valkey-track, "

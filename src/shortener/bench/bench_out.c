@@ -79,6 +79,23 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
     cJSON_AddNumberToObject(op, "track_size", (double)o->track_size);
 }
 
+/* valkey-cluster://: redirects followed and lookups per primary, this
+ * configuration's share (after - before). */
+static void json_cluster(cJSON *cs, const struct bench_result *r)
+{
+    cJSON_AddNumberToObject(cs, "moved", DELTA(r, moved));
+    cJSON_AddNumberToObject(cs, "ask", DELTA(r, ask));
+    cJSON_AddNumberToObject(cs, "map_refreshes", DELTA(r, map_refreshes));
+    cJSON *nodes = cJSON_AddObjectToObject(cs, "nodes");
+    for (int k = 0; k < r->after.nnodes; k++) {
+        const struct cache_node_stats *n = &r->after.nodes[k];
+        cJSON *x = cJSON_AddObjectToObject(nodes, n->addr);
+        cJSON_AddNumberToObject(x, "lookups",
+                                (double)(n->lookups -
+                                         cache_stats_node_lookups(&r->before, n->addr)));
+    }
+}
+
 static void json_row(cJSON *row, const struct bench *b, int conf,
                      const struct bench_result *r, double base)
 {
@@ -125,6 +142,8 @@ static void json_row(cJSON *row, const struct bench *b, int conf,
         cJSON_AddNumberToObject(cs, "invalidations", DELTA(r, invalidations));
         cJSON_AddNumberToObject(cs, "local_flushes", DELTA(r, local_flushes));
         cJSON_AddNumberToObject(cs, "local_evictions", DELTA(r, local_evictions));
+        if (b->ccfg.cluster)
+            json_cluster(cs, r);
     }
     if (bench_conf_track(conf) && valid)
         cJSON_AddNumberToObject(row, "local_hit_ratio",
@@ -260,6 +279,19 @@ static void text_rate_ci(const char *name, const struct bench_result *r, int n)
     report_print_median_ci(label, &ci, n, 0);
 }
 
+/* "Cluster, CONFIG: moved M, ask A, map refreshes R; lookups per primary:
+ * HOST:PORT N, ..." (valkey-cluster:// only). */
+static void text_cluster(const char *name, const struct bench_result *r)
+{
+    printf("Cluster, %s: moved %.0f, ask %.0f, map refreshes %.0f; lookups per primary:", name,
+           DELTA(r, moved), DELTA(r, ask), DELTA(r, map_refreshes));
+    for (int k = 0; k < r->after.nnodes; k++)
+        printf("%s %s %llu", k ? "," : "", r->after.nodes[k].addr,
+               (unsigned long long)(r->after.nodes[k].lookups -
+                                    cache_stats_node_lookups(&r->before, r->after.nodes[k].addr)));
+    printf("\n");
+}
+
 void bench_print_text(const struct bench *b, const int *conf, int nconf,
                       const struct bench_result *res)
 {
@@ -297,6 +329,9 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
     }
     for (int i = 0; i < nconf; i++)
         text_rate_ci(bench_conf_name(b, conf[i]), &res[i], (int)o->repeat);
+    for (int i = 0; i < nconf && b->ccfg.cluster; i++)
+        if (bench_conf_valkey(conf[i]))
+            text_cluster(bench_conf_name(b, conf[i]), &res[i]);
     struct break_even be;
     break_even(b, conf, nconf, res, &be);
     if (be.valid)

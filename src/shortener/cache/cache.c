@@ -1,156 +1,30 @@
-/* cache: Valkey cache-aside over the link store. See cache.h. */
+/* cache: Valkey cache-aside over the link store. See cache.h. One node
+ * (node.h) for valkey://, a cluster (cluster.h) for valkey-cluster://;
+ * the cache-aside logic below is the same for both. */
 #include "shortener/cache/cache.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 #include <hiredis/hiredis.h>
 
-#include "measure/clock.h"
 #include "base/counter.h"
-#include "base/net.h"
+#include "measure/clock.h"
+#include "shortener/cache/cluster.h"
+#include "shortener/cache/cluster_slots.h"
+#include "shortener/cache/node.h"
 #include "shortener/cache/track.h"
 
 struct cache {
     struct cache_config cfg;
-    redisContext *ctx;        /* NULL while disconnected */
-    uint64_t next_try_ns;     /* no reconnect before this (backoff) */
-    uint64_t backoff_ms;
-    struct track *tr;         /* client-side caching, or NULL */
-    /* Single writer, read by cache_stats() from any thread. */
-    _Atomic uint64_t hits, misses, errors, skipped, sets, connects, local_hits;
+    struct node one;          /* valkey:// */
+    struct cluster *cl;       /* valkey-cluster://, or NULL */
+    /* Single writer, read by cache_stats() from any thread. The nodes
+     * count their own errors (dropped connections), skips and connects. */
+    _Atomic uint64_t hits, misses, errors, skipped, sets, local_hits;
 };
-
-int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t errcap)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->connect_timeout_ms = CACHE_TIMEOUT_MS;
-    cfg->command_timeout_ms = CACHE_TIMEOUT_MS;
-    const char *p;
-    if (strncmp(url, "valkey://", 9) == 0)
-        p = url + 9;
-    else if (strncmp(url, "redis://", 8) == 0)
-        p = url + 8;
-    else if (strncmp(url, "valkey+track://", 15) == 0) {
-        p = url + 15;
-        cfg->track = 1;
-    } else {
-        snprintf(err, errcap, "bad cache URL '%s': expected none, valkey://HOST:PORT[/DB] "
-                 "or valkey+track://HOST:PORT[/DB]", url);
-        return -1;
-    }
-    /* The authority ends at the database's '/'. */
-    const char *slash = strchr(p, '/');
-    size_t alen = slash ? (size_t)(slash - p) : strlen(p);
-    struct net_hostport hp;
-    if (net_hostport_split(p, alen, &hp, NULL, 0) != 0 || (hp.bracketed && !hp.port)) {
-        snprintf(err, errcap, "bad cache URL '%s': expected [IPv6]:PORT", url);
-        return -1;
-    }
-    if (!hp.port) {
-        snprintf(err, errcap, "bad cache URL '%s': missing :PORT", url);
-        return -1;
-    }
-    if (hp.hlen == 0 || hp.hlen >= sizeof cfg->host || memchr(hp.host, '@', hp.hlen)) {
-        snprintf(err, errcap, "bad cache URL '%s': bad host", url);
-        return -1;
-    }
-    memcpy(cfg->host, hp.host, hp.hlen);
-    cfg->host[hp.hlen] = '\0';
-    long v;
-    if (net_parse_num(hp.port, hp.plen, 1, 65535, &v) != 0) {
-        snprintf(err, errcap, "bad cache URL '%s': port must be 1..65535", url);
-        return -1;
-    }
-    cfg->port = (int)v;
-    if (slash) {
-        if (net_parse_num(slash + 1, strlen(slash + 1), 0, 1000000, &v) != 0) {
-            snprintf(err, errcap, "bad cache URL '%s': database must be a number", url);
-            return -1;
-        }
-        cfg->db = (int)v;
-    }
-    return 0;
-}
-
-static void drop(struct cache *c)
-{
-    counter_bump(&c->errors);
-    if (c->tr)   /* invalidations may be missed from now on */
-        track_stop(c->tr);
-    if (c->ctx) {
-        redisFree(c->ctx);
-        c->ctx = NULL;
-    }
-    c->next_try_ns = clock_now_ns() + c->backoff_ms * 1000000u;
-    c->backoff_ms = c->backoff_ms * 2 > CACHE_BACKOFF_MAX_MS ? CACHE_BACKOFF_MAX_MS
-                                                             : c->backoff_ms * 2;
-}
-
-/* Connect now; 0 or -1 (reason in err when given). Does not count. */
-static int connect_now(struct cache *c, char *err, size_t errcap)
-{
-    redisContext *ctx = redisConnectWithTimeout(c->cfg.host, c->cfg.port,
-                                                clock_timeval_ms(c->cfg.connect_timeout_ms));
-    if (!ctx || ctx->err) {
-        if (err)
-            snprintf(err, errcap, "%s:%d: %s", c->cfg.host, c->cfg.port,
-                     ctx ? ctx->errstr : "out of memory");
-        redisFree(ctx);
-        return -1;
-    }
-    if (redisSetTimeout(ctx, clock_timeval_ms(c->cfg.command_timeout_ms)) != REDIS_OK) {
-        if (err)
-            snprintf(err, errcap, "%s:%d: cannot set timeout", c->cfg.host, c->cfg.port);
-        redisFree(ctx);
-        return -1;
-    }
-    if (c->cfg.db > 0) {
-        redisReply *r = redisCommand(ctx, "SELECT %d", c->cfg.db);
-        int ok = r && r->type == REDIS_REPLY_STATUS;
-        if (!ok && err)
-            snprintf(err, errcap, "%s:%d: SELECT %d failed: %s", c->cfg.host,
-                     c->cfg.port, c->cfg.db,
-                     r && r->type == REDIS_REPLY_ERROR ? r->str : ctx->errstr);
-        if (r)
-            freeReplyObject(r);
-        if (!ok) {
-            redisFree(ctx);
-            return -1;
-        }
-    }
-    if (c->tr && track_start(c->tr, ctx, c->cfg.host, c->cfg.port, c->cfg.connect_timeout_ms,
-                             c->cfg.command_timeout_ms, err, errcap) != 0) {
-        redisFree(ctx);
-        return -1;
-    }
-    /* The backoff is reset by the first answered command, not here: a hung
-     * server still completes TCP handshakes from its listen backlog. */
-    c->ctx = ctx;
-    counter_bump(&c->connects);
-    return 0;
-}
-
-/* Connected, or connect if the backoff has expired. 0 = usable. */
-static int ensure(struct cache *c)
-{
-    if (c->ctx)
-        return 0;
-    if (clock_now_ns() < c->next_try_ns) {
-        counter_bump(&c->skipped);
-        return -1;
-    }
-    if (connect_now(c, NULL, 0) != 0) {
-        drop(c);
-        return -1;
-    }
-    return 0;
-}
 
 struct cache *cache_open(const struct cache_config *cfg)
 {
@@ -162,14 +36,20 @@ struct cache *cache_open(const struct cache_config *cfg)
         c->cfg.connect_timeout_ms = CACHE_TIMEOUT_MS;
     if (c->cfg.command_timeout_ms <= 0)
         c->cfg.command_timeout_ms = CACHE_TIMEOUT_MS;
-    c->backoff_ms = CACHE_BACKOFF_MIN_MS;
-    if (c->cfg.track &&
-        !(c->tr = track_new(c->cfg.track_size > 0 ? c->cfg.track_size : TRACK_SIZE_DEFAULT))) {
+    if (c->cfg.cluster) {
+        if (!(c->cl = cluster_new(&c->cfg))) {
+            free(c);
+            return NULL;
+        }
+        return c;
+    }
+    if (node_init(&c->one, &c->cfg, c->cfg.host, c->cfg.port) != 0) {
+        node_fini(&c->one);
         free(c);
         return NULL;
     }
-    if (connect_now(c, NULL, 0) != 0)
-        drop(c);
+    if (node_connect(&c->one, NULL, 0) != 0)
+        node_drop(&c->one);
     return c;
 }
 
@@ -177,47 +57,135 @@ void cache_close(struct cache *c)
 {
     if (!c)
         return;
-    if (c->ctx)
-        redisFree(c->ctx);
-    track_free(c->tr);
+    if (c->cl)
+        cluster_free(c->cl);
+    else
+        node_fini(&c->one);
     free(c);
 }
 
 int cache_ping(struct cache *c, char *err, size_t errcap)
 {
-    if (!c->ctx && connect_now(c, err, errcap) != 0) {
-        drop(c);
+    if (c->cl)
+        return cluster_refresh(c->cl, 1, err, errcap);
+    struct node *n = &c->one;
+    if (!n->ctx && node_connect(n, err, errcap) != 0) {
+        node_drop(n);
         return -1;
     }
-    redisReply *r = redisCommand(c->ctx, "PING");
+    redisReply *r = redisCommand(n->ctx, "PING");
     if (!r || r->type != REDIS_REPLY_STATUS) {
-        snprintf(err, errcap, "%s:%d: PING failed: %s", c->cfg.host, c->cfg.port,
-                 r && r->type == REDIS_REPLY_ERROR ? r->str : c->ctx->errstr);
+        snprintf(err, errcap, "%s: PING failed: %s", n->addr,
+                 r && r->type == REDIS_REPLY_ERROR ? r->str : n->ctx->errstr);
         if (r)
             freeReplyObject(r);
-        drop(c);
+        node_drop(n);
         return -1;
     }
     freeReplyObject(r);
     return 0;
 }
 
-/* Read n pipelined replies into rep. 0, or -1 after dropping the
- * connection (I/O error or timeout: the stream is out of step). */
-static int pipeline_read(struct cache *c, redisReply **rep, int n)
+/* What one round trip asks about one key: GET (a lookup) or SET (a fill);
+ * when tracking, also the key's value and PTTL (see cache_fill). */
+enum op { OP_GET, OP_FILL };
+struct exec {
+    enum op op;
+    const char *key;
+    size_t klen;
+    const char *url;    /* OP_FILL */
+    size_t n;
+    uint64_t sent_ns;
+    redisReply *rep[3];   /* answers, ASKING's left out */
+    int nrep;
+};
+
+static void exec_free(struct exec *x)
 {
-    for (int i = 0; i < n; i++) {
-        void *r = NULL;
-        if (redisGetReply(c->ctx, &r) != REDIS_OK || !r) {
-            for (int k = 0; k < i; k++)
-                freeReplyObject(rep[k]);
-            drop(c);
-            return -1;
-        }
-        rep[i] = r;
+    for (int i = 0; i < x->nrep; i++)
+        freeReplyObject(x->rep[i]);
+    x->nrep = 0;
+}
+
+/* Append x's commands, each after an ASKING when asking (ASKING admits
+ * one command only). The number of commands, or -1. */
+static int append_op(const struct cache *c, redisContext *ctx, const struct exec *x, int asking)
+{
+    int cnt = 0, bad = 0;
+#define ASK_FIRST() (bad = bad || (asking && redisAppendCommand(ctx, "ASKING") != REDIS_OK))
+    if (x->op == OP_FILL) {
+        ASK_FIRST();
+        bad = bad || (c->cfg.ttl_s > 0
+            ? redisAppendCommand(ctx, "SET %b %b EX %lld", x->key, x->klen, x->url, x->n,
+                                 (long long)c->cfg.ttl_s) != REDIS_OK
+            : redisAppendCommand(ctx, "SET %b %b", x->key, x->klen, x->url, x->n) != REDIS_OK);
+        cnt++;
     }
-    c->backoff_ms = CACHE_BACKOFF_MIN_MS;   /* the server answers */
+    if (x->op == OP_GET || c->cfg.track) {
+        ASK_FIRST();
+        bad = bad || redisAppendCommand(ctx, "GET %b", x->key, x->klen) != REDIS_OK;
+        cnt++;
+    }
+    if (c->cfg.track) {
+        ASK_FIRST();
+        bad = bad || redisAppendCommand(ctx, "PTTL %b", x->key, x->klen) != REDIS_OK;
+        cnt++;
+    }
+#undef ASK_FIRST
+    return bad ? -1 : cnt;
+}
+
+/* One round trip of x on n (connected). 0, or -1 (failure counted). */
+static int exec_on(struct cache *c, struct node *n, struct exec *x, int asking)
+{
+    x->sent_ns = clock_now_ns();
+    int cnt = append_op(c, n->ctx, x, asking);
+    if (cnt < 0) {
+        node_drop(n);
+        return -1;
+    }
+    if (x->op == OP_GET)
+        counter_bump(&n->lookups);
+    redisReply *all[6];
+    int total = asking ? 2 * cnt : cnt;
+    if (node_read(n, all, total) != 0)
+        return -1;
+    for (int i = 0; i < cnt; i++) {
+        x->rep[i] = all[asking ? 2 * i + 1 : i];
+        if (asking)
+            freeReplyObject(all[2 * i]);
+    }
+    x->nrep = cnt;
     return 0;
+}
+
+/* Run x against n, the owner of its key, following cluster redirects.
+ * The node that answered (answers in x), or NULL: no answer (a failure,
+ * counted; or no node to ask, counted as skipped). */
+static struct node *run(struct cache *c, struct node *n, struct exec *x)
+{
+    int asking = 0;
+    for (int tries = 0; tries <= CLUSTER_MAX_REDIRECTS; tries++) {
+        if (!n) {
+            counter_bump(&c->skipped);
+            return NULL;
+        }
+        if (node_ensure(n) != 0 || exec_on(c, n, x, asking) != 0)
+            return NULL;
+        struct node *to = c->cl ? cluster_redirect(c->cl, n, x->rep[0], &asking) : NULL;
+        if (!to)
+            return n;
+        exec_free(x);
+        n = to;
+    }
+    counter_bump(&c->errors);   /* sent in circles: the map is in flux */
+    return NULL;
+}
+
+/* The node that owns key now (NULL: none known). */
+static struct node *route(struct cache *c, const char *key, size_t klen)
+{
+    return c->cl ? cluster_route(c->cl, cluster_keyslot(key, klen)) : &c->one;
 }
 
 /* Local deadline of a key from its PTTL reply, read in the same round
@@ -232,41 +200,31 @@ static uint64_t pttl_deadline(const redisReply *r, uint64_t sent_ns)
     return sent_ns + (uint64_t)r->integer * 1000000u;
 }
 
-/* GET key (and PTTL when tracking). 1: hit, URL in url; 0: miss; -1:
- * failure (counted). *deadline: see pttl_deadline. */
-static int valkey_get(struct cache *c, const char *key, size_t klen, char *url, size_t cap,
-                      size_t *urllen, uint64_t *deadline)
+/* The answer to a GET. 1: hit, URL in url; 0: miss; -1: an error reply
+ * (counted). *deadline: see pttl_deadline. Frees the answers. */
+static int get_answer(struct cache *c, struct exec *x, char *url, size_t cap, size_t *urllen,
+                      uint64_t *deadline)
 {
-    uint64_t sent = clock_now_ns();
-    int n = c->tr ? 2 : 1;
-    redisReply *rep[2] = {NULL, NULL};
-    if (redisAppendCommand(c->ctx, "GET %b", key, klen) != REDIS_OK ||
-        (c->tr && redisAppendCommand(c->ctx, "PTTL %b", key, klen) != REDIS_OK)) {
-        drop(c);
-        return -1;
-    }
-    if (pipeline_read(c, rep, n) != 0)
-        return -1;
     int out = -1;
-    redisReply *r = rep[0];
+    redisReply *r = x->rep[0];
     if (r->type == REDIS_REPLY_STRING && (size_t)r->len < cap) {
         memcpy(url, r->str, (size_t)r->len);
         url[r->len] = '\0';
-        if (urllen)
-            *urllen = (size_t)r->len;
-        *deadline = c->tr ? pttl_deadline(rep[1], sent) : 0;
+        *urllen = (size_t)r->len;
+        *deadline = c->cfg.track ? pttl_deadline(x->rep[1], x->sent_ns) : 0;
         counter_bump(&c->hits);
         out = 1;
     } else if (r->type == REDIS_REPLY_NIL) {
         counter_bump(&c->misses);
         out = 0;
     } else {
-        /* An error reply (e.g. LOADING after a restart) or a value that
-         * cannot be ours: the connection itself is fine. */
+        /* An error reply (e.g. LOADING after a restart, CLUSTERDOWN) or a
+         * value that cannot be ours: the connection itself is fine. */
         counter_bump(&c->errors);
+        if (c->cl)
+            cluster_stale(c->cl);
     }
-    for (int i = 0; i < n; i++)
-        freeReplyObject(rep[i]);
+    exec_free(x);
     return out;
 }
 
@@ -274,36 +232,40 @@ static int valkey_get(struct cache *c, const char *key, size_t klen, char *url, 
  * the same round trip: our own SET ended its tracking (NOLOOP spares us
  * the invalidation, not the untracking), the GET tracks it again, and the
  * local map gets what Valkey holds now. */
-static void valkey_fill(struct cache *c, const char *key, size_t klen, const char *id,
-                        size_t idlen, const char *url, size_t n)
+static void cache_fill(struct cache *c, const char *key, size_t klen, const char *id,
+                       size_t idlen, const char *url, size_t n)
 {
-    uint64_t sent = clock_now_ns();
-    int bad = c->cfg.ttl_s > 0
-        ? redisAppendCommand(c->ctx, "SET %b %b EX %lld", key, klen, url, n,
-                             (long long)c->cfg.ttl_s) != REDIS_OK
-        : redisAppendCommand(c->ctx, "SET %b %b", key, klen, url, n) != REDIS_OK;
-    if (!bad && c->tr)
-        bad = redisAppendCommand(c->ctx, "GET %b", key, klen) != REDIS_OK ||
-              redisAppendCommand(c->ctx, "PTTL %b", key, klen) != REDIS_OK;
-    if (bad) {
-        drop(c);
+    struct exec x = {.op = OP_FILL, .key = key, .klen = klen, .url = url, .n = n};
+    struct node *at = run(c, route(c, key, klen), &x);
+    if (!at)
         return;
-    }
-    redisReply *rep[3] = {NULL, NULL, NULL};
-    int nrep = c->tr ? 3 : 1;
-    if (pipeline_read(c, rep, nrep) != 0)
-        return;
-    if (rep[0]->type == REDIS_REPLY_STATUS)
+    if (x.rep[0]->type == REDIS_REPLY_STATUS)
         counter_bump(&c->sets);
     else
         counter_bump(&c->errors);
-    if (c->tr && rep[1]->type == REDIS_REPLY_STRING) {
-        uint64_t deadline = pttl_deadline(rep[2], sent);
+    if (at->tr && x.rep[1]->type == REDIS_REPLY_STRING) {
+        uint64_t deadline = pttl_deadline(x.rep[2], x.sent_ns);
         if (deadline != 1)
-            track_put(c->tr, id, idlen, rep[1]->str, (size_t)rep[1]->len, deadline);
+            track_put(at->tr, id, idlen, x.rep[1]->str, (size_t)x.rep[1]->len, deadline);
     }
-    for (int i = 0; i < nrep; i++)
-        freeReplyObject(rep[i]);
+    exec_free(&x);
+}
+
+/* Process memory first, when it may answer (client-side caching). */
+static int local_hit(struct cache *c, struct node *n, const char *id, size_t idlen, char *url,
+                     size_t cap, size_t *urllen)
+{
+    if (!n || !n->tr || !n->ctx)
+        return 0;
+    uint64_t now = clock_now_ns();
+    int st = track_poll(n->tr, now);
+    if (st < 0) {
+        node_drop(n);   /* the channel is lost: so is the session */
+    } else if (st > 0 && track_get(n->tr, id, idlen, now, url, cap, urllen)) {
+        counter_bump(&c->local_hits);
+        return 1;
+    }
+    return 0;
 }
 
 enum links_rc cache_lookup(struct cache *c, struct links *l,
@@ -313,44 +275,39 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
     if (!c || idlen > LINKS_ID_MAX)
         return links_lookup(l, id, idlen, url, cap, urllen);
 
-    if (c->tr && c->ctx) {   /* process memory first, when it may answer */
-        uint64_t now = clock_now_ns();
-        int st = track_poll(c->tr, now);
-        if (st < 0) {
-            drop(c);   /* the channel is lost: so is the session */
-        } else if (st > 0 && track_get(c->tr, id, idlen, now, url, cap, urllen)) {
-            counter_bump(&c->local_hits);
-            return LINKS_OK;
-        }
-    }
-
     char key[sizeof CACHE_KEY_PREFIX + LINKS_ID_MAX];
     size_t plen = sizeof CACHE_KEY_PREFIX - 1;
     memcpy(key, CACHE_KEY_PREFIX, plen);
     memcpy(key + plen, id, idlen);
     size_t klen = plen + idlen;
 
+    struct node *owner = route(c, key, klen);
+    if (local_hit(c, owner, id, idlen, url, cap, urllen))
+        return LINKS_OK;
+
     int missed = 0;
-    if (ensure(c) == 0) {
+    struct exec x = {.op = OP_GET, .key = key, .klen = klen};
+    struct node *at = run(c, owner, &x);
+    if (at) {
         uint64_t deadline = 0;
         size_t n = 0;
-        int got = valkey_get(c, key, klen, url, cap, &n, &deadline);
+        int got = get_answer(c, &x, url, cap, &n, &deadline);
         if (got == 1) {
-            if (c->tr && deadline != 1)
-                track_put(c->tr, id, idlen, url, n, deadline);
+            if (at->tr && deadline != 1)
+                track_put(at->tr, id, idlen, url, n, deadline);
             if (urllen)
                 *urllen = n;
             return LINKS_OK;
         }
-        missed = got == 0;
+        missed = got == 0 && at->ctx;
     }
 
     size_t n = 0;
     enum links_rc rc = links_lookup(l, id, idlen, url, cap, &n);
     if (urllen)
         *urllen = n;
-    if (rc == LINKS_OK && missed && c->ctx)
-        valkey_fill(c, key, klen, id, idlen, url, n);
+    if (rc == LINKS_OK && missed)
+        cache_fill(c, key, klen, id, idlen, url, n);
     return rc;
 }
 
@@ -370,11 +327,17 @@ void cache_stats_add(const struct cache *c, struct cache_stats *sum)
     sum->errors += counter_get(&m->errors);
     sum->skipped += counter_get(&m->skipped);
     sum->sets += counter_get(&m->sets);
-    sum->connects += counter_get(&m->connects);
     sum->local_hits += counter_get(&m->local_hits);
-    struct track_counts tc = {0, 0, 0};
-    track_counts_add(m->tr, &tc);
-    sum->invalidations += tc.invalidations;
-    sum->local_flushes += tc.flushes;
-    sum->local_evictions += tc.evictions;
+    if (m->cl)
+        cluster_stats_add(m->cl, sum);
+    else
+        node_stats_add(&m->one, sum);
+}
+
+uint64_t cache_stats_node_lookups(const struct cache_stats *s, const char *addr)
+{
+    for (int k = 0; k < s->nnodes; k++)
+        if (strcmp(s->nodes[k].addr, addr) == 0)
+            return s->nodes[k].lookups;
+    return 0;
 }

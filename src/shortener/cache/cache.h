@@ -7,8 +7,9 @@
  * on a miss reads SQLite through links_lookup() and stores the answer (SET,
  * with EX ttl when ttl > 0). Unknown ids are not cached.
  *
- * One `struct cache` is one Valkey connection; use it from one thread at a
- * time (open one per worker thread). Any Valkey failure (refused, timeout,
+ * One `struct cache` is one Valkey connection (for a cluster, one per node
+ * it talks to); use it from one thread at a time (open one per worker
+ * thread). Any Valkey failure (refused, timeout,
  * protocol error, server restarted) is counted in `errors`, the request is
  * answered from SQLite, and the connection is dropped and re-established
  * later with exponential backoff (so a dead Valkey costs at most one
@@ -24,6 +25,14 @@
  * misses-then-fills; emptied whenever the invalidation channel or the
  * connection is lost.
  *
+ * With cfg.cluster (valkey-cluster://HOST:PORT[,HOST:PORT...]) the cache
+ * is a Valkey Cluster: each key goes to the primary that owns its hash
+ * slot (cluster.h routes, following -MOVED and -ASK), each node has its
+ * own connection, backoff and (with tracking) invalidation channel
+ * (node.h), and a node that is down sends its keys to SQLite until the
+ * cluster map says who owns them now. The counters are the same, summed
+ * over nodes, plus the redirects followed and the lookups per primary.
+ *
  * The process must ignore SIGPIPE (signal(SIGPIPE, SIG_IGN)): hiredis
  * writes with write(2), and a Valkey that went away would otherwise kill
  * the process instead of producing a countable error. */
@@ -38,6 +47,14 @@
 #define CACHE_TIMEOUT_MS 50        /* default connect and command timeout */
 #define CACHE_BACKOFF_MIN_MS 10    /* first reconnect delay after a failure */
 #define CACHE_BACKOFF_MAX_MS 1000  /* reconnect delay cap */
+#define CACHE_MAX_SEEDS 16         /* valkey-cluster:// seed nodes */
+#define CACHE_ADDR_MAX 80          /* "host:port" in the per-node counters */
+#define CACHE_STATS_NODES 32       /* nodes listed in the counters */
+
+struct cache_seed {
+    char host[256];
+    int port;
+};
 
 struct cache_config {
     char host[256];
@@ -49,6 +66,9 @@ struct cache_config {
     int track;                /* client-side caching (valkey+track://) */
     int64_t track_size;       /* entries of the local map per connection
                                  (0: TRACK_SIZE_DEFAULT) */
+    int cluster;              /* valkey-cluster://: host:port is seeds[0] */
+    int nseeds;
+    struct cache_seed seeds[CACHE_MAX_SEEDS];
 };
 
 /* Counters; single writer (the owning thread). Fields are read with
@@ -68,14 +88,26 @@ struct cache_stats {
     uint64_t invalidations;   /* local entries dropped on the server's word */
     uint64_t local_flushes;   /* local map emptied (channel lost, reconnect) */
     uint64_t local_evictions; /* local entries dropped to stay in size */
+    /* cluster (zeros and no nodes without it) */
+    uint64_t moved;           /* -MOVED redirects followed */
+    uint64_t ask;             /* -ASK redirects followed */
+    uint64_t map_refreshes;   /* slot maps read (CLUSTER SLOTS) */
+    int nnodes;
+    struct cache_node_stats {
+        char addr[CACHE_ADDR_MAX];   /* a primary's host:port */
+        uint64_t lookups;            /* GETs sent to it */
+    } nodes[CACHE_STATS_NODES];
 };
 
 struct cache;
 
 /* Parse "valkey://HOST:PORT[/DB]" (also "redis://", and
  * "valkey+track://" for client-side caching; HOST may be [IPv6]; PORT
- * 1..65535; DB 0..1000000) into cfg with default timeouts and no TTL. Returns 0, or -1 with a one-line reason in err. "none" is
- * not a URL: callers handle it (it means cache == NULL). */
+ * 1..65535; DB 0..1000000), or "valkey-cluster://HOST:PORT[,HOST:PORT...]"
+ * (also "valkey-cluster+track://"; no DB: a cluster has database 0 only)
+ * into cfg with default timeouts and no TTL. Returns 0, or -1 with a
+ * one-line reason in err. "none" is not a URL: callers handle it (it
+ * means cache == NULL). */
 int cache_parse_url(const char *url, struct cache_config *cfg,
                     char *err, size_t errcap);
 
@@ -85,8 +117,9 @@ int cache_parse_url(const char *url, struct cache_config *cfg,
 struct cache *cache_open(const struct cache_config *cfg);
 void cache_close(struct cache *c);   /* NULL is fine */
 
-/* Round trip a PING now (connecting if needed, ignoring backoff).
- * 0 if the server answered, -1 with the reason in err. */
+/* Round trip a PING now (connecting if needed, ignoring backoff); for a
+ * cluster, read the slot map from the first node that answers. 0 if the
+ * server answered, -1 with the reason in err. */
 int cache_ping(struct cache *c, char *err, size_t errcap);
 
 /* Look up id through the cache (c may be NULL: plain links_lookup). Same
@@ -102,5 +135,8 @@ void cache_stats(const struct cache *c, struct cache_stats *out);
 /* Add the counters of c (NULL adds nothing) to *sum: the one place that
  * totals several connections (the service's workers, bench's threads). */
 void cache_stats_add(const struct cache *c, struct cache_stats *sum);
+/* The lookups of the primary addr in s (0 when not listed): lets a caller
+ * subtract a "before" snapshot node by node. */
+uint64_t cache_stats_node_lookups(const struct cache_stats *s, const char *addr);
 
 #endif

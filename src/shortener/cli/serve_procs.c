@@ -298,8 +298,10 @@ int serve_procs(const struct serve_opts *o, const struct fd_limits *lim)
     p.resv_fd = reserve_port(o, &p.port);
     if (p.resv_fd < 0)
         return -p.resv_fd;
-    p.sh = service_share_new((int)o->processes, (int)o->threads,
-                             strcmp(o->cache_url, "none") != 0, o->cc.track);
+    struct service_kind kind = {.has_cache = strcmp(o->cache_url, "none") != 0,
+                                .has_track = o->cc.track,
+                                .has_cluster = o->cc.cluster};
+    p.sh = service_share_new((int)o->processes, (int)o->threads, &kind);
     if (!p.sh) {
         close(p.resv_fd);
         return cli_fail(CMD, "shared counters: mmap: %s", strerror(errno));

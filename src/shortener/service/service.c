@@ -39,8 +39,7 @@ struct service_worker {
 
 struct service {
     int nworkers;
-    int has_cache;
-    int has_track;
+    struct service_kind kind;
     struct service_worker *w;
     atomic_int next_worker;   /* next unclaimed worker */
     uint64_t started_ns;
@@ -66,8 +65,9 @@ struct service *service_new(const char *dbpath, const struct service_opts *o,
         return NULL;
     }
     s->nworkers = o->workers;
-    s->has_cache = o->cache != NULL;
-    s->has_track = o->cache && o->cache->track;
+    s->kind.has_cache = o->cache != NULL;
+    s->kind.has_track = o->cache && o->cache->track;
+    s->kind.has_cluster = o->cache && o->cache->cluster;
     s->started_ns = clock_now_ns();
     for (int i = 0; i < o->workers; i++) {
         s->w[i].links = links_open(dbpath, o->sqlite_cache, err, errcap);
@@ -115,17 +115,6 @@ static void worker_totals(struct service_worker *w, struct service_totals *t)
     cache_stats(w->cache, &t->cache);
 }
 
-/* Word by word: service_totals is made of uint64_t only (service_int.h). */
-static void totals_add(struct service_totals *sum, const struct service_totals *t)
-{
-    uint64_t a[SERVICE_TALLY_WORDS], b[SERVICE_TALLY_WORDS];
-    memcpy(a, sum, sizeof a);
-    memcpy(b, t, sizeof b);
-    for (size_t j = 0; j < SERVICE_TALLY_WORDS; j++)
-        a[j] += b[j];
-    memcpy(sum, a, sizeof a);
-}
-
 /* After each request: row = base + this worker's counters. The whole row,
  * not only the counter that moved: the cache's counters move inside
  * cache_lookup, out of sight of this function. About 50 relaxed stores to
@@ -133,14 +122,14 @@ static void totals_add(struct service_totals *sum, const struct service_totals *
  * microseconds. */
 static void worker_publish(struct service_worker *w)
 {
-    struct service_totals now = w->base;
     struct service_totals mine;
     worker_totals(w, &mine);
-    totals_add(&now, &mine);
-    uint64_t v[SERVICE_TALLY_WORDS];
-    memcpy(v, &now, sizeof v);
+    /* the counter words only (service_int.h): no per-node list */
+    uint64_t base[SERVICE_TALLY_WORDS], v[SERVICE_TALLY_WORDS];
+    memcpy(base, &w->base, sizeof base);
+    memcpy(v, &mine, sizeof v);
     for (size_t j = 0; j < SERVICE_TALLY_WORDS; j++)
-        atomic_store_explicit(&w->pub[j], v[j], memory_order_relaxed);
+        atomic_store_explicit(&w->pub[j], base[j] + v[j], memory_order_relaxed);
 }
 
 int service_attach_share(struct service *s, struct service_share *sh, int k)
@@ -263,13 +252,19 @@ void service_handle(struct service *s, struct service_worker *w,
         worker_publish(w);
 }
 
+/* This process's counters: the cache's by cache_stats_add, which also
+ * merges the per-node list by address (a word-by-word sum would add the
+ * addresses). */
 static void sum_counters(struct service *s, struct service_totals *t)
 {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < s->nworkers; i++) {
-        struct service_totals one;
-        worker_totals(&s->w[i], &one);
-        totals_add(t, &one);
+        struct service_worker *w = &s->w[i];
+        for (int r = 0; r < ROUTE_COUNT; r++)
+            for (int k = 0; k < NSTATUS; k++)
+                t->req[r][k] += counter_get(&w->req[r][k]);
+        t->sqlite_errors += counter_get(&w->sqlite_errors);
+        cache_stats_add(w->cache, &t->cache);
     }
 }
 
@@ -281,8 +276,24 @@ static void status_label(int k, char *buf, size_t cap)
         snprintf(buf, cap, "other");
 }
 
-void service_totals_json(cJSON *o, const struct service_totals *t, int has_cache,
-                         int has_track)
+/* valkey-cluster://: redirects followed and lookups per primary. The
+ * per-primary list exists only where the counters were summed node by
+ * node (one process's /stats); the sum over processes ("all") has none. */
+static void stats_json_cluster(cJSON *cache, const struct cache_stats *cs)
+{
+    cJSON_AddNumberToObject(cache, "moved", (double)cs->moved);
+    cJSON_AddNumberToObject(cache, "ask", (double)cs->ask);
+    cJSON_AddNumberToObject(cache, "map_refreshes", (double)cs->map_refreshes);
+    if (cs->nnodes <= 0)
+        return;
+    cJSON *nodes = cJSON_AddObjectToObject(cache, "nodes");
+    for (int k = 0; k < cs->nnodes; k++)
+        cJSON_AddNumberToObject(cJSON_AddObjectToObject(nodes, cs->nodes[k].addr), "lookups",
+                                (double)cs->nodes[k].lookups);
+}
+
+void service_totals_json(cJSON *o, const struct service_totals *t,
+                         const struct service_kind *kind)
 {
     uint64_t total = 0;
     cJSON *routes = cJSON_CreateObject();
@@ -309,7 +320,7 @@ void service_totals_json(cJSON *o, const struct service_totals *t, int has_cache
     const struct cache_stats *cs = &t->cache;
     cJSON_AddNumberToObject(o, "requests", (double)total);
     cJSON_AddItemToObject(o, "routes", routes);
-    cJSON_AddBoolToObject(cache, "enabled", has_cache);
+    cJSON_AddBoolToObject(cache, "enabled", kind->has_cache);
     cJSON_AddNumberToObject(cache, "hits", (double)cs->hits);
     cJSON_AddNumberToObject(cache, "misses", (double)cs->misses);
     cJSON_AddNumberToObject(cache, "errors", (double)cs->errors);
@@ -317,12 +328,14 @@ void service_totals_json(cJSON *o, const struct service_totals *t, int has_cache
     cJSON_AddNumberToObject(cache, "sets", (double)cs->sets);
     cJSON_AddNumberToObject(cache, "connects", (double)cs->connects);
     /* client-side caching (valkey+track://): hits split by where */
-    cJSON_AddBoolToObject(cache, "track", has_track);
+    cJSON_AddBoolToObject(cache, "track", kind->has_track);
     cJSON_AddNumberToObject(cache, "local_hits", (double)cs->local_hits);
     cJSON_AddNumberToObject(cache, "valkey_hits", (double)cs->hits);
     cJSON_AddNumberToObject(cache, "invalidations", (double)cs->invalidations);
     cJSON_AddNumberToObject(cache, "local_flushes", (double)cs->local_flushes);
     cJSON_AddNumberToObject(cache, "local_evictions", (double)cs->local_evictions);
+    if (kind->has_cluster)
+        stats_json_cluster(cache, cs);
     cJSON_AddItemToObject(o, "cache", cache);
     cJSON_AddNumberToObject(sq, "errors", (double)t->sqlite_errors);
     cJSON_AddItemToObject(o, "sqlite", sq);
@@ -343,7 +356,7 @@ static void add_share_fields(struct service *s, cJSON *o)
         return;
     cJSON_AddNumberToObject(a, "uptime_s",
                             (double)(clock_now_ns() - service_share_started_ns(sh)) / 1e9);
-    service_totals_json(a, &all, service_share_has_cache(sh), service_share_has_track(sh));
+    service_totals_json(a, &all, service_share_kind(sh));
     cJSON_AddItemToObject(o, "all", a);
 }
 
@@ -355,7 +368,7 @@ char *service_stats_json(struct service *s)
     if (!o)
         return NULL;
     cJSON_AddNumberToObject(o, "uptime_s", (double)(clock_now_ns() - s->started_ns) / 1e9);
-    service_totals_json(o, &t, s->has_cache, s->has_track);
+    service_totals_json(o, &t, &s->kind);
     if (s->share)
         add_share_fields(s, o);
     char *txt = cJSON_PrintUnformatted(o);
@@ -363,7 +376,7 @@ char *service_stats_json(struct service *s)
     return txt;
 }
 
-void service_totals_print(const struct service_totals *t, int has_cache, int has_track,
+void service_totals_print(const struct service_totals *t, const struct service_kind *kind,
                           FILE *fp)
 {
     uint64_t total = 0;
@@ -388,18 +401,27 @@ void service_totals_print(const struct service_totals *t, int has_cache, int has
         }
         fputc('\n', fp);
     }
-    if (has_cache)
+    if (kind->has_cache)
         fprintf(fp, "Cache: hits %llu, misses %llu, errors %llu, skipped %llu, "
                     "sets %llu, connects %llu\n",
                 (unsigned long long)cs->hits, (unsigned long long)cs->misses,
                 (unsigned long long)cs->errors, (unsigned long long)cs->skipped,
                 (unsigned long long)cs->sets, (unsigned long long)cs->connects);
-    if (has_track)
+    if (kind->has_track)
         fprintf(fp, "Local (client-side) cache: hits %llu, invalidations %llu, flushes %llu, "
                     "evictions %llu\n",
                 (unsigned long long)cs->local_hits, (unsigned long long)cs->invalidations,
                 (unsigned long long)cs->local_flushes, (unsigned long long)cs->local_evictions);
-    if (!has_cache)
+    if (kind->has_cluster) {
+        fprintf(fp, "Cluster: moved %llu, ask %llu, map refreshes %llu",
+                (unsigned long long)cs->moved, (unsigned long long)cs->ask,
+                (unsigned long long)cs->map_refreshes);
+        for (int k = 0; k < cs->nnodes; k++)
+            fprintf(fp, "%s %s %llu", k ? "," : "; lookups per primary:", cs->nodes[k].addr,
+                    (unsigned long long)cs->nodes[k].lookups);
+        fputc('\n', fp);
+    }
+    if (!kind->has_cache)
         fprintf(fp, "Cache: none\n");
     fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)t->sqlite_errors);
 }
@@ -408,5 +430,5 @@ void service_stats_print(struct service *s, void *fpv)
 {
     struct service_totals t;
     sum_counters(s, &t);
-    service_totals_print(&t, s->has_cache, s->has_track, fpv);
+    service_totals_print(&t, &s->kind, fpv);
 }

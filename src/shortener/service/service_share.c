@@ -18,14 +18,16 @@
 
 struct service_share {
     size_t bytes;             /* of the whole mapping, for munmap */
-    int nprocs, nworkers, has_cache, has_track;
+    int nprocs, nworkers;
+    struct service_kind kind;
     uint64_t started_ns;
     _Atomic uint64_t restarts;
     _Atomic long pid[SERVICE_SHARE_PROCS_MAX];
     _Alignas(64) _Atomic uint64_t rows[];   /* nprocs * nworkers rows */
 };
 
-struct service_share *service_share_new(int nprocs, int nworkers, int has_cache, int has_track)
+struct service_share *service_share_new(int nprocs, int nworkers,
+                                        const struct service_kind *kind)
 {
     if (nprocs < 1 || nprocs > SERVICE_SHARE_PROCS_MAX || nworkers < 1)
         return NULL;
@@ -41,8 +43,7 @@ struct service_share *service_share_new(int nprocs, int nworkers, int has_cache,
     sh->bytes = bytes;
     sh->nprocs = nprocs;
     sh->nworkers = nworkers;
-    sh->has_cache = has_cache;
-    sh->has_track = has_track;
+    sh->kind = *kind;
     sh->started_ns = clock_now_ns();
     return sh;
 }
@@ -55,8 +56,10 @@ void service_share_free(struct service_share *sh)
 
 int service_share_procs(const struct service_share *sh) { return sh->nprocs; }
 int service_share_workers(const struct service_share *sh) { return sh->nworkers; }
-int service_share_has_cache(const struct service_share *sh) { return sh->has_cache; }
-int service_share_has_track(const struct service_share *sh) { return sh->has_track; }
+const struct service_kind *service_share_kind(const struct service_share *sh)
+{
+    return &sh->kind;
+}
 uint64_t service_share_started_ns(const struct service_share *sh) { return sh->started_ns; }
 
 void service_share_set_pid(struct service_share *sh, int k, long pid)
@@ -94,7 +97,8 @@ void service_share_sum(struct service_share *sh, struct service_totals *out)
             for (size_t j = 0; j < SERVICE_TALLY_WORDS; j++)
                 sum[j] += atomic_load_explicit(&row[j], memory_order_relaxed);
         }
-    memcpy(out, sum, sizeof *out);
+    memset(out, 0, sizeof *out);
+    memcpy(out, sum, sizeof sum);
 }
 
 char *service_share_stats_json(struct service_share *sh)
@@ -105,7 +109,7 @@ char *service_share_stats_json(struct service_share *sh)
     if (!o)
         return NULL;
     cJSON_AddNumberToObject(o, "uptime_s", (double)(clock_now_ns() - sh->started_ns) / 1e9);
-    service_totals_json(o, &t, sh->has_cache, sh->has_track);
+    service_totals_json(o, &t, &sh->kind);
     cJSON_AddNumberToObject(o, "processes", sh->nprocs);
     cJSON_AddNumberToObject(o, "restarts", (double)service_share_restarts(sh));
     char *txt = cJSON_PrintUnformatted(o);
@@ -117,7 +121,7 @@ void service_share_stats_print(struct service_share *sh, FILE *fp)
 {
     struct service_totals t;
     service_share_sum(sh, &t);
-    service_totals_print(&t, sh->has_cache, sh->has_track, fp);
+    service_totals_print(&t, &sh->kind, fp);
     fprintf(fp, "Processes: %d (restarts %llu)\n", sh->nprocs,
             (unsigned long long)service_share_restarts(sh));
 }

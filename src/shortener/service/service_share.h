@@ -17,10 +17,19 @@
 
 struct service_share;
 
+/* How the workers are configured: which blocks /stats and the summary
+ * show. */
+struct service_kind {
+    int has_cache;     /* any cache URL */
+    int has_track;     /* client-side caching */
+    int has_cluster;   /* valkey-cluster:// */
+};
+
 /* The mapping for nprocs (1..SERVICE_SHARE_PROCS_MAX) processes of
- * nworkers workers each, zeroed; has_cache/has_track say how the workers
- * are configured (for the summary). NULL when mmap fails (errno set). */
-struct service_share *service_share_new(int nprocs, int nworkers, int has_cache, int has_track);
+ * nworkers workers each, zeroed; kind is copied (for the summary). NULL
+ * when mmap fails (errno set). */
+struct service_share *service_share_new(int nprocs, int nworkers,
+                                        const struct service_kind *kind);
 void service_share_free(struct service_share *sh);   /* NULL is fine */
 
 int service_share_procs(const struct service_share *sh);

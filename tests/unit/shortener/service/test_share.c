@@ -57,7 +57,7 @@ static void test_share_sums(void **st)
     char err[512];
     assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
     struct service_opts o = {2, 1, NULL};
-    struct service_share *sh = service_share_new(2, 2, 0, 0);
+    struct service_share *sh = service_share_new(2, 2, &(struct service_kind){0});
     assert_non_null(sh);
     struct service *a = service_new(fx->db, &o, err, sizeof err);
     struct service *b = service_new(fx->db, &o, err, sizeof err);
@@ -132,8 +132,8 @@ static void test_no_share(void **st)
     assert_int_equal(num(j, "requests", NULL, NULL), 1);
     cJSON_Delete(j);
     service_free(s);
-    assert_null(service_share_new(0, 1, 0, 0));
-    assert_null(service_share_new(SERVICE_SHARE_PROCS_MAX + 1, 1, 0, 0));
+    assert_null(service_share_new(0, 1, &(struct service_kind){0}));
+    assert_null(service_share_new(SERVICE_SHARE_PROCS_MAX + 1, 1, &(struct service_kind){0}));
 }
 
 int main(void)
