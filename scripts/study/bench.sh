@@ -17,7 +17,9 @@
 # every experiment; small scale trades that for time (its report says which
 # ratios rest on too few rounds).
 #
-# Runs scripts/study/fasterthanfs.sh and scripts/study/shortener.sh into one output
+# Runs scripts/study/fasterthanfs.sh, scripts/study/shortener.sh and
+# scripts/study/cluster.sh (in-process lookups through a 3-primary Valkey
+# Cluster beside one Valkey and none, 5 rounds at full scale) into one output
 # directory (default bench-out/DATE-SCALE; an existing one is refused unless
 # --force), then draws the charts and writes DIR/REPORT.md. Builds nothing:
 # "make bench" has already installed the dependencies and built ./kvtest.
@@ -65,13 +67,15 @@ case $SCALE in
                --writes 10k --cold-count 5k --cold-repeat 5
                --sweep-sizes 1k,4k,10k,30k,100k,300k,1M --sweep-total 100M --sweep-repeat 5
                --sweep-pages 4k,64k)
-        SHORT=(--links 100k --lookups 20k --repeat 6 --duration 5 --rounds 5) ;;
+        SHORT=(--links 100k --lookups 20k --repeat 6 --duration 5 --rounds 5)
+        CLUSTER=(--links 100k --lookups 20k --rounds 5) ;;
     small)
         BLOBS=(--count 10k --size 10k --variance 2k --repeat 4 --write-repeat 4 --warmup 1
                --writes 2k --cold-count 500 --cold-repeat 4
                --sweep-sizes 1k,10k,100k,1M --sweep-total 20M --sweep-repeat 3
                --sweep-pages 4k,64k)
-        SHORT=(--links 10k --lookups 20k --repeat 4 --duration 2 --rounds 3) ;;
+        SHORT=(--links 10k --lookups 20k --repeat 4 --duration 2 --rounds 3)
+        CLUSTER=(--links 10k --lookups 20k --rounds 4) ;;
 esac
 EXTRA=(--out "$OUT" --force --no-report)
 TRASH=$OUT/scratch/.delete-later
@@ -81,7 +85,7 @@ printf 'scale\t%s\ncommand\t%s\nstarted_utc\t%s\n' "$SCALE" \
 
 failed=()
 say "scale $SCALE; results in $OUT"
-say "part 1/2: blobs in SQLite or files (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
+say "part 1/3: blobs in SQLite or files (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
 DEFER=()
 [ "$KEEP" = 1 ] || DEFER=(--defer-delete "$TRASH")
 bash "$KV_SCRIPTS/fasterthanfs.sh" "${BLOBS[@]}" "${EXTRA[@]}" "${DEFER[@]}" --kvtest "$KVTEST" ||
@@ -94,9 +98,14 @@ if [ -s "$TRASH" ]; then
     RM_PID=$!
     kv_track_pid "$RM_PID"
 fi
-say "part 2/2: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
+say "part 2/3: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
 bash "$KV_SCRIPTS/shortener.sh" "${SHORT[@]}" "${EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(shortener.sh)
+say "part 3/3: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
+CL_EXTRA=(--force --no-report)
+[ "$KEEP" = 1 ] && CL_EXTRA+=(--keep)
+bash "$KV_SCRIPTS/cluster.sh" "$OUT" "${CLUSTER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" ||
+    failed+=(cluster.sh)
 
 if [ -n "$RM_PID" ]; then
     say "waiting for the blob data to be deleted"

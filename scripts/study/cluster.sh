@@ -15,8 +15,11 @@
 # valkey-benchmark --cluster -c 1 -t get against the cluster: the raw
 # loopback round trip each lookup pays, and the ratio of the median lookup
 # cost to it (one round trip: the ratio says what the cache-aside code adds).
-# Writes DIR/cluster.csv (one row per run) and DIR/cluster-summary.csv
-# (median per configuration, reference, ratio) and prints the summary.
+# Writes DIR/csv/cluster.csv (one row per run), DIR/csv/cluster-summary.csv
+# (median per configuration, reference, ratio) and DIR/csv/cluster-ci.json
+# (the per-round ratios cluster/valkey, cluster/none and valkey/none with
+# their 95% intervals, build/ratioci) and prints the summary. make bench
+# runs it as its third part (into its own output directory, --force).
 # Every process it starts is stopped by PID on exit, Ctrl-C or error.
 set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
@@ -45,6 +48,7 @@ done
 
 need_tools jq awk valkey-server valkey-cli valkey-benchmark
 kv_find_kvtest "$KV"
+kv_find_ratioci
 kv_prepare_out "$DIR" "$FORCE"
 kv_scratch cluster
 
@@ -55,7 +59,7 @@ say "private valkey-server and a 3-primary cluster"
 start_valkey "$SCR" "$OUT/logs/valkey.log" || die "could not start valkey-server"
 start_cluster "$SCR/cluster" 3 0 || die "could not start the cluster; see $SCR/cluster"
 
-CSV=$OUT/cluster.csv
+CSV=$OUT/csv/cluster.csv
 echo "round,config,lookups_per_s,p50_us,mean_us,hit_ratio" >"$CSV"
 CONFIGS=("none|sqlite|none" "valkey|valkey|$VALKEY_URL" "cluster|valkey|$CLUSTER_URL")
 n=${#CONFIGS[@]}
@@ -85,7 +89,7 @@ say "valkey-benchmark -c 1 -t get: single node, then --cluster"
 REF_ONE=$(vb "$OUT/logs/cluster-vbench-single.csv" -p "$VALKEY_PORT")
 REF_CL=$(vb "$OUT/logs/cluster-vbench-cluster.csv" --cluster -p "${CLUSTER_PORTS[0]}")
 
-SUM=$OUT/cluster-summary.csv
+SUM=$OUT/csv/cluster-summary.csv
 echo "config,median_lookups_per_s,median_p50_us,reference_gets_per_s,lookup_us,round_trip_us,ratio" >"$SUM"
 for name in none valkey cluster; do
     ref=""
@@ -103,7 +107,15 @@ for name in none valkey cluster; do
             else printf "%s,%.0f,%.2f,,%.2f,,\n", n, m, p, 1e6 / m
         }' "$CSV" >>"$SUM"
 done
-say "done: $CSV, $SUM"
+# Paired by round: each ratio of rates is the median of the per-round
+# ratios, with its 95% interval.
+awk -F, 'NR > 1 { v[$1, $2] = $3; r[$1] = 1 }
+    END { for (i in r) {
+        printf "cluster/valkey\t%s\t%s\n", v[i, "cluster"], v[i, "valkey"]
+        printf "cluster/none\t%s\t%s\n", v[i, "cluster"], v[i, "none"]
+        printf "valkey/none\t%s\t%s\n", v[i, "valkey"], v[i, "none"] } }' "$CSV" |
+    kv_ci_table >"$OUT/csv/cluster-ci.json"
+say "done: $CSV, $SUM, $OUT/csv/cluster-ci.json"
 column -s, -t "$SUM"
 awk -F, '$1 == "cluster" { printf "lookup through the cluster: %s us; valkey-benchmark --cluster -c 1 round trip: %s us; ratio %s (target: within 1.3)\n", $5, $6, $7 }
          $1 == "valkey" { printf "lookup through one Valkey: %s us; valkey-benchmark -c 1 round trip: %s us; ratio %s\n", $5, $6, $7 }' "$SUM"

@@ -316,6 +316,23 @@ if [ -s "$C/shortener-http.json" ]; then
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     j "$C/shortener-http.json" '.[] | "| \(.config) | \(.rps | n0) (\(.rps_min | n0)–\(.rps_max | n0)) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.wrk_rps | n0) | \(.load_over_wrk | n2)\(ivl("load_over_wrk_lo"; "load_over_wrk_hi")) | \(.p50_ms | n2) | \(.p90_ms | n2) | \(.p99_ms | n2) | \(.p999_ms | n2) | \(.wrk_p50_ms | n2) / \(.wrk_p99_ms | n2) | \(.failed // 0 | n0) | \(.classic_tasks_per_s | n1) | \(.classic_mean_ms | n2) |"' >>"$R"
 fi
+if [ -s "$C/cluster-summary.csv" ]; then
+    # Valkey Cluster (scripts/study/cluster.sh): lookups through 3 primaries
+    # beside one Valkey and no cache, and the raw round trip of each.
+    w "" "### The cache as a Valkey Cluster (in-process lookups)" "" \
+      "Three configurations interleaved round by round ($(awk -F, 'NR > 1 { r[$1] = 1 } END { print length(r) }' "$C/cluster.csv") rounds, a warm-up run each time): no cache, one Valkey (\`valkey://\`), and a 3-primary Valkey Cluster (\`valkey-cluster://\`: the key's slot picks the primary). The reference is \`valkey-benchmark -c 1 -t get\` (with \`--cluster\` for the cluster): one loopback round trip; \"lookup / round trip\" is what the cache-aside code adds to it." "" \
+      "| configuration | lookups/s (median) | p50 µs | µs per lookup | valkey-benchmark round trip µs | lookup / round trip |" \
+      "|---|---:|---:|---:|---:|---:|"
+    awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $5, ($6 == "" ? "–" : $6), ($7 == "" ? "–" : $7) }' "$C/cluster-summary.csv" |
+        sed 's/| none |/| no cache |/; s/| valkey |/| one Valkey |/; s/| cluster |/| Valkey Cluster |/' >>"$R"
+    if [ -s "$C/cluster-ci.json" ]; then
+        w "" "$(jq -r 'def r(k): if .[k] then "\(.[k].est * 1000 | round / 1000) (95% CI \(.[k].lo * 1000 | round / 1000)–\(.[k].hi * 1000 | round / 1000)\(if .[k].covered then "" else ", fewer than 4 rounds" end))" else "–" end;
+            "Ratios of lookups/s, median of the per-round ratios: cluster / one Valkey \(r("cluster/valkey")), cluster / no cache \(r("cluster/none")), one Valkey / no cache \(r("valkey/none"))."' "$C/cluster-ci.json")"
+    fi
+    w "" "<details><summary>Commands</summary>" "" '```sh'
+    cmds '^cluster-' >>"$R"
+    w '```' "" "</details>"
+fi
 figure shortener-throughput "Shortener throughput" '^shortener-'
 figure shortener-latency "Shortener latency percentiles" '^shortener-'
 figure shortener-timeline "Shortener latency and throughput over each run (first round)" '^shortener-load'
