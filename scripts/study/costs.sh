@@ -67,6 +67,7 @@ kv_find_ratioci
 kv_find_kvtest "$KV"
 kv_has_opt "shortener serve" --processes || die "$KVTEST has no shortener serve --processes"
 TICK=$(getconf CLK_TCK)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvtest-costs.XXXXXX")
 kv_track_dir "$WORK"
@@ -272,7 +273,7 @@ if [ -n "$OUTDIR" ]; then
         echo "$(uname -sr), kvtest $(git -C "$KV_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'),"
         echo "$ROUNDS rounds (steps rotated round-robin), $DURATION s per load run, $LINKS links,"
         echo "--processes $PROCESSES, $CONNECTIONS connections; service, load generator and valkey-server"
-        echo "share this machine. Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+        echo "share this machine. Load average (1, 5, 15 min) at the start: $LOAD0; at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
         echo
         cat "$TABLE"
         echo
