@@ -193,8 +193,8 @@ for u in "$URL_NONE $PID_NONE" "$URL_VALKEY $PID_VALKEY"; do
 done
 {
     printf 'valkey\t%s\n' "valkey-server --save '' --appendonly no --port $VALKEY_PORT --bind 127.0.0.1"
-    printf 'serve\t%s\n' "$(kv_show_cmd "$KVTEST" shortener serve "$DB" --port "${URL_NONE##*:}" --cache none --processes "$PROCESSES")"
-    printf 'serve\t%s\n' "$(kv_show_cmd "$KVTEST" shortener serve "$DB" --port "${URL_VALKEY##*:}" --cache "$VALKEY_URL" --processes "$PROCESSES")"
+    printf 'serve-none\t%s\n' "$(kv_show_cmd "$KVTEST" shortener serve "$DB" --port "${URL_NONE##*:}" --cache none --processes "$PROCESSES")"
+    printf 'serve-valkey\t%s\n' "$(kv_show_cmd "$KVTEST" shortener serve "$DB" --port "${URL_VALKEY##*:}" --cache "$VALKEY_URL" --processes "$PROCESSES")"
 } >>"$WORK/commands.tsv"
 say "valkey $VALKEY_URL (pid $VALKEY_PID); services $URL_NONE (pid $PID_NONE), $URL_VALKEY (pid $PID_VALKEY); $(nproc) CPUs, CLK_TCK $TICK"
 # Fill the cache with the ids the GET steps use, so get-valkey measures hits.
@@ -277,7 +277,7 @@ if [ -n "$OUTDIR" ]; then
         echo
         cat "$TABLE"
         echo
-        echo "Commands:"
+        echo "Commands (the first round's; \$OUT is the script's scratch directory, removed at the end):"
         echo
         awk -F'\t' '!seen[$1]++ { print "    " $2 }' "$WORK/commands.tsv"
     } >"$OUTDIR/costs.md"
