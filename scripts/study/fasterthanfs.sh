@@ -158,7 +158,7 @@ t=$(kv_now)
     done
 } >"$OUT/csv/space-du.csv"
 printf 'blobs-space\t%s\n' "du -sk --apparent-size \$LAYOUT; du -sk \$LAYOUT" >>"$OUT/commands.tsv"
-if kv_has_opt space --json || "$KVTEST" space --help 2>/dev/null | grep -q .; then
+if kv_has_opt space --json || "$KVTEST" space --help 2>/dev/null | grep . >/dev/null; then
     kv_json blobs-space '{"experiment":"space"}' "$OUT/raw/space.jsonl" \
         "$KVTEST" space "$DB" "$FLAT" "$TREE" --json ||
         skipped "kvtest space failed; space chart uses du only"
@@ -280,7 +280,7 @@ fi
 
 # ----------------------------------------------------------------- sweep
 if [ "$DO_SWEEP" = 1 ]; then
-    if "$KVTEST" sweep --help 2>/dev/null | grep -q -- --sizes; then
+    if "$KVTEST" sweep --help 2>/dev/null | grep -- --sizes >/dev/null; then
         step "size sweep $SWEEP_SIZES, about $SWEEP_TOTAL per size, page sizes $SWEEP_PAGES"
         t=$(kv_now)
         KV_PROGRESS=1 kv_json blobs-sweep '{"experiment":"sweep"}' "$OUT/raw/sweep.jsonl" \

@@ -55,7 +55,7 @@ done
 need_tools jq awk curl valkey-server valkey-cli valkey-benchmark wrk
 kv_find_kvtest "$KV"
 for sub in init keys serve bench load; do
-    "$KVTEST" shortener "$sub" --help 2>/dev/null | grep -q . ||
+    "$KVTEST" shortener "$sub" --help 2>/dev/null | grep . >/dev/null ||
         die "kvtest shortener $sub is not available in $KVTEST"
 done
 OUTDIR=${OUTDIR:-$KV_ROOT/bench-out/shortener-$(date -u +%Y%m%d-%H%M%S)}
