@@ -79,4 +79,13 @@ apt-get install -y -qq --no-install-recommends "${PKGS[@]}" >/dev/null
 if [ ${#BACKPORTS_PKGS[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends -t bookworm-backports "${BACKPORTS_PKGS[@]}" >/dev/null
 fi
+# nginx-light's package starts and enables a system nginx on port 80 where
+# init allows it; kvtest only runs its own (scripts/study/nginx.sh). Undo
+# that only when this run installed it.
+case " ${missing[*]} " in
+    *" nginx-light "*)
+        if command -v systemctl >/dev/null 2>&1; then
+            systemctl disable --now nginx >/dev/null 2>&1 || true
+        fi ;;
+esac
 echo "deps.sh: installed ${missing[*]}" >&2
