@@ -18,6 +18,7 @@ PKGS+=(scdoc)     # man pages: build/man/*.1 from src/doc/*.scd (make man)
 PKGS+=(mandoc)    # man pages: mandoc -T lint in tests/cli/manpages.bats
 PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
 PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/package.bats)
+PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs its own nginx; Debian's service is not needed)
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
 case "${1:-}" in
@@ -78,4 +79,13 @@ apt-get install -y -qq --no-install-recommends "${PKGS[@]}" >/dev/null
 if [ ${#BACKPORTS_PKGS[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends -t bookworm-backports "${BACKPORTS_PKGS[@]}" >/dev/null
 fi
+# nginx-light's package starts and enables a system nginx on port 80 where
+# init allows it; kvtest only runs its own (scripts/study/nginx.sh). Undo
+# that only when this run installed it.
+case " ${missing[*]} " in
+    *" nginx-light "*)
+        if command -v systemctl >/dev/null 2>&1; then
+            systemctl disable --now nginx >/dev/null 2>&1 || true
+        fi ;;
+esac
 echo "deps.sh: installed ${missing[*]}" >&2

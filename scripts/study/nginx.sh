@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# nginx.sh: the HTTP ceiling of this machine as a reference for the
+# service: nginx answering GET /link/<id> with the same JSON body from its
+# config (no storage at all) beside "kvtest shortener serve --cache none"
+# (one SQLite lookup per request), measured with the same client.
+#
+#   scripts/study/nginx.sh [--duration 5] [--connections 30] [--wrk-threads 2]
+#       [--repeat 6] [--threads N] [--kvtest PATH] [--out DIR]
+#
+# On a scratch database of 1000 links it takes the first id, asks the
+# service for GET /link/<id> and writes an nginx configuration (scratch
+# directory, started with nginx -p SCRATCH -c nginx.conf, "daemon off", in
+# the background, stopped by PID) whose one location returns that body
+# byte for byte with the service's Content-Type (application/json):
+#   worker_processes auto   one worker per core, nginx's own advice for a
+#                           CPU-bound server; the service uses every core
+#                           too (its worker threads)
+#   keepalive_requests      high: the service never closes a keep-alive
+#                           connection after N requests, so neither may
+#                           the reference (nginx's default is 1000)
+#   access_log off          the service keeps no access log either
+# Both listen on free loopback ports. Then REPEAT rounds, the order
+# alternating (ABBA): "wrk -tWRK_THREADS -cCONNECTIONS -dDURATIONs URL"
+# on the same path against each (a 1 s warm-up of each first). A run with
+# a non-2xx answer or a socket error is refused. Prints the requests/s
+# median of each with its 95% interval and the median of the per-round
+# ratios service/nginx with its 95% interval (build/ratioci: paired
+# bootstrap; 4 rounds or more reach 95%). --threads N passes --threads to
+# the service (default: the service's own default). With --out DIR, also
+# DIR/nginx.tsv (one line per run: round, server, requests/s) and
+# DIR/nginx.md (the table). About 2 x REPEAT x DURATION seconds plus
+# setup: 70 s with the defaults. Needs nginx (Debian nginx-light).
+set -euo pipefail
+# shellcheck source=scripts/study/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DURATION=5 CONNECTIONS=30 WRKT=2 REPEAT=6 THREADS="" KV="" OUTDIR=""
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        --duration|--connections|--wrk-threads|--repeat|--threads|--kvtest|--out)
+            [ $# -ge 2 ] || usage_die "$1 needs a value"
+            case $1 in
+                --duration) DURATION=$2 ;; --connections) CONNECTIONS=$2 ;;
+                --wrk-threads) WRKT=$2 ;; --repeat) REPEAT=$2 ;; --threads) THREADS=$2 ;;
+                --kvtest) KV=$2 ;; --out) OUTDIR=$2 ;;
+            esac
+            shift 2 ;;
+        -h|--help) usage 0 ;;
+        *) usage_die "unknown argument '$1' (see --help)" ;;
+    esac
+done
+for v in "$DURATION" "$CONNECTIONS" "$WRKT" "$REPEAT" ${THREADS:+"$THREADS"}; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || usage_die "not a positive whole number: $v"
+done
+need_tools wrk curl nginx
+kv_find_ratioci
+kv_find_kvtest "$KV"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvtest-nginx.XXXXXX")
+kv_track_dir "$WORK"
+export SERVERS_DIR=$WORK
+"$KVTEST" shortener init "$WORK/links.db" --links 1000 --seed 1 >/dev/null
+start_service "$WORK/links.db" --cache none ${THREADS:+--threads "$THREADS"} ||
+    die "the service did not start"
+say "service on $SERVICE_URL (pid $SERVICE_PID)"
+
+# The first id whose body nginx can return verbatim: inside a quoted
+# nginx string "$" starts a variable and has no escape.
+ID="" BODY=""
+while read -r id; do
+    b=$(curl -fsS --max-time 5 "$SERVICE_URL/link/$id") || die "GET /link/$id failed"
+    case $b in *'$'*) continue ;; esac
+    ID=$id BODY=$b
+    break
+done < <("$KVTEST" shortener keys "$WORK/links.db" | head -n 20)
+[ -n "$ID" ] || die "no link among the first 20 whose body nginx can return"
+CTYPE=$(curl -fsS -o /dev/null -w '%{content_type}' "$SERVICE_URL/link/$ID")
+URLPATH=/link/$ID
+
+# nginx: its own prefix, config, logs and temp paths in the scratch dir
+# (Debian's compiled-in paths are under /var, /run and need root).
+NGX=$WORK/nginx
+mkdir -p "$NGX/logs" "$NGX/tmp"
+NGINX_PORT=$(free_port) || die "no free port for nginx"
+qbody=${BODY//\\/\\\\}
+qbody=${qbody//\'/\\\'}
+cat >"$NGX/nginx.conf" <<EOF
+daemon off;
+worker_processes auto;
+pid $NGX/nginx.pid;
+error_log $NGX/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 100000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $NGX/tmp/body;
+    proxy_temp_path $NGX/tmp/proxy;
+    fastcgi_temp_path $NGX/tmp/fastcgi;
+    uwsgi_temp_path $NGX/tmp/uwsgi;
+    scgi_temp_path $NGX/tmp/scgi;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        location = $URLPATH {
+            default_type $CTYPE;
+            return 200 '$qbody';
+        }
+    }
+}
+EOF
+nginx -p "$NGX" -c "$NGX/nginx.conf" -t >"$NGX/logs/check.log" 2>&1 ||
+    die "nginx refused the configuration: $(tail -n 1 "$NGX/logs/check.log")"
+nginx -p "$NGX" -c "$NGX/nginx.conf" >>"$NGX/logs/error.log" 2>&1 3>&- &
+NGINX_PID=$!
+kv_track_pid "$NGINX_PID"
+NGINX_URL=http://127.0.0.1:$NGINX_PORT
+wait_http "$NGINX_URL$URLPATH" "$NGINX_PID" || die "nginx did not start: $(tail -n 2 "$NGX/logs/error.log")"
+[ "$(curl -fsS "$NGINX_URL$URLPATH")" = "$BODY" ] || die "nginx's body differs from the service's"
+[ "$(curl -fsS -o /dev/null -w '%{content_type}' "$NGINX_URL$URLPATH")" = "$CTYPE" ] ||
+    die "nginx's Content-Type differs from the service's"
+say "nginx on $NGINX_URL (pid $NGINX_PID), path $URLPATH"
+
+# wrk_rps URL SECONDS: requests/s of one wrk run; refused on any error.
+wrk_rps() {
+    local out
+    out=$(wrk -t"$WRKT" -c"$CONNECTIONS" -d"$2s" "$1") || die "wrk failed on $1"
+    case $out in *Non-2xx*|*"Socket errors"*) die "wrk saw errors on $1: $(echo "$out" | grep -E 'Non-2xx|Socket')" ;; esac
+    echo "$out" | awk '/^Requests\/sec:/ { print $2; f = 1 } END { exit !f }' ||
+        die "no Requests/sec in wrk's output for $1"
+}
+wrk_rps "$SERVICE_URL$URLPATH" 1 >/dev/null
+wrk_rps "$NGINX_URL$URLPATH" 1 >/dev/null
+
+RAW=$WORK/raw.tsv TABLE=$WORK/table.md
+: >"$RAW"
+for r in $(seq 1 "$REPEAT"); do
+    if [ $((r % 2)) -eq 1 ]; then order="service nginx"; else order="nginx service"; fi
+    for srv in $order; do
+        if [ "$srv" = service ]; then url=$SERVICE_URL; else url=$NGINX_URL; fi
+        v=$(wrk_rps "$url$URLPATH" "$DURATION")
+        printf '%s\t%s\t%s\n' "$r" "$srv" "$v" >>"$RAW"
+        say "round $r: $srv $v req/s"
+    done
+done
+kill -0 "$NGINX_PID" 2>/dev/null || die "nginx exited during the run"
+kill -0 "$SERVICE_PID" 2>/dev/null || die "the service exited during the run"
+
+# ci ARGS < lines: "EST [LO, HI]" from build/ratioci, marked when the
+# interval cannot reach 95% (fewer than 4 rounds).
+ci() {
+    "$KV_RATIOCI" "$@" | awk '{ if ($5 == 1) printf "%.*f [%.*f, %.*f]", p, $1, p, $2, p, $3
+                                else printf "%.*f [%.*f, %.*f] (n<95%%)", p, $1, p, $2, p, $3 }' p="$PREC"
+}
+{
+    echo "| wrk -t$WRKT -c$CONNECTIONS -d${DURATION}s GET $URLPATH, $REPEAT rounds | requests/s, median [95% CI] |"
+    echo "|:--|--:|"
+    PREC=0
+    echo "| kvtest shortener serve --cache none${THREADS:+ --threads $THREADS} | $(awk -F'\t' '$2 == "service" { print $3 }' "$RAW" | ci --median) |"
+    echo "| nginx, fixed body (worker_processes auto, $(nproc) cores) | $(awk -F'\t' '$2 == "nginx" { print $3 }' "$RAW" | ci --median) |"
+    PREC=3
+    echo "| service / nginx (per-round ratios) | $(awk -F'\t' '{ v[$1 "\t" $2] = $3; r[$1] = 1 }
+        END { for (i in r) print v[i "\tservice"], v[i "\tnginx"] }' "$RAW" | ci) |"
+} >"$TABLE"
+cat "$TABLE"
+if [ -n "$OUTDIR" ]; then
+    mkdir -p "$OUTDIR"
+    { printf 'round\tserver\trequests_per_s\n'; cat "$RAW"; } >"$OUTDIR/nginx.tsv"
+    cp "$TABLE" "$OUTDIR/nginx.md"
+    say "wrote $OUTDIR/nginx.tsv and $OUTDIR/nginx.md"
+fi
