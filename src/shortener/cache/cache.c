@@ -236,17 +236,21 @@ static void cache_fill(struct cache *c, const char *key, size_t klen, const char
                        size_t idlen, const char *url, size_t n)
 {
     struct exec x = {.op = OP_FILL, .key = key, .klen = klen, .url = url, .n = n};
-    struct node *at = run(c, route(c, key, klen), &x);
+    struct node *owner = route(c, key, klen);
+    uint64_t ticket = owner && owner->tr ? track_ticket(owner->tr, id, idlen) : 0;
+    struct node *at = run(c, owner, &x);
     if (!at)
         return;
     if (x.rep[0]->type == REDIS_REPLY_STATUS)
         counter_bump(&c->sets);
     else
         counter_bump(&c->errors);
-    if (at->tr && x.rep[1]->type == REDIS_REPLY_STRING) {
+    /* Redirected to another node: the ticket was for the owner's map. */
+    if (at->tr && at == owner && x.rep[1]->type == REDIS_REPLY_STRING) {
         uint64_t deadline = pttl_deadline(x.rep[2], x.sent_ns);
         if (deadline != 1)
-            track_put(at->tr, id, idlen, x.rep[1]->str, (size_t)x.rep[1]->len, deadline);
+            track_put(at->tr, ticket, id, idlen, x.rep[1]->str, (size_t)x.rep[1]->len,
+                      deadline);
     }
     exec_free(&x);
 }
@@ -287,14 +291,17 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
 
     int missed = 0;
     struct exec x = {.op = OP_GET, .key = key, .klen = klen};
+    /* Before the GET is sent: an invalidation read by another worker
+     * between the answer and the put then refuses the put (trackshard.h). */
+    uint64_t ticket = owner && owner->tr ? track_ticket(owner->tr, id, idlen) : 0;
     struct node *at = run(c, owner, &x);
     if (at) {
         uint64_t deadline = 0;
         size_t n = 0;
         int got = get_answer(c, &x, url, cap, &n, &deadline);
         if (got == 1) {
-            if (at->tr && deadline != 1)
-                track_put(at->tr, id, idlen, url, n, deadline);
+            if (at->tr && at == owner && deadline != 1)
+                track_put(at->tr, ticket, id, idlen, url, n, deadline);
             if (urllen)
                 *urllen = n;
             return LINKS_OK;

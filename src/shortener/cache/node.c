@@ -17,7 +17,8 @@ int node_init(struct node *n, const struct cache_config *cfg, const char *host, 
     n->cfg = cfg;
     n->backoff_ms = CACHE_BACKOFF_MIN_MS;
     if (cfg->track &&
-        !(n->tr = track_new(cfg->track_size > 0 ? cfg->track_size : TRACK_SIZE_DEFAULT)))
+        !(n->tr = track_new(host, port, cfg->db,
+                             cfg->track_size > 0 ? cfg->track_size : TRACK_SIZE_DEFAULT)))
         return -1;
     return 0;
 }
