@@ -22,9 +22,8 @@
  * in-process map shared by the process's connections to the same server
  * (track.h), kept correct by Valkey's invalidation
  * messages (track.h says how and why): a lookup answered from it is a
- * local hit and costs no round trip. Filled on Valkey hits and on
- * misses-then-fills; emptied whenever the invalidation channel or the
- * connection is lost.
+ * local hit and costs no round trip. Filled on Valkey hits; emptied
+ * whenever the invalidation channel is lost or reopened.
  *
  * With cfg.cluster (valkey-cluster://HOST:PORT[,HOST:PORT...]) the cache
  * is a Valkey Cluster: each key goes to the primary that owns its hash

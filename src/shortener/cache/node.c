@@ -76,8 +76,8 @@ int node_connect(struct node *n, char *err, size_t errcap)
         return -1;
     }
     if ((cfg->db > 0 && select_db(n, ctx, err, errcap) != 0) ||
-        (n->tr && track_start(n->tr, ctx, n->host, n->port, cfg->connect_timeout_ms,
-                              cfg->command_timeout_ms, err, errcap) != 0)) {
+        (n->tr && track_start(n->tr, cfg->connect_timeout_ms, cfg->command_timeout_ms, err,
+                              errcap) != 0)) {
         redisFree(ctx);
         return -1;
     }

@@ -33,14 +33,15 @@ struct shared {
     long long sub_id;             /* its client id (chan_mu) */
     uint64_t ping_sent_ns;        /* chan_mu */
     int ping_pending;             /* chan_mu */
-    _Atomic uint64_t gen;         /* moved on by every channel start and loss */
+    _Atomic uint64_t gen;         /* moved on by every channel start (to odd)
+                                     and loss (to even) */
     _Atomic uint64_t last_poll_ns, last_pong_ns;
 };
 
 /* One data connection's session on the shared map. */
 struct track {
     struct shared *sh;
-    uint64_t gen;   /* the channel generation its tracking redirects to; 0: none */
+    uint64_t gen;   /* the channel generation it has seen open; 0: none */
     _Atomic uint64_t invalidations, flushes, evictions;
 };
 
@@ -127,20 +128,18 @@ static uint64_t gen_now(const struct shared *s)
     return atomic_load_explicit(&((struct shared *)s)->gen, memory_order_acquire);
 }
 
-/* A new generation: every session tracked before it is stale. Then the
- * map is emptied (in this order, see track_ticket). Caller holds chan_mu. */
+/* A new generation: every ticket taken before it is stale. Then the map
+ * is emptied (in this order, see track_ticket). Caller holds chan_mu. */
 static void new_generation(struct track *t)
 {
     atomic_fetch_add_explicit(&t->sh->gen, 1, memory_order_acq_rel);
-    flush(t);
+    flush(t);   /* after the generation moved: see track_ticket */
 }
 
 void track_stop(struct track *t)
 {
-    /* The server forgets what this connection read: if it was tracked for
-     * the live channel, entries it put may never be invalidated now. */
-    if (t->gen && t->gen == gen_now(t->sh))
-        flush(t);
+    /* Nothing to empty: invalidations are broadcast to the channel for
+     * every key under the prefix, whichever connection read it. */
     t->gen = 0;
 }
 
@@ -179,8 +178,16 @@ static int channel_open(struct track *t, int connect_ms, int command_ms, char *e
     long long id = 0;
     int bad = redisSetTimeout(sub, clock_timeval_ms(command_ms)) != REDIS_OK ||
               command_ok(sub, REDIS_REPLY_INTEGER, &id, err, errcap, "CLIENT ID") != 0;
-    /* SUBSCRIBE before any TRACKING: no invalidation can be sent to a
-     * client that is not yet listening. */
+    /* Broadcast mode, redirected to this very connection: every write of a
+     * key under our prefix is reported here, whichever connection read it,
+     * so a data connection that drops loses no invalidation. Before
+     * SUBSCRIBE (a subscribed RESP2 connection takes no other command);
+     * what is sent in between is lost, but the map is empty until the
+     * new generation is published, after SUBSCRIBE. */
+    if (!bad)
+        bad = command_ok(sub, REDIS_REPLY_STATUS, NULL, err, errcap,
+                         "CLIENT TRACKING on REDIRECT %lld BCAST PREFIX %s", id,
+                         CACHE_KEY_PREFIX) != 0;
     if (!bad) {
         redisReply *r = redisCommand(sub, "SUBSCRIBE " INVALIDATE_CHANNEL);
         bad = !r || r->type != REDIS_REPLY_ARRAY;
@@ -213,19 +220,15 @@ static void channel_lost(struct track *t)
     new_generation(t);
 }
 
-int track_start(struct track *t, redisContext *main, const char *host, int port,
-                int connect_ms, int command_ms, char *err, size_t errcap)
+int track_start(struct track *t, int connect_ms, int command_ms, char *err, size_t errcap)
 {
-    (void)host, (void)port;   /* the shared state knows its server */
-    track_stop(t);   /* this connection's previous session, if any, is over */
+    track_stop(t);
     struct shared *s = t->sh;
     pthread_mutex_lock(&s->chan_mu);
     int rc = s->sub ? 0 : channel_open(t, connect_ms, command_ms, err, errcap);
-    long long id = s->sub_id;
     uint64_t gen = gen_now(s);
     pthread_mutex_unlock(&s->chan_mu);
-    if (rc != 0 || command_ok(main, REDIS_REPLY_STATUS, NULL, err, errcap,
-                              "CLIENT TRACKING on REDIRECT %lld NOLOOP", id) != 0)
+    if (rc != 0)
         return -1;
     /* Had the channel been lost meanwhile, gen is old: track_poll says so. */
     t->gen = gen;
@@ -333,8 +336,10 @@ static int poll_channel(struct track *t, uint64_t now_ns)
 int track_poll(struct track *t, uint64_t now_ns)
 {
     struct shared *s = t->sh;
-    if (!t->gen || t->gen != gen_now(s))
-        return -1;
+    uint64_t gen = gen_now(s);
+    if (!t->gen || (t->gen != gen && !(gen & 1)))
+        return -1;   /* the channel is down: the caller reconnects, which reopens it */
+    t->gen = gen;    /* reopened by another worker: nothing of ours to redo */
     uint64_t last = atomic_load(&s->last_poll_ns);
     if (last && since(now_ns, last) < (int64_t)TRACK_POLL_NS)
         return fresh(s, now_ns);
@@ -342,7 +347,7 @@ int track_poll(struct track *t, uint64_t now_ns)
         return fresh(s, now_ns);   /* another worker is reading the channel now */
     int st = 1;
     if (!s->sub || t->gen != gen_now(s)) {
-        st = -1;   /* lost (or restarted) since the check above */
+        st = -1;   /* lost (or reopened) since the check above: next time */
     } else if (poll_channel(t, now_ns) != 0) {
         channel_lost(t);
         st = -1;
@@ -358,7 +363,7 @@ uint64_t track_ticket(struct track *t, const char *id, size_t idlen)
      * after that emptying comes with the new generation here. */
     uint64_t epoch = trackshard_ticket(t->sh->map, id, idlen);
     if (!t->gen || t->gen != gen_now(t->sh))
-        return NO_TICKET;   /* this connection's invalidations go nowhere */
+        return NO_TICKET;   /* no channel confirmed open: nobody would invalidate it */
     return epoch;
 }
 

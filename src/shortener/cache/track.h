@@ -6,28 +6,28 @@
  * one map (trackshard.h: sharded locks), so a link read by one worker is a
  * local hit for all of them.
  *
- * Protocol: RESP2 with CLIENT TRACKING on REDIRECT <id> NOLOOP. One
- * connection per shared map subscribes to __redis__:invalidate (the
- * channel) and its client id is given to every data connection's CLIENT
- * TRACKING, so the server sends every invalidation of a key any of them
- * read to that one subscriber. Why not RESP3 push messages on each data
- * connection: the installed libhiredis 0.14 cannot parse RESP3 (push
- * replies arrived with hiredis 1.0 / libhiredict). No extra thread reads
- * the channel: whichever worker looks up next drains it without blocking
- * (poll with timeout 0) while holding the channel's lock; a worker that
- * finds it held skips the read (the holder is reading). NOLOOP: the server
- * does not invalidate our own SET back to us; since any write of a key also
- * ends its tracking, the cache re-reads the key (GET) in the same round
- * trip after filling it (cache.c).
+ * Protocol: RESP2 CLIENT TRACKING in broadcast mode: one connection per
+ * shared map (the channel) turns on CLIENT TRACKING on REDIRECT <its own
+ * id> BCAST PREFIX kvtest:link: and subscribes to __redis__:invalidate, so
+ * the server reports every write, expiry or eviction of any of our keys to
+ * it, whichever connection read the key; the data connections need no
+ * tracking of their own, and one of them dropping loses no invalidation.
+ * Why not RESP3 push messages: the installed libhiredis 0.14 cannot parse
+ * RESP3 (push replies arrived with hiredis 1.0 / libhiredict). No extra
+ * thread reads the channel: whichever worker looks up next drains it
+ * without blocking (poll with timeout 0) while holding the channel's lock;
+ * a worker that finds it held skips the read (the holder is reading).
+ * Broadcast also reports our own fills (SET), which would drop the entry
+ * just filled, so a fill does not put into the map: the next lookup of the
+ * link is a Valkey hit, which does (cache.c).
  *
  * Never serve from a map whose invalidations may have been missed:
  *  - the map is emptied whenever the channel is lost (EOF, error, or no
- *    answer to a heartbeat PING for TRACK_LOST_MS), and whenever a data
- *    connection whose tracking pointed at the live channel is dropped (the
- *    server stops tracking what it read). Every channel (re)start or loss
- *    moves a generation on; a data connection tracked for an older one
- *    gets -1 from track_poll (the caller drops and reconnects it, which
- *    tracks it again) and its puts are refused;
+ *    answer to a heartbeat PING for TRACK_LOST_MS) and when it is opened
+ *    again; each open and each loss moves a generation on, and a ticket
+ *    (below) is only good while the generation it saw open lasts. A lost
+ *    channel makes track_poll return -1 to every worker, whose caller
+ *    drops its data connection: the reconnect (with backoff) reopens it;
  *  - entries are served only while the channel answered a PING within
  *    TRACK_FRESH_MS: the answer proves every invalidation sent before it
  *    was read (one connection, in order), so a channel that silently stops
@@ -58,8 +58,8 @@
 
 struct track_counts {
     uint64_t invalidations;   /* entries dropped by invalidation messages */
-    uint64_t flushes;         /* times the map was emptied (channel lost,
-                                 reconnect, FLUSHALL) while it held entries */
+    uint64_t flushes;         /* times the map was emptied (channel lost or
+                                 reopened, FLUSHALL) while it held entries */
     uint64_t evictions;       /* entries dropped to stay within the size */
 };
 
@@ -71,19 +71,17 @@ struct track;
 struct track *track_new(const char *host, int port, int db, int64_t max_entries);
 void track_free(struct track *t);               /* NULL is fine */
 
-/* Open the shared invalidation channel to host:port unless it is open and
- * turn tracking on for the data connection main. 0, or -1 with the reason
- * in err (when given). */
-int track_start(struct track *t, redisContext *main, const char *host, int port,
-                int connect_ms, int command_ms, char *err, size_t errcap);
-/* The data connection's tracking session is over (it was dropped): empty
- * the shared map if that session was on the live channel. */
+/* A data connection to the server is up: open the shared invalidation
+ * channel unless it is open. 0, or -1 with the reason in err (when
+ * given). */
+int track_start(struct track *t, int connect_ms, int command_ms, char *err, size_t errcap);
+/* The data connection was dropped (the map stays: see above). */
 void track_stop(struct track *t);
 
 /* Read pending invalidations without blocking and keep the heartbeat.
  * 1: the map may answer now; 0: not now (channel not confirmed fresh);
- * -1: the channel is lost or was restarted since this connection's
- * tracking began (map emptied; the caller drops the session). */
+ * -1: the channel is lost (map emptied; the caller drops its connection
+ * and reconnects later, which reopens the channel). */
 int track_poll(struct track *t, uint64_t now_ns);
 
 /* The map (track_get only after track_poll returned 1). */
