@@ -163,6 +163,8 @@ static int command_ok(redisContext *ctx, int want, long long *out, char *err, si
     return ok ? 0 : -1;
 }
 
+static int poll_channel(struct track *t, uint64_t now_ns);
+
 /* Open the shared channel (caller holds chan_mu; none is open). */
 static int channel_open(struct track *t, int connect_ms, int command_ms, char *err,
                         size_t errcap)
@@ -225,6 +227,10 @@ int track_start(struct track *t, int connect_ms, int command_ms, char *err, size
     track_stop(t);
     struct shared *s = t->sh;
     pthread_mutex_lock(&s->chan_mu);
+    /* A reconnect often follows a server restart: read the open channel
+     * first, so a dead one (EOF) is replaced now, not at the next poll. */
+    if (s->sub && poll_channel(t, clock_now_ns()) != 0)
+        channel_lost(t);
     int rc = s->sub ? 0 : channel_open(t, connect_ms, command_ms, err, errcap);
     uint64_t gen = gen_now(s);
     pthread_mutex_unlock(&s->chan_mu);
