@@ -7,8 +7,10 @@
 #   full   the article's scale: 100k blobs of 10k +- 2k bytes, 6 measured
 #          rounds of reads and of writes, 5 of cold-cache reads, a size sweep
 #          on 4 KiB and 64 KiB pages (5 rounds), and the shortener cache
-#          experiment with 100k links (6 in-process rounds, 5 HTTP rounds):
-#          about 9 minutes on 2 cores, under 12
+#          experiment with 100k links (6 in-process rounds, 5 HTTP rounds
+#          with uniform keys, 5 with Zipf 1.0 keys for no cache, valkey and
+#          valkey-track): about 11 minutes on 2 cores (the Zipf rows add
+#          about 2), under 14
 #   small  the same steps at a tenth of the scale, 3-4 rounds each (about
 #          3 minutes)
 #

@@ -102,6 +102,9 @@ findings_tsv() {
               ["http-valkey", "HTTP GET/s, valkey / no cache (rate)", "http/valkey/sqlite", "rate"],
               ["http-track", "HTTP GET/s, valkey+track / valkey (rate)", "http/valkey-track/valkey", "rate"],
               ["http-track-sqlite", "HTTP GET/s, valkey+track / no cache (rate)", "http/valkey-track/sqlite", "rate"],
+              ["http-zipf-valkey", "HTTP GET/s with Zipf keys, valkey / no cache (rate)", "http-zipf/valkey/sqlite", "rate"],
+              ["http-zipf-track", "HTTP GET/s with Zipf keys, valkey+track / valkey (rate)", "http-zipf/valkey-track/valkey", "rate"],
+              ["http-zipf-track-sqlite", "HTTP GET/s with Zipf keys, valkey+track / no cache (rate)", "http-zipf/valkey-track/sqlite", "rate"],
               ["loadwrk-sqlite", "HTTP, kvtest load / wrk, no cache (rate)", "loadwrk/sqlite/wrk", "rate"],
               ["loadwrk-valkey", "HTTP, kvtest load / wrk, valkey (rate)", "loadwrk/valkey/wrk", "rate"]][]
              | . as [$id, $lab, $key, $kind] | select($c[$key])
@@ -250,6 +253,20 @@ if [ -s "$C/shortener-http.json" ]; then
         "- **The classic stress test** (100 tasks, each one POST then 80 GETs of the new link, 30 users; SQLite without cache): \($s.classic_seconds | n2) s, \($s.classic_tasks_per_s | n1) tasks/s, mean request latency \($s.classic_mean_ms | n2) ms (p99 \($s.classic_p99_ms | n2) ms), \($s.classic_failed // 0 | n0) failed requests. Latency is timed per request here; the original Python script timed from the start of each task and so reported hundreds of milliseconds."
         else empty end' >>"$R"
 fi
+if [ -s "$C/shortener-payoff.json" ]; then
+    j "$C/shortener-payoff.json" '
+      def row($k; $c): (map(select(.keys == $k and .config == $c))[0] // null);
+      def say($k; $c): row($k; $c) as $r
+        | if $r == null or $r.ratio_lo == null then empty
+          else "\($c) \($r.rps | n0) GET/s, vs no cache \(cmp({est: $r.ratio_to_sqlite, lo: $r.ratio_lo, hi: $r.ratio_hi, n: $r.rounds, covered: $r.ratio_covered}; "rate")): \(if $r.pays_off == "yes" then "pays off" else "does not pay off" end)" end;
+      (map(.keys) | unique) as $ks
+      | if length > 0 then
+        "- **Does a cache pay off over HTTP?** " + ([ $ks[] as $k
+            | ([say($k; "valkey"), say($k; "valkey-track")] | join("; ")) as $t
+            | select($t != "")
+            | "\($k) keys (no cache \(row($k; "sqlite").rps | n0) GET/s): \($t)" ] | join(". ")) + "."
+        else empty end' >>"$R"
+fi
 if [ -s "$OUT/logs/blobs-skipped.txt" ]; then
     w "- **Not measured in this run:** $(paste -sd';' "$OUT/logs/blobs-skipped.txt" | sed 's/;/; /g')."
 fi
@@ -315,6 +332,13 @@ if [ -s "$C/shortener-http.json" ]; then
       "| configuration | GET/s (min–max) | vs sqlite (95% CI) | wrk GET/s | load / wrk (95% CI) | p50 ms | p90 ms | p99 ms | p99.9 ms | wrk p50 / p99 ms | failed | classic tasks/s | classic mean ms |" \
       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     j "$C/shortener-http.json" '.[] | "| \(.config) | \(.rps | n0) (\(.rps_min | n0)–\(.rps_max | n0)) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.wrk_rps | n0) | \(.load_over_wrk | n2)\(ivl("load_over_wrk_lo"; "load_over_wrk_hi")) | \(.p50_ms | n2) | \(.p90_ms | n2) | \(.p99_ms | n2) | \(.p999_ms | n2) | \(.wrk_p50_ms | n2) / \(.wrk_p99_ms | n2) | \(.failed // 0 | n0) | \(.classic_tasks_per_s | n1) | \(.classic_mean_ms | n2) |"' >>"$R"
+fi
+if [ -s "$C/shortener-payoff.json" ]; then
+    w "" "### Does a cache pay off over HTTP? Uniform and Zipf keys" "" \
+      "Uniform keys: the HTTP rounds above. Zipf keys: the same service, warm-up and duration with \`kvtest shortener load --zipf $(param "$SP" zipf)\` over the same ids (a few links get most lookups), $(param "$SP" rounds) round(s) of no cache, \`valkey\` and \`valkey-track\` in rotating order, kvtest load only (wrk's script picks ids uniformly). \"vs no cache\" is the median over rounds of GET/s divided by that without a cache in the same round, with its 95% interval; a cache pays off only where the interval lies above 1." "" \
+      "| keys | configuration | GET/s (median) | vs no cache (95% CI) | pays off | vs valkey (95% CI) |" \
+      "|---|---|---:|---:|---|---:|"
+    j "$C/shortener-payoff.json" '.[] | "| \(.keys) | \(.config) | \(.rps | n0) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.pays_off // "–") | \(if .ratio_to_valkey then "\(.ratio_to_valkey | x)\(ivl("valkey_lo"; "valkey_hi"))" else "–" end) |"' >>"$R"
 fi
 if [ -s "$C/cluster-summary.csv" ]; then
     # Valkey Cluster (scripts/study/cluster.sh): lookups through 3 primaries

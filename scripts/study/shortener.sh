@@ -2,7 +2,7 @@
 # shortener.sh: does a Valkey cache speed up an SQLite-backed service?
 #
 #   scripts/study/shortener.sh [--duration 8] [--links 100k] [--lookups 20k]
-#       [--repeat 3] [--rounds 2] [--threads 30] [--out DIR] [--force]
+#       [--repeat 3] [--rounds 2] [--threads 30] [--zipf 1.0] [--out DIR] [--force]
 #       [--keep] [--no-report] [--kvtest PATH]
 #
 # Starts a private valkey-server (free loopback port, no persistence) and
@@ -24,6 +24,13 @@
 #      (100 tasks: one POST, then 80 GETs of the new link); stop the service.
 #      Each measured load run also writes its timeline (--timeline, 250 ms
 #      rows) to csv/shortener-timeline-CONFIG-rROUND.csv, drawn as a chart.
+#   3. over HTTP with skewed keys (--zipf S over the same ids, default 1.0:
+#      a few links get most lookups, as on a real shortener; 0 skips it):
+#      sqlite, valkey and valkey-track, ROUNDS rounds in rotating order,
+#      the same warm-up and DURATION, kvtest load only (wrk's script picks
+#      ids uniformly, so it has no Zipf row), recorded as experiment
+#      "http-zipf". At full scale (5 rounds of 5 s) this adds 15 runs of
+#      about 8 s, about 2 minutes.
 # Writes raw/shortener.jsonl (one object per run, straight from --json, plus
 # {"bench": {...}}), CSVs, charts and the REPORT.md section into DIR
 # (default bench-out/shortener-DATE). Every process it starts is stopped by
@@ -32,17 +39,17 @@ set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DURATION=8 LINKS=100k LOOKUPS=20k REPEAT=3 ROUNDS=2 THREADS=30
+DURATION=8 LINKS=100k LOOKUPS=20k REPEAT=3 ROUNDS=2 THREADS=30 ZIPF=1.0
 OUTDIR="" FORCE=0 KEEP=0 KV="" REPORT=1
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case $1 in
-        --duration|--links|--lookups|--repeat|--rounds|--threads|--out|--kvtest)
+        --duration|--links|--lookups|--repeat|--rounds|--threads|--zipf|--out|--kvtest)
             [ $# -ge 2 ] || usage_die "$1 needs a value"
             case $1 in
                 --duration) DURATION=$2 ;; --links) LINKS=$2 ;; --lookups) LOOKUPS=$2 ;;
                 --repeat) REPEAT=$2 ;; --rounds) ROUNDS=$2 ;; --threads) THREADS=$2 ;;
-                --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
+                --zipf) ZIPF=$2 ;; --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
             esac
             shift 2 ;;
         *) kv_common_flag "$1" || usage_die "unknown option $1 (try --help)"; shift ;;
@@ -51,6 +58,7 @@ done
 for v in DURATION REPEAT ROUNDS THREADS; do
     [[ ${!v} =~ ^[1-9][0-9]*$ ]] || usage_die "--${v,,} must be a positive whole number, not ${!v}"
 done
+[[ $ZIPF =~ ^[0-9]+(\.[0-9]+)?$ ]] || usage_die "--zipf must be a number >= 0, not $ZIPF"
 
 need_tools jq awk curl valkey-server valkey-cli valkey-benchmark wrk
 kv_find_kvtest "$KV"
@@ -69,6 +77,7 @@ mkdir -p "$OUT/csv"
 [ -s "$OUT/env/environment.txt" ] || kv_env_capture
 printf 'links\t%s\nlookups\t%s\nrepeat\t%s\nrounds\t%s\nduration\t%s\nthreads\t%s\n' \
     "$LINKS" "$LOOKUPS" "$REPEAT" "$ROUNDS" "$DURATION" "$THREADS" >"$OUT/raw/shortener-params.tsv"
+printf 'zipf\t%s\n' "$ZIPF" >>"$OUT/raw/shortener-params.tsv"
 kv_scratch shortener
 T0=$(kv_now)
 step() { say "[$(kv_since "$T0")s] $*"; }
@@ -170,6 +179,29 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
 done
 timing shortener-http "$(kv_since "$t")"
+
+# ------------------------------------------------- 3. HTTP, Zipf keys
+if awk -v z="$ZIPF" 'BEGIN { exit !(z > 0) }'; then
+    t=$(kv_now)
+    ZCONFIGS=("sqlite|none|on" "valkey|$CACHE|on" "valkey-track|valkey+track://127.0.0.1:$VALKEY_PORT|on")
+    n=${#ZCONFIGS[@]}
+    for ((r = 1; r <= ROUNDS; r++)); do
+        for ((i = 0; i < n; i++)); do
+            IFS='|' read -r name cache sc <<<"${ZCONFIGS[$(( (i + r - 1) % n ))]}"
+            step "HTTP round $r/$ROUNDS, Zipf $ZIPF keys: $name (cache $cache)"
+            [ "$cache" = none ] || valkey-cli -p "$VALKEY_PORT" flushall >/dev/null
+            serve_start "$cache" "$sc"
+            kv_json shortener-load "$(meta http-zipf "$name" "$r" 1)" "$RAW" \
+                "$KVTEST" shortener load "$SERVICE_URL" --duration "$WARM" --threads "$THREADS" \
+                --keys "$KEYS" --zipf "$ZIPF" --create-ratio 0 --seed "$r" --json
+            kv_json shortener-load "$(meta http-zipf "$name" "$r" 0)" "$RAW" \
+                "$KVTEST" shortener load "$SERVICE_URL" --duration "$DURATION" --threads "$THREADS" \
+                --keys "$KEYS" --zipf "$ZIPF" --create-ratio 0 --seed "$((r + 100))" --json
+            serve_stop
+        done
+    done
+    timing shortener-http-zipf "$(kv_since "$t")"
+fi
 stop_valkey
 timing shortener-total "$(kv_since "$T0")"
 

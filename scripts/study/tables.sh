@@ -12,6 +12,7 @@
 #   raw/shortener.jsonl  -> shortener-bench.csv, shortener-bench.json,
 #                           shortener-http.csv, shortener-http.json,
 #                           shortener-bench-pct.csv, shortener-http-pct.csv,
+#                           shortener-payoff.csv, shortener-payoff.json,
 #                           valkey-benchmark.json
 #   all of them          -> intervals.json (below)
 #
@@ -26,7 +27,8 @@
 # median over rounds has its 95% interval (order statistics; below 6 rounds
 # that is min-max and "covered" is false). Keys: EXP/CACHE/VARIANT/REF
 # (blob reads and writes, time ratio), lookup[-cold]/CONFIG/sqlite and
-# http/CONFIG/REF (throughput ratio), loadwrk/CONFIG/wrk, sweep/PAGE/SIZE
+# http/CONFIG/REF and http-zipf/CONFIG/REF (throughput ratio, uniform and
+# Zipf keys), loadwrk/CONFIG/wrk, sweep/PAGE/SIZE
 # (files / blob API time), us/EXP/CACHE/VARIANT and rate/EXP/CONFIG
 # (medians). The CSVs carry them as *_lo, *_hi columns.
 set -euo pipefail
@@ -195,7 +197,15 @@ PAIRS_SHORT=$PAIRS_DEFS'
      | ($m | keys[]) as $k
      | ([$k, "sqlite"], (if $k == "valkey-track" then [$k, "valkey"] else empty end)) as [$n, $d]
      | select($n != $d and ($m[$d] | ok)) | "http/\($n)/\($d)\t\($m[$n])\t\($m[$d])"),
-    ($h[] as $x | $w[] | select(.c == $x.c and .r == $x.r) | "loadwrk/\($x.c)/wrk\t\($x.v)\t\(.v)") )'
+    ($h[] as $x | $w[] | select(.c == $x.c and .r == $x.r) | "loadwrk/\($x.c)/wrk\t\($x.v)\t\(.v)") ),
+( [ .[] | select(.bench.experiment == "http-zipf" and (.bench.warmup | not))
+    | {c: .bench.config, r: .bench.round, v: .result.by_type.get.requests_per_s}
+    | select(.v | ok) ] as $h
+  | ($h[] | "rate/http-zipf/\(.c)\t\(.v)"),
+    ($h | group_by(.r)[] | (map({key: .c, value: .v}) | from_entries) as $m
+     | ($m | keys[]) as $k
+     | ([$k, "sqlite"], (if $k == "valkey-track" then [$k, "valkey"] else empty end)) as [$n, $d]
+     | select($n != $d and ($m[$d] | ok)) | "http-zipf/\($n)/\($d)\t\($m[$n])\t\($m[$d])") )'
 # The sweep: files / blob API per blob size and page size, from the runs of
 # each layout (runs_us, in round order) when kvtest sweep gives them.
 PAIRS_SWEEP=$PAIRS_DEFS'
@@ -370,6 +380,34 @@ if [ -s "$SH" ]; then
     mv "$C/shortener-http.tmp" "$C/shortener-http.json"
     csv_of config,rps,rps_min,rps_max,wrk_rps,load_over_wrk,p50_ms,p90_ms,p99_ms,p999_ms,max_ms,wrk_p50_ms,wrk_p99_ms,failed,classic_tasks_per_s,classic_mean_ms,rps_lo,rps_hi,ratio_to_sqlite,ratio_lo,ratio_hi,load_over_wrk_lo,load_over_wrk_hi \
         <"$C/shortener-http.json" >"$C/shortener-http.csv"
+    # Does each cache mode pay off over HTTP, per key distribution? One row
+    # per (keys, config) of the uniform rounds ("http") and the Zipf rounds
+    # ("http-zipf"): median GET/s, the ratio to no cache (sqlite) in the
+    # same round with its 95% interval, and the verdict: "yes" only where
+    # the interval lies above 1, "no (slower)" where it lies below.
+    jq -s --slurpfile ci "$CI" --arg zipf "$(awk -F'\t' '$1 == "zipf" { print $2 }' \
+        "$OUT/raw/shortener-params.tsv" 2>/dev/null)" "$KV_JQ_DEFS"'
+        def ok: type == "number" and . > 0;
+        def verdict($c): if $c == null then null elif $c.lo > 1 then "yes"
+            elif $c.hi < 1 then "no (slower)" else "no difference measurable" end;
+        [ ["http", "uniform"], ["http-zipf", "zipf \(if $zipf == "" then "1.0" else $zipf end)"] ] as $exps
+        | . as $all
+        | [ $exps[] as [$e, $keys]
+            | ["sqlite", "valkey", "valkey-track"][] as $c
+            | [ $all[] | select(.bench.experiment == $e and .bench.config == $c and (.bench.warmup | not))
+                | .result.by_type.get.requests_per_s | select(ok) ] as $v
+            | select($v | length > 0)
+            | ($ci[0]["\($e)/\($c)/sqlite"] // null) as $r
+            | ($ci[0]["\($e)/\($c)/valkey"] // null) as $t
+            | {keys: $keys, config: $c, rounds: ($v | length), rps: ($v | median),
+               ratio_to_sqlite: (if $c == "sqlite" then 1 else $r.est end),
+               ratio_lo: $r.lo, ratio_hi: $r.hi, ratio_covered: $r.covered,
+               pays_off: (if $c == "sqlite" then null else verdict($r) end),
+               ratio_to_valkey: $t.est, valkey_lo: $t.lo, valkey_hi: $t.hi} ]' \
+        "$SH" >"$C/shortener-payoff.json"
+    csv_of keys,config,rounds,rps,ratio_to_sqlite,ratio_lo,ratio_hi,pays_off,ratio_to_valkey,valkey_lo,valkey_hi \
+        <"$C/shortener-payoff.json" >"$C/shortener-payoff.csv"
+    [ "$(wc -l <"$C/shortener-payoff.csv")" -ge 2 ] || rm -f "$C/shortener-payoff.csv" "$C/shortener-payoff.json"
     jq -s '[ .[] | select(.tool == "valkey-benchmark") | .requests_per_s ] | first // null' \
         "$SH" >"$C/valkey-benchmark.json"
     [ "$(wc -l <"$C/shortener-http.csv")" -ge 2 ] || rm -f "$C/shortener-http.csv"

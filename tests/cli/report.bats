@@ -132,6 +132,52 @@ report() {
     assert_output --regexp "faster \(range [0-9.]+–[0-9.]+ over 3 rounds, too few for a 95% CI\)"
 }
 
+# shortener_dir DIR: HTTP rounds of the shortener study only, uniform and
+# Zipf keys, 5 rounds: uniform valkey 0.89-0.93x of no cache (slower),
+# valkey-track 1.26-1.30x; Zipf valkey 0.98-1.02x, valkey-track 1.49-1.53x.
+shortener_dir() {
+    local dir=$1 r row
+    mkdir -p "$dir/raw"
+    printf 'links\t100\nrounds\t5\nzipf\t1.0\n' >"$dir/raw/shortener-params.tsv"
+    : >"$dir/raw/shortener.jsonl"
+    for r in 1 2 3 4 5; do
+        for row in "http sqlite 100" "http valkey $((88 + r))" "http valkey-track $((125 + r))" \
+            "http-zipf sqlite 100" "http-zipf valkey $((97 + r))" "http-zipf valkey-track $((148 + r))"; do
+            read -r e c v <<<"$row"
+            jq -cn --arg e "$e" --arg c "$c" --argjson v "$v" --argjson r "$r" '{command: "shortener-load",
+                result: {requests: 1000, requests_failed: 0, by_type: {get: {requests_per_s: $v,
+                         latency: {p50: 1, p90: 2, p99: 3, p999: 4, max: 5, mean: 1}}}},
+                bench: {experiment: $e, config: $c, round: $r, warmup: false}}' >>"$dir/raw/shortener.jsonl"
+        done
+    done
+    # A warm-up that would make valkey pay off with Zipf keys if it counted.
+    jq -cn '{command: "shortener-load", result: {by_type: {get: {requests_per_s: 1000}}},
+             bench: {experiment: "http-zipf", config: "valkey", round: 1, warmup: true}}' \
+        >>"$dir/raw/shortener.jsonl"
+}
+
+@test "report: whether each cache mode pays off over HTTP, for uniform and Zipf keys" {
+    shortener_dir "$D/s"
+    run bash "$ROOT/scripts/study/tables.sh" "$D/s"
+    assert_success
+    run cat "$D/s/csv/shortener-payoff.csv"
+    assert_line "keys,config,rounds,rps,ratio_to_sqlite,ratio_lo,ratio_hi,pays_off,ratio_to_valkey,valkey_lo,valkey_hi"
+    assert_line --regexp '^uniform,valkey,5,91,0\.91,0\.[0-9]+,0\.9[0-9]*,no \(slower\),,,$'
+    assert_line --regexp '^uniform,valkey-track,5,128,1\.28,1\.2[0-9]*,1\.[23][0-9]*,yes,1\.4[0-9]*,'
+    assert_line --regexp '^zipf 1\.0,valkey,5,100,1,0\.9[0-9]*,1\.0[0-9]*,no difference measurable,,,$'
+    assert_line --regexp '^zipf 1\.0,valkey-track,5,151,1\.51,1\.4[0-9]*,1\.5[0-9]*,yes,1\.5[0-9]*,'
+    run bash "$ROOT/scripts/study/report.sh" "$D/s"
+    assert_success
+    run grep -F -- "- **Does a cache pay off over HTTP?**" "$D/s/REPORT.md"
+    assert_success
+    assert_output --partial "zipf 1.0 keys (no cache 100 GET/s): valkey 100 GET/s, vs no cache no difference measurable here"
+    assert_output --partial "valkey-track 151 GET/s, vs no cache 1.51x faster (95% CI"
+    run grep -F "| zipf 1.0 | valkey-track | 151 | 1.51x (" "$D/s/REPORT.md"
+    assert_success
+    run grep -P '^http-zipf-track-sqlite\t[^\t]+\t1\.51\t' "$D/s/findings.tsv"
+    assert_success
+}
+
 # --------------------------------------------------------------- repro
 # findings FILE LINE...: a findings.tsv with its header.
 findings() {

@@ -101,7 +101,8 @@ c.commit()' "$DB"
     start_service "$DB" --threads 1 --cache "$TRACK_URL"
     local id
     id=$(ids 1)
-    curl -fsS "$SERVICE_URL/link/$id" >/dev/null      # miss, fill
+    curl -fsS "$SERVICE_URL/link/$id" >/dev/null      # miss, fill (Valkey only)
+    curl -fsS "$SERVICE_URL/link/$id" >/dev/null      # Valkey hit, kept locally
     curl -fsS "$SERVICE_URL/link/$id" >/dev/null      # local hit
     valkey-cli -p "$VALKEY_PORT" set "kvtest:link:$id" http://example.com/v >/dev/null
     for _ in $(seq 1 100); do                          # until the invalidation is read
@@ -136,4 +137,21 @@ c.commit()' "$DB"
     [ "$(jq '.result.configs[0].cache.local_evictions' <<<"$output")" -gt 0 ]
     [ "$(jq '.result.configs[0].local_hit_ratio' <<<"$output" | awk '{print ($1 < 0.5)}')" -eq 1 ]
     [ "$(jq '.options.track_size' <<<"$output")" -eq 10 ]
+}
+
+@test "track: the threads of one process share the local map (a link read by one is a local hit for all)" {
+    # 4 threads x 500 lookups over 50 links, nothing cached before: with one
+    # map per thread every thread would ask Valkey for about every link
+    # itself (~200 Valkey lookups); with one shared map each link is asked
+    # about about once (a few more while the heartbeat is first confirmed
+    # or when threads miss the same link at the same moment).
+    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --configs valkey-track \
+        --threads 4 --lookups 2000 --warmup 0 --repeat 1 --json
+    assert_success
+    local valkey
+    valkey=$(jq '.result.configs[0].cache | .hits + .misses' <<<"$output")
+    echo "Valkey lookups: $valkey"
+    [ "$valkey" -ge 50 ]
+    [ "$valkey" -lt 120 ]
+    [ "$(jq '.result.configs[0].cache.local_hits' <<<"$output")" -gt 1800 ]
 }

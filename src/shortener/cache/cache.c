@@ -87,7 +87,7 @@ int cache_ping(struct cache *c, char *err, size_t errcap)
 }
 
 /* What one round trip asks about one key: GET (a lookup) or SET (a fill);
- * when tracking, also the key's value and PTTL (see cache_fill). */
+ * when tracking, a GET also asks for the key's PTTL (the local deadline). */
 enum op { OP_GET, OP_FILL };
 struct exec {
     enum op op;
@@ -121,12 +121,12 @@ static int append_op(const struct cache *c, redisContext *ctx, const struct exec
             : redisAppendCommand(ctx, "SET %b %b", x->key, x->klen, x->url, x->n) != REDIS_OK);
         cnt++;
     }
-    if (x->op == OP_GET || c->cfg.track) {
+    if (x->op == OP_GET) {
         ASK_FIRST();
         bad = bad || redisAppendCommand(ctx, "GET %b", x->key, x->klen) != REDIS_OK;
         cnt++;
     }
-    if (c->cfg.track) {
+    if (x->op == OP_GET && c->cfg.track) {
         ASK_FIRST();
         bad = bad || redisAppendCommand(ctx, "PTTL %b", x->key, x->klen) != REDIS_OK;
         cnt++;
@@ -228,26 +228,19 @@ static int get_answer(struct cache *c, struct exec *x, char *url, size_t cap, si
     return out;
 }
 
-/* Store url after a miss. When tracking, read the key back (GET, PTTL) in
- * the same round trip: our own SET ended its tracking (NOLOOP spares us
- * the invalidation, not the untracking), the GET tracks it again, and the
- * local map gets what Valkey holds now. */
-static void cache_fill(struct cache *c, const char *key, size_t klen, const char *id,
-                       size_t idlen, const char *url, size_t n)
+/* Store url after a miss. Not into the local map when tracking: the
+ * broadcast of this very SET would take it out again (track.h); the next
+ * lookup is a Valkey hit, which puts it. */
+static void cache_fill(struct cache *c, const char *key, size_t klen, const char *url,
+                       size_t n)
 {
     struct exec x = {.op = OP_FILL, .key = key, .klen = klen, .url = url, .n = n};
-    struct node *at = run(c, route(c, key, klen), &x);
-    if (!at)
+    if (!run(c, route(c, key, klen), &x))
         return;
     if (x.rep[0]->type == REDIS_REPLY_STATUS)
         counter_bump(&c->sets);
     else
         counter_bump(&c->errors);
-    if (at->tr && x.rep[1]->type == REDIS_REPLY_STRING) {
-        uint64_t deadline = pttl_deadline(x.rep[2], x.sent_ns);
-        if (deadline != 1)
-            track_put(at->tr, id, idlen, x.rep[1]->str, (size_t)x.rep[1]->len, deadline);
-    }
     exec_free(&x);
 }
 
@@ -287,14 +280,18 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
 
     int missed = 0;
     struct exec x = {.op = OP_GET, .key = key, .klen = klen};
+    /* Before the GET is sent: an invalidation read by another worker
+     * between the answer and the put then refuses the put (trackshard.h). */
+    uint64_t ticket = owner && owner->tr ? track_ticket(owner->tr, id, idlen) : 0;
     struct node *at = run(c, owner, &x);
     if (at) {
         uint64_t deadline = 0;
         size_t n = 0;
         int got = get_answer(c, &x, url, cap, &n, &deadline);
         if (got == 1) {
-            if (at->tr && deadline != 1)
-                track_put(at->tr, id, idlen, url, n, deadline);
+            /* Redirected to another node: the ticket was for the owner's map. */
+            if (at->tr && at == owner && deadline != 1)
+                track_put(at->tr, ticket, id, idlen, url, n, deadline);
             if (urllen)
                 *urllen = n;
             return LINKS_OK;
@@ -307,7 +304,7 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
     if (urllen)
         *urllen = n;
     if (rc == LINKS_OK && missed)
-        cache_fill(c, key, klen, id, idlen, url, n);
+        cache_fill(c, key, klen, url, n);
     return rc;
 }
 

@@ -18,12 +18,12 @@
  *
  * Keys are CACHE_KEY_PREFIX + id, values the URL bytes.
  *
- * With cfg.track (valkey+track://) the connection also keeps a bounded
- * in-process map per connection, kept correct by Valkey's invalidation
+ * With cfg.track (valkey+track://) the connection also uses a bounded
+ * in-process map shared by the process's connections to the same server
+ * (track.h), kept correct by Valkey's invalidation
  * messages (track.h says how and why): a lookup answered from it is a
- * local hit and costs no round trip. Filled on Valkey hits and on
- * misses-then-fills; emptied whenever the invalidation channel or the
- * connection is lost.
+ * local hit and costs no round trip. Filled on Valkey hits; emptied
+ * whenever the invalidation channel is lost or reopened.
  *
  * With cfg.cluster (valkey-cluster://HOST:PORT[,HOST:PORT...]) the cache
  * is a Valkey Cluster: each key goes to the primary that owns its hash
@@ -64,8 +64,8 @@ struct cache_config {
     int connect_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
     int command_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
     int track;                /* client-side caching (valkey+track://) */
-    int64_t track_size;       /* entries of the local map per connection
-                                 (0: TRACK_SIZE_DEFAULT) */
+    int64_t track_size;       /* entries of the local map per process and
+                                 server (0: TRACK_SIZE_DEFAULT) */
     int cluster;              /* valkey-cluster://: host:port is seeds[0] */
     int nseeds;
     struct cache_seed seeds[CACHE_MAX_SEEDS];

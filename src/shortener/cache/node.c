@@ -17,7 +17,8 @@ int node_init(struct node *n, const struct cache_config *cfg, const char *host, 
     n->cfg = cfg;
     n->backoff_ms = CACHE_BACKOFF_MIN_MS;
     if (cfg->track &&
-        !(n->tr = track_new(cfg->track_size > 0 ? cfg->track_size : TRACK_SIZE_DEFAULT)))
+        !(n->tr = track_new(host, port, cfg->db,
+                             cfg->track_size > 0 ? cfg->track_size : TRACK_SIZE_DEFAULT)))
         return -1;
     return 0;
 }
@@ -75,8 +76,8 @@ int node_connect(struct node *n, char *err, size_t errcap)
         return -1;
     }
     if ((cfg->db > 0 && select_db(n, ctx, err, errcap) != 0) ||
-        (n->tr && track_start(n->tr, ctx, n->host, n->port, cfg->connect_timeout_ms,
-                              cfg->command_timeout_ms, err, errcap) != 0)) {
+        (n->tr && track_start(n->tr, cfg->connect_timeout_ms, cfg->command_timeout_ms, err,
+                              errcap) != 0)) {
         redisFree(ctx);
         return -1;
     }

@@ -5,7 +5,8 @@
  * heard of. Used by one thread; counters are read from any thread.
  *
  * Any failure (refused, timeout, I/O error) drops the connection, counts
- * an error, ends the tracking session (its map is emptied) and delays the
+ * an error, ends its tracking session (the process's map stays: its
+ * invalidations reach the shared channel, track.h) and delays the
  * next connect attempt with exponential backoff, so a dead server costs
  * at most one connect timeout per backoff period, not one per request. */
 #ifndef KVTEST_SHORTENER_NODE_H

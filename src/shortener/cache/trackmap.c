@@ -20,7 +20,7 @@ struct trackmap {
     size_t cursor;   /* eviction scan position */
 };
 
-static uint64_t hash_id(const char *id, size_t n)
+uint64_t trackmap_hash(const char *id, size_t n)
 {
     uint64_t h = 1469598103934665603ull;   /* FNV-1a */
     for (size_t i = 0; i < n; i++)
@@ -99,7 +99,7 @@ static void remove_at(struct trackmap *m, size_t i)
 int trackmap_get(struct trackmap *m, const char *id, size_t idlen, uint64_t now_ns,
                  char *url, size_t cap, size_t *urllen)
 {
-    size_t i = find(m, id, idlen, hash_id(id, idlen));
+    size_t i = find(m, id, idlen, trackmap_hash(id, idlen));
     const struct ent *e = m->slot[i];
     if (!e)
         return 0;
@@ -127,7 +127,7 @@ int trackmap_put(struct trackmap *m, const char *id, size_t idlen,
     e->urllen = (uint32_t)urllen;
     memcpy(e->data, id, idlen);
     memcpy(e->data + idlen, url, urllen);
-    uint64_t h = hash_id(id, idlen);
+    uint64_t h = trackmap_hash(id, idlen);
     size_t i = find(m, id, idlen, h);
     if (m->slot[i]) {   /* replace */
         free(m->slot[i]);
@@ -151,7 +151,7 @@ int trackmap_put(struct trackmap *m, const char *id, size_t idlen,
 
 int trackmap_del(struct trackmap *m, const char *id, size_t idlen)
 {
-    size_t i = find(m, id, idlen, hash_id(id, idlen));
+    size_t i = find(m, id, idlen, trackmap_hash(id, idlen));
     if (!m->slot[i])
         return 0;
     remove_at(m, i);

@@ -1,6 +1,6 @@
 /* trackmap: the bounded in-process map of client-side caching (track.h):
  * link id -> URL, with an optional deadline after which an entry is never
- * returned. One map per worker, used by one thread; no locks.
+ * returned. Used by one thread at a time (trackshard.h adds the locks).
  *
  * Bounded by entry count: when full, a put evicts one entry (the first
  * occupied slot after a rotating cursor, which is as good as random for
@@ -29,5 +29,8 @@ int trackmap_put(struct trackmap *m, const char *id, size_t idlen,
 int trackmap_del(struct trackmap *m, const char *id, size_t idlen);
 void trackmap_clear(struct trackmap *m);
 int64_t trackmap_count(const struct trackmap *m);
+/* The hash the map places id by (its low bits); trackshard picks a shard
+ * by its high bits, so a shard's keys still spread over its slots. */
+uint64_t trackmap_hash(const char *id, size_t n);
 
 #endif
