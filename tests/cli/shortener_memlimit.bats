@@ -90,6 +90,20 @@ in_own_group() {
     assert_output true
 }
 
+@test "memlimit: bench stopped by SIGTERM mid-run removes its group, exit 143" {
+    need_memcg
+    "${KVTEST_REL:-$KVTEST}" shortener init "$DB" --links 1000 --seed 3 >/dev/null
+    start shortener bench "$DB" --configs sqlite --mem-limit 8MiB --lookups 100000000
+    wait_until in_own_group
+    local dir
+    dir=$(memcg_dir "$PID")
+    stop_with TERM >"$D/stopped"   # not under run: wait needs this shell
+    run cat "$D/stopped"
+    assert_output --regexp '^exit 143; '
+    assert_output --partial "interrupted by signal 15; memory cgroup removed"
+    assert [ ! -e "$dir" ]
+}
+
 @test "memlimit: serve answers in its limited group and removes it on SIGTERM" {
     need_memcg
     "$KVTEST" shortener init "$DB" --links 1000 --seed 3 >/dev/null
