@@ -19,6 +19,7 @@
 # interval (build/ratioci), the bytes the bench read from storage and the
 # group's peak usage. Not part of make bench.
 set -euo pipefail
+# shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 LINKS=1000000 LIMIT=32MiB ROUNDS=6 LOOKUPS=20000 KV="" DIR=""
