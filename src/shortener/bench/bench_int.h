@@ -5,6 +5,7 @@
 #define KVTEST_SHORTENER_BENCH_INT_H
 #include <stdint.h>
 
+#include "base/memlimit.h"
 #include "measure/coldcache.h"
 #include "measure/hist.h"
 #include "measure/keys/keypick.h"
@@ -42,6 +43,7 @@ const char *bench_conf_name(const struct bench *b, int c);
 struct bench_opts {
     const char *path, *configs, *cache_url, *compare;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
+    int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     double zipf, miss;
     int cold, json, csv;
 };
@@ -55,6 +57,10 @@ struct bench {
     struct cache_config tcfg;   /* valkey-track configurations */
     char schema[16];            /* of path */
     char compare_name[32];      /* sqlite-<schema of --compare-db> */
+    /* --mem-limit: the group as it was after the last run, and the bytes
+     * this process read from storage (-1 where not counted). */
+    struct memlimit_info mem;
+    int64_t mem_read_bytes;
 };
 
 /* ---- one timed run: a configuration over its threads (bench_run.c) ----- */
@@ -79,6 +85,20 @@ int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char 
 /* One run of one configuration over its T slots. Returns wall seconds, or
  * a negative value if threads could not be started. */
 double bench_conf_run(const struct bench *b, struct bench_slot *slots, int measure);
+
+/* ---- --mem-limit: the lookups in a memory cgroup (bench_mem.c) -------- */
+
+/* Each returns 0 or the exit status after printing one line; nothing
+ * happens without --mem-limit. */
+/* Refuse before any work what memlimit_check() refuses. */
+int bench_mem_check(const struct bench_opts *o);
+/* Into the group, then DBFILE (and --compare-db) out of the page cache;
+ * *h: the cleanup handle that removes the group on SIGINT/SIGTERM. */
+int bench_mem_enter(const struct bench_opts *o, int *h);
+/* b->mem and b->mem_read_bytes, while still in the group. */
+void bench_mem_note(struct bench *b);
+/* Out of the group; rc is the status so far, 1 if the group stays. */
+int bench_mem_leave(const struct bench_opts *o, int h, int rc);
 
 /* ---- the results: per configuration, printed by bench_out.c ------------ */
 

@@ -77,6 +77,23 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
     else
         cJSON_AddNullToObject(op, "compare_db");
     cJSON_AddNumberToObject(op, "track_size", (double)o->track_size);
+    if (o->mem_limit)   /* only then: output without it stays as it was */
+        cJSON_AddNumberToObject(op, "mem_limit", (double)o->mem_limit);
+}
+
+/* --mem-limit: the group and what it held, as the kernel reports it. */
+static void json_mem(cJSON *result, const struct bench *b)
+{
+    if (!b->o->mem_limit)
+        return;
+    const struct memlimit_info *m = &b->mem;
+    cJSON *j = cJSON_AddObjectToObject(result, "mem_limit");
+    cJSON_AddStringToObject(j, "cgroup", m->dir);
+    cJSON_AddNumberToObject(j, "cgroup_version", m->version);
+    cJSON_AddNumberToObject(j, "limit_bytes", (double)m->limit);
+    cJSON_AddNumberToObject(j, "peak_bytes", (double)m->peak);
+    cJSON_AddNumberToObject(j, "file_cache_bytes", (double)m->file_cache);
+    cJSON_AddNumberToObject(j, "read_bytes", (double)b->mem_read_bytes);
 }
 
 /* valkey-cluster://: redirects followed and lookups per primary, this
@@ -265,6 +282,7 @@ int bench_print_json(const struct bench *b, const int *conf, int nconf,
         json_row(row, b, conf[i], &res[i], base);
     }
     json_break_even(result, b, conf, nconf, res);
+    json_mem(result, b);
     report_json_print(root);
     return 0;
 }
@@ -336,6 +354,11 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
     break_even(b, conf, nconf, res, &be);
     if (be.valid)
         printf("%s\n", be.text);
+    if (o->mem_limit)
+        printf("Memory limit %lld bytes (cgroup v%d %s): peak usage %lld, page cache at the "
+               "end %lld, bytes read from storage by this process %lld\n",
+               (long long)b->mem.limit, b->mem.version, b->mem.dir, (long long)b->mem.peak,
+               (long long)b->mem.file_cache, (long long)b->mem_read_bytes);
     if (o->cold)
         for (int i = 0; i < nconf; i++)
             if (res[i].pages > 0 && !res[i].cold_effective)

@@ -16,7 +16,9 @@
 #include <cjson/cJSON.h>
 
 #include "base/cli.h"
+#include "base/memlimit.h"
 #include "base/net.h"
+#include "measure/coldcache.h"
 #include "measure/report.h"
 #include "shortener/service/service.h"
 #include "shortener/http/service_http.h"
@@ -80,6 +82,14 @@ const char help_shortener_serve[] =
     "                       not complete after S seconds without progress\n"
     "                       (default 5); a client that stalls mid-request\n"
     "                       cannot hold a descriptor for the idle timeout\n"
+    "  --mem-limit SIZE     run in a memory cgroup of its own limited to SIZE\n"
+    "                       (4MiB at least; 32M = 32,000,000 bytes, 32MiB),\n"
+    "                       which counts the page cache of DBFILE too: a\n"
+    "                       database larger than SIZE is read from storage.\n"
+    "                       DBFILE is evicted from the page cache once at start.\n"
+    "                       Linux, root only; --processes share the one limit;\n"
+    "                       Valkey, a process of its own, stays outside it. The\n"
+    "                       group is removed at exit\n"
     "  --json               print the shutdown counters as one JSON line\n"
     "  --csv                the --json counters as CSV, one row\n"
     "\n"
@@ -166,6 +176,7 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_ENUM_OPT("sqlite-cache", &o->sqlite_cache, on_off),
         CLI_INT_OPT("idle-timeout", &o->idle, 1, 86400),
         CLI_INT_OPT("header-timeout", &o->header, 1, 86400),
+        CLI_INT_OPT("mem-limit", &o->mem_limit, MEMLIMIT_MIN, INT64_MAX),
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
@@ -173,8 +184,10 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
                            "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
     if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0)
         return rc;
+    char err[512];
+    if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
+        return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
     if (strcmp(o->cache_url, "none") != 0) {
-        char err[512];
         if (cache_parse_url(o->cache_url, &o->cc, err, sizeof err) != 0)
             return cli_usage(CMD, "--cache: %s", err);
         o->cc.ttl_s = o->ttl;
@@ -269,6 +282,50 @@ static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int
     return 0;
 }
 
+/* --mem-limit: into a group of its own before the database is opened.
+ * The stop signals are blocked from here on (serve_run and serve_procs
+ * block them too), so one that comes early waits for the orderly stop that
+ * removes the group. 0 or the exit status. */
+static int serve_mem_enter(const struct serve_opts *o)
+{
+    if (!o->mem_limit)
+        return 0;
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    char err[512];
+    int rc = memlimit_enter(o->mem_limit, err, sizeof err);
+    if (rc)
+        return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+    /* Pages cached before the move stay charged to the old group and
+     * readable for free: out with them, so every page a lookup needs is
+     * read into this group's budget. */
+    struct coldcache_set cset = {.path = o->db, .is_db = 1};
+    struct coldcache_stat cs;
+    if (coldcache_evict(&cset, &cs, err, (int)sizeof err) != 0) {
+        memlimit_leave(err, sizeof err);
+        return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache", o->db);
+    }
+    struct memlimit_info mi;
+    if (memlimit_info(&mi) == 0)
+        fprintf(stderr, "kvtest %s: memory limit %lld bytes: cgroup v%d %s\n", CMD,
+                (long long)mi.limit, mi.version, mi.dir);
+    return 0;
+}
+
+/* Out of the group (after every child process has stopped). */
+static int serve_mem_leave(const struct serve_opts *o, int rc)
+{
+    char err[512];
+    if (o->mem_limit && memlimit_leave(err, sizeof err) != 0 && rc == 0)
+        rc = cli_fail(CMD, "%s", err);
+    return rc;
+}
+
+static int serve_main(struct serve_opts *o, const struct fd_limits *lim);
+
 int shortener_serve(int argc, char **argv)
 {
     struct serve_opts o = {
@@ -280,7 +337,6 @@ int shortener_serve(int argc, char **argv)
     int rc = serve_parse(argc, argv, &o);
     if (rc != 0)
         return rc;
-    int use_cache = strcmp(o.cache_url, "none") != 0;
     struct fd_limits lim = {0, 0, 0};
     if (fd_limits_setup(o.threads, &lim) != 0)
         return cli_fail(CMD, "the open-file limit (%llu) leaves no room for connections "
@@ -288,27 +344,36 @@ int shortener_serve(int argc, char **argv)
 
     /* A client or Valkey that goes away must produce an error, not kill us. */
     signal(SIGPIPE, SIG_IGN);
-    if (o.processes > 1)
-        return serve_procs(&o, &lim);
+    if ((rc = serve_mem_enter(&o)) != 0)
+        return rc;
+    return serve_mem_leave(&o, serve_main(&o, &lim));
+}
+
+/* After the options: serve until stopped. The exit status. */
+static int serve_main(struct serve_opts *o, const struct fd_limits *lim)
+{
+    if (o->processes > 1)
+        return serve_procs(o, lim);
 
     char err[512];
-    struct service_opts so = {(int)o.threads, o.sqlite_cache == SQLITE_CACHE_ON,
-                              use_cache ? &o.cc : NULL};
-    struct service *s = service_new(o.db, &so, err, sizeof err);
+    int use_cache = strcmp(o->cache_url, "none") != 0;
+    struct service_opts so = {(int)o->threads, o->sqlite_cache == SQLITE_CACHE_ON,
+                              use_cache ? &o->cc : NULL};
+    struct service *s = service_new(o->db, &so, err, sizeof err);
     if (!s)
         return cli_fail(CMD, "%s", err);
     if (use_cache && cache_ping(service_worker_cache(service_worker_at(s, 0)),
                                 err, sizeof err) != 0)
         cli_warn(CMD, "cache %s not answering (%s); serving from SQLite until it does",
-                 o.cache_url, err);
+                 o->cache_url, err);
 
-    int real_port = (int)o.port;
-    int lfd = serve_socket(o.bind_addr, (int)o.port, 0, 1, &real_port);
+    int real_port = (int)o->port;
+    int lfd = serve_socket(o->bind_addr, (int)o->port, 0, 1, &real_port);
     if (lfd < 0) {
         service_free(s);
         return lfd == -1 ? 1 : 2;
     }
-    rc = serve_run(&o, s, lfd, real_port, &lim);
+    int rc = serve_run(o, s, lfd, real_port, lim);
     service_free(s);
     return rc;
 }

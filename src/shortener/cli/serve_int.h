@@ -12,6 +12,7 @@
 struct serve_opts {
     const char *db, *bind_addr, *cache_url;
     int64_t port, threads, ttl, idle, header, cache_timeout, track_size, processes;
+    int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     int json, csv;
     int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
     struct cache_config cc;  /* when cache_url is not "none" */

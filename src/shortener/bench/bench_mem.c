@@ -1,0 +1,92 @@
+/* bench_mem: "shortener bench --mem-limit SIZE", the lookups in a memory
+ * cgroup of their own (base/memlimit.h), so the page cache they may use is
+ * SIZE at most and a database larger than that is read from storage. */
+#include <stdio.h>
+
+#include "base/cleanup.h"
+#include "base/cli.h"
+#include "base/memlimit.h"
+#include "base/os.h"
+#include "measure/coldcache.h"
+#include "shortener/bench/bench_int.h"
+
+#define CMD BENCH_CMD
+
+static int refuse(int rc, const char *err)
+{
+    return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+}
+
+int bench_mem_check(const struct bench_opts *o)
+{
+    char err[512];
+    int rc = o->mem_limit ? memlimit_check(err, sizeof err) : 0;
+    return rc ? refuse(rc, err) : 0;
+}
+
+/* On SIGINT/SIGTERM the cleanup watcher takes the process out of its
+ * group and removes the group before it exits. */
+static void leave_fn(void *arg, char *msg, size_t cap)
+{
+    (void)arg;
+    char err[400];
+    if (memlimit_leave(err, sizeof err) != 0)
+        snprintf(msg, cap, "%s", err);
+    else
+        snprintf(msg, cap, "memory cgroup removed");
+}
+
+int bench_mem_enter(const struct bench_opts *o, int *h)
+{
+    *h = -1;
+    if (!o->mem_limit)
+        return 0;
+    if (cleanup_begin(CMD) != 0)
+        return cli_fail(CMD, "--mem-limit: cannot watch for signals");
+    char err[512];
+    int rc = memlimit_enter(o->mem_limit, err, sizeof err);
+    if (rc) {
+        cleanup_end();
+        return refuse(rc, err);
+    }
+    *h = cleanup_add_fn(leave_fn, NULL);
+    /* Pages cached before the move stay charged to the old group and
+     * readable for free: out with them, so every page a lookup needs is
+     * read into this group's budget. */
+    const char *paths[2] = {o->path, o->compare};
+    for (int k = 0; k < 2 && paths[k]; k++) {
+        struct coldcache_set cset = {.path = paths[k], .is_db = 1};
+        struct coldcache_stat cs;
+        if (coldcache_evict(&cset, &cs, err, (int)sizeof err) != 0)
+            return cli_fail(CMD, "--mem-limit: %s", err);
+    }
+    struct memlimit_info mi;
+    if (memlimit_info(&mi) == 0)
+        fprintf(stderr, "kvtest %s: memory limit %lld bytes: cgroup v%d %s\n", CMD,
+                (long long)mi.limit, mi.version, mi.dir);
+    return 0;
+}
+
+void bench_mem_note(struct bench *b)
+{
+    static const char *const keys[] = {"read_bytes"};
+    b->mem_read_bytes = -1;
+    if (b->o->mem_limit && memlimit_info(&b->mem) == 0 &&
+        os_io_counters(keys, 1, &b->mem_read_bytes) != 0)
+        b->mem_read_bytes = -1;
+}
+
+int bench_mem_leave(const struct bench_opts *o, int h, int rc)
+{
+    if (!o->mem_limit)
+        return rc;
+    char err[512];
+    /* Inside the section the watcher waits for: a signal now cannot run
+     * leave_fn at the same time. */
+    cleanup_lock();
+    int left = memlimit_leave(err, sizeof err);
+    cleanup_drop(h);
+    cleanup_unlock();
+    cleanup_end();
+    return left != 0 && rc == 0 ? cli_fail(CMD, "%s", err) : rc;
+}
