@@ -21,7 +21,10 @@
 #
 # Runs scripts/study/fasterthanfs.sh, scripts/study/shortener.sh and
 # scripts/study/cluster.sh (in-process lookups through a 3-primary Valkey
-# Cluster beside one Valkey and none, 5 rounds at full scale) into one output
+# Cluster beside one Valkey and none, 5 rounds at full scale) and
+# scripts/study/nginx.sh (the HTTP ceiling: nginx returning the service's
+# GET body from its config beside serve --cache none, same wrk, 6 rounds of
+# 5 s at full scale, about 70 s) into one output
 # directory (default bench-out/DATE-SCALE; an existing one is refused unless
 # --force), then draws the charts and writes DIR/REPORT.md. Builds nothing:
 # "make bench" has already installed the dependencies and built ./kvtest.
@@ -42,7 +45,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-need_tools jq gnuplot awk du valkey-server valkey-cli wrk curl
+need_tools jq gnuplot awk du valkey-server valkey-cli wrk curl nginx
 kv_find_kvtest ""
 kv_find_ratioci   # the report's intervals: fail now, not after the study
 if [ -z "$OUTDIR" ]; then
@@ -70,14 +73,16 @@ case $SCALE in
                --sweep-sizes 1k,4k,10k,30k,100k,300k,1M --sweep-total 100M --sweep-repeat 5
                --sweep-pages 4k,64k)
         SHORT=(--links 100k --lookups 20k --repeat 6 --duration 5 --rounds 5)
-        CLUSTER=(--links 100k --lookups 20k --rounds 5) ;;
+        CLUSTER=(--links 100k --lookups 20k --rounds 5)
+        NGINX=(--repeat 6 --duration 5) ;;
     small)
         BLOBS=(--count 10k --size 10k --variance 2k --repeat 4 --write-repeat 4 --warmup 1
                --writes 2k --cold-count 500 --cold-repeat 4
                --sweep-sizes 1k,10k,100k,1M --sweep-total 20M --sweep-repeat 3
                --sweep-pages 4k,64k)
         SHORT=(--links 10k --lookups 20k --repeat 4 --duration 2 --rounds 3)
-        CLUSTER=(--links 10k --lookups 20k --rounds 4) ;;
+        CLUSTER=(--links 10k --lookups 20k --rounds 4)
+        NGINX=(--repeat 4 --duration 2) ;;
 esac
 EXTRA=(--out "$OUT" --force --no-report)
 TRASH=$OUT/scratch/.delete-later
@@ -87,7 +92,7 @@ printf 'scale\t%s\ncommand\t%s\nstarted_utc\t%s\n' "$SCALE" \
 
 failed=()
 say "scale $SCALE; results in $OUT"
-say "part 1/3: blobs in SQLite or files (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
+say "part 1/4: blobs in SQLite or files (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
 DEFER=()
 [ "$KEEP" = 1 ] || DEFER=(--defer-delete "$TRASH")
 bash "$KV_SCRIPTS/fasterthanfs.sh" "${BLOBS[@]}" "${EXTRA[@]}" "${DEFER[@]}" --kvtest "$KVTEST" ||
@@ -100,14 +105,17 @@ if [ -s "$TRASH" ]; then
     RM_PID=$!
     kv_track_pid "$RM_PID"
 fi
-say "part 2/3: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
+say "part 2/4: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
 bash "$KV_SCRIPTS/shortener.sh" "${SHORT[@]}" "${EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(shortener.sh)
-say "part 3/3: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
+say "part 3/4: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
 CL_EXTRA=(--force --no-report)
 [ "$KEEP" = 1 ] && CL_EXTRA+=(--keep)
 bash "$KV_SCRIPTS/cluster.sh" "$OUT" "${CLUSTER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(cluster.sh)
+say "part 4/4: the HTTP ceiling, nginx beside the service (scripts/study/nginx.sh ${NGINX[*]})"
+bash "$KV_SCRIPTS/nginx.sh" "${NGINX[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
+    >"$OUT/logs/nginx.txt" || failed+=(nginx.sh)
 
 if [ -n "$RM_PID" ]; then
     say "waiting for the blob data to be deleted"

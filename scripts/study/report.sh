@@ -106,7 +106,8 @@ findings_tsv() {
               ["http-zipf-track", "HTTP GET/s with Zipf keys, valkey+track / valkey (rate)", "http-zipf/valkey-track/valkey", "rate"],
               ["http-zipf-track-sqlite", "HTTP GET/s with Zipf keys, valkey+track / no cache (rate)", "http-zipf/valkey-track/sqlite", "rate"],
               ["loadwrk-sqlite", "HTTP, kvtest load / wrk, no cache (rate)", "loadwrk/sqlite/wrk", "rate"],
-              ["loadwrk-valkey", "HTTP, kvtest load / wrk, valkey (rate)", "loadwrk/valkey/wrk", "rate"]][]
+              ["loadwrk-valkey", "HTTP, kvtest load / wrk, valkey (rate)", "loadwrk/valkey/wrk", "rate"],
+              ["http-ceiling", "HTTP GET/s, service (no cache) / nginx fixed body (rate)", "ceiling/service/nginx", "rate"]][]
              | . as [$id, $lab, $key, $kind] | select($c[$key])
              | [$id, $lab, $c[$key].est, $c[$key].lo, $c[$key].hi, $kind]),
             (($sw[0] // [])[] as $p
@@ -267,6 +268,14 @@ if [ -s "$C/shortener-payoff.json" ]; then
             | "\($k) keys (no cache \(row($k; "sqlite").rps | n0) GET/s): \($t)" ] | join(". ")) + "."
         else empty end' >>"$R"
 fi
+if [ -s "$C/nginx.tsv" ]; then
+    j /dev/null -n '
+      ci("ceiling/service/nginx") as $k
+      | def med($s): ci("ceiling/rate/\($s)").est;
+      if $k then
+        "- **The HTTP ceiling** (`scripts/study/nginx.sh`, \($k.n) rounds alternating): without a cache the service answered \(med("service") | n0) GET/s against \(med("nginx") | n0) for nginx returning the same body from its configuration: \($k.est * 100 | r(0))% of that ceiling (95% CI \($k.lo * 100 | r(0))–\($k.hi * 100 | r(0))%\(if $k.covered then "" else ", fewer than 4 rounds" end))."
+      else empty end' >>"$R"
+fi
 if [ -s "$OUT/logs/blobs-skipped.txt" ]; then
     w "- **Not measured in this run:** $(paste -sd';' "$OUT/logs/blobs-skipped.txt" | sed 's/;/; /g')."
 fi
@@ -339,6 +348,14 @@ if [ -s "$C/shortener-payoff.json" ]; then
       "| keys | configuration | GET/s (median) | vs no cache (95% CI) | pays off | vs valkey (95% CI) |" \
       "|---|---|---:|---:|---|---:|"
     j "$C/shortener-payoff.json" '.[] | "| \(.keys) | \(.config) | \(.rps | n0) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.pays_off // "–") | \(if .ratio_to_valkey then "\(.ratio_to_valkey | x)\(ivl("valkey_lo"; "valkey_hi"))" else "–" end) |"' >>"$R"
+fi
+if [ -s "$C/nginx.md" ]; then
+    # scripts/study/nginx.sh: the same client against nginx returning the
+    # service's body from its config, the ceiling of HTTP on this machine.
+    frac=$(awk -F'|' '/service \/ nginx/ { gsub(/^ +| +$/, "", $3); print $3 }' "$C/nginx.md")
+    w "" "### The HTTP ceiling: the service against nginx" "" \
+      "nginx (Debian's \`nginx-light\`, one worker per core, its own configuration in a scratch directory) returns the body of one \`GET /link/<id>\` from its configuration: no storage at all: a ceiling for an HTTP server on this machine with this client. \`kvtest shortener serve --cache none\` answers the same path with one SQLite lookup per request. Both run side by side and the same \`wrk\` alternates between them round by round (ABBA). The service reaches **${frac:-–}** of nginx's rate (median of the per-round ratios, 95% CI). \`results/http/NOTES.md\` profiles where the service spends the difference." ""
+    cat "$C/nginx.md" >>"$R"
 fi
 if [ -s "$C/cluster-summary.csv" ]; then
     # Valkey Cluster (scripts/study/cluster.sh): lookups through 3 primaries

@@ -221,6 +221,11 @@ map(select(.command == "sweep" and .rows)) | last // empty
     [ ! -s "$OUT/raw/blobs.jsonl" ] || jq -rs "$PAIRS_BLOBS" "$OUT/raw/blobs.jsonl"
     [ ! -s "$OUT/raw/shortener.jsonl" ] || jq -rs "$PAIRS_SHORT" "$OUT/raw/shortener.jsonl"
     [ ! -s "$OUT/raw/sweep.jsonl" ] || jq -rs "$PAIRS_SWEEP" "$OUT/raw/sweep.jsonl"
+    # scripts/study/nginx.sh: "round server requests_per_s", the two
+    # servers of a round paired (service / nginx: the fraction of the ceiling).
+    [ ! -s "$C/nginx.tsv" ] || awk -F'\t' 'NR > 1 { v[$1 "\t" $2] = $3; r[$1] = 1; print "ceiling/rate/" $2 "\t" $3 }
+        END { for (i in r) if (v[i "\tservice"] > 0 && v[i "\tnginx"] > 0)
+                  print "ceiling/service/nginx\t" v[i "\tservice"] "\t" v[i "\tnginx"] }' "$C/nginx.tsv"
 } | kv_ci_table >"$C/intervals.json"
 CI=$C/intervals.json
 

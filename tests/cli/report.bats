@@ -178,6 +178,31 @@ shortener_dir() {
     assert_success
 }
 
+@test "report: the service as a fraction of nginx's ceiling, paired by round, with its interval" {
+    mkdir -p "$D/n/csv"
+    # Rounds alternate the order; each round's service/nginx ratio is 0.5
+    # except one (0.9), so the median is 0.5 whichever round is unpaired.
+    printf 'round\tserver\trequests_per_s\n' >"$D/n/csv/nginx.tsv"
+    printf '%s\n' "1 service 50" "1 nginx 100" "2 nginx 120" "2 service 60" \
+        "3 service 45" "3 nginx 90" "4 nginx 100" "4 service 90" "5 service 55" "5 nginx 110" |
+        tr ' ' '\t' >>"$D/n/csv/nginx.tsv"
+    printf '| a | b |\n|:--|--:|\n| service / nginx (per-round ratios) | 0.500 [0.500, 0.900] |\n' >"$D/n/csv/nginx.md"
+    run bash "$ROOT/scripts/study/tables.sh" "$D/n"
+    assert_success
+    run jq -c '.["ceiling/service/nginx"] | [.est, .n, .covered]' "$D/n/csv/intervals.json"
+    assert_output "[0.5,5,true]"
+    run bash "$ROOT/scripts/study/report.sh" "$D/n"
+    assert_success
+    run grep -F -- "- **The HTTP ceiling**" "$D/n/REPORT.md"
+    assert_success
+    assert_output --partial "the service answered 55 GET/s against 100 for nginx"
+    assert_output --partial ": 50% of that ceiling (95% CI 50–"
+    run grep -F "The service reaches **0.500 [0.500, 0.900]** of nginx's rate" "$D/n/REPORT.md"
+    assert_success
+    run grep -P '^http-ceiling\t[^\t]+\t0\.5\t0\.5\t' "$D/n/findings.tsv"
+    assert_success
+}
+
 # --------------------------------------------------------------- repro
 # findings FILE LINE...: a findings.tsv with its header.
 findings() {
