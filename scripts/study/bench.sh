@@ -10,9 +10,10 @@
 #          experiment with 100k links (6 in-process rounds, 5 HTTP rounds
 #          with uniform keys, 5 with Zipf 1.0 keys for no cache, valkey and
 #          valkey-track): about 11 minutes on 2 cores (the Zipf rows add
-#          about 2), under 14
+#          about 2), under 14; then the HTTP ceiling (about 70 s) and a
+#          database larger than memory (about 3 minutes)
 #   small  the same steps at a tenth of the scale, 3-4 rounds each (about
-#          3 minutes)
+#          3 minutes, and 1 for the database larger than memory)
 #
 # Rounds are what the report's 95% intervals are made of (a bootstrap over
 # paired rounds needs at least 4 for 95%), so full scale runs at least 5 of

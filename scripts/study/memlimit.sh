@@ -66,10 +66,11 @@ done
 [[ $WARM =~ ^[1-9][0-9]*(ms|s)?$ ]] || usage_die "--warmup must be seconds (2, 500ms), not $WARM"
 NLINKS=$(kv_count "$LINKS")
 NHOT=$(kv_count "$LOOKUPS")
-[ "$NLINKS" -gt 0 ] && [ "$NHOT" -gt 0 ] || usage_die "--links and --lookups must be above 0"
+if [ "$NLINKS" -eq 0 ] || [ "$NHOT" -eq 0 ]; then usage_die "--links and --lookups must be above 0"; fi
 [ "$NHOT" -le "$NLINKS" ] || usage_die "--lookups ($LOOKUPS) is more than --links ($LINKS)"
-[[ $ZIPF =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v z="$ZIPF" 'BEGIN { exit !(z > 0) }' ||
+if ! [[ $ZIPF =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! awk -v z="$ZIPF" 'BEGIN { exit !(z > 0) }'; then
     usage_die "--zipf must be a number above 0, not $ZIPF"
+fi
 IFS=, read -r -a LIM <<<"$LIMITS"
 [ ${#LIM[@]} -gt 0 ] || usage_die "--limits needs at least one size"
 for l in "${LIM[@]}"; do
@@ -136,7 +137,7 @@ for mem in "${LIM[@]}" unlimited; do
     # eviction at the start and counters, only the budget differs.
     [ "$mem" != unlimited ] || lim=1024GiB
     for keys in uniform zipf; do
-        args=(--configs sqlite,valkey,valkey-track --cache "$TR" --track-size "$((2 * NHOT))"
+        args=(--configs "sqlite,valkey,valkey-track" --cache "$TR" --track-size "$((2 * NHOT))"
               --lookups "$NHOT" --repeat "$ROUNDS" --warmup 1 --mem-limit "$lim" --json)
         [ "$keys" = uniform ] || args+=(--zipf "$ZIPF")
         step "in-process, $mem, $keys keys"

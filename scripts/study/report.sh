@@ -389,15 +389,24 @@ if [ -s "$C/memlimit.json" ]; then
       "The shortener's own caveat: the OS file cache can mask what an external cache is worth. Here the process runs in a memory cgroup of its own (\`--mem-limit\`: the limit counts the page cache, so pages that do not fit are read from storage again), on a database of $(param "$ML" links) links (${db:+$(awk -v b="$db" 'BEGIN { printf "%.0f MB", b / 1e6 }')}), limits $(param "$ML" limits | sed 's/,/, /g'); Valkey runs outside the limit. In-process: \`kvtest shortener bench\`, sqlite, valkey cache-aside and valkey-track interleaved in each of $(param "$ML" rounds) rounds, $(param "$ML" lookups) lookups per run, under each limit and without one (a limit above the machine's memory). Over HTTP, under $(param "$ML" http_limit) only: a fresh \`kvtest shortener serve --mem-limit\` per run, $(param "$ML" warmup | sed -E 's/^[0-9]+$/& s/') of warm-up, then $(param "$ML" duration | sed -E 's/^[0-9]+$/& s/') of GETs by $(param "$ML" threads) users over $(param "$ML" lookups) ids drawn at random from the whole database, uniform or Zipf $(param "$ML" zipf), configurations in rotating order. \"vs sqlite\" is the median over rounds of the rate divided by that of sqlite in the same round, with its 95% interval; a cache pays off only where that interval lies above 1." "" \
       "| leg | memory | keys | configuration | rate /s (median) | vs sqlite (95% CI) | pays off | vs valkey (95% CI) |" \
       "|---|---|---|---|---:|---:|---|---:|"
-    j "$C/memlimit.json" '.[] | "| \(if .leg == "http" then "HTTP" else "in-process" end) | \(.mem) | \(.keys) | \(.config) | \(.rate | n0) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.pays_off // "–") | \(if .ratio_to_valkey then "\(.ratio_to_valkey | x)\(ivl("valkey_lo"; "valkey_hi"))" else "–" end) |"' >>"$R"
+    j "$C/memlimit.json" --arg db "${db:-}" '.[] | "| \(if .leg == "http" then "HTTP" else "in-process" end) | \(.mem)\(if .mem != "unlimited" and $db != "" then " (db \(($db | tonumber) / .limit_bytes | r(1))x)" else "" end) | \(.keys) | \(.config) | \(.rate | n0) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.pays_off // "–") | \(if .ratio_to_valkey then "\(.ratio_to_valkey | x)\(ivl("valkey_lo"; "valkey_hi"))" else "–" end) |"' >>"$R"
     if [ -s "$C/memlimit-breakeven.csv" ]; then
         w "" "The break-even line of each in-process run (\`result.break_even\`): Valkey cache-aside can only pay off when an SQLite lookup costs more than a cache hit (medians of the run; \"break-even\" says whether it does)." "" \
           "| memory | keys | SQLite lookup µs | cache hit µs (hit ratio) | break-even: pays off | valkey-track µs (from process memory) | read from storage MB | peak memory MiB |" \
           "|---|---|---:|---:|---|---:|---:|---:|"
-        awk -F, 'function f(v, d) { return v == "" ? "–" : sprintf("%." d "f", v) }
-            NR > 1 { printf "| %s | %s | %s | %s (%s%%) | %s | %s (%s%%) | %s | %s |\n", $1, $3, f($4, 2), f($5, 2),
-                     f($6 * 100, 0), ($7 == "true" ? "yes" : $7 == "false" ? "no" : "–"), f($8, 2), f($9 * 100, 0),
-                     f($10 / 1e6, 0), f($11 / 1048576, 0) }' "$C/memlimit-breakeven.csv" >>"$R"
+        awk -F, -v db="${db:-}" 'function f(v, m, d) { return v == "" ? "–" : sprintf("%." d "f", v * m) }
+            NR > 1 { mem = $1; if ($1 != "unlimited" && db > 0 && $2 > 0) mem = sprintf("%s (db %.1fx)", $1, db / $2)
+                     printf "| %s | %s | %s | %s (%s%%) | %s | %s (%s%%) | %s | %s |\n", mem, $3, f($4, 1, 2), f($5, 1, 2),
+                     f($6, 100, 0), ($7 == "true" ? "yes" : $7 == "false" ? "no" : "–"), f($8, 1, 2), f($9, 100, 0),
+                     f($10, 1e-6, 0), f($11, 1 / 1048576, 0) }' "$C/memlimit-breakeven.csv" >>"$R"
+        # The line: where cache-aside passes its break-even as the
+        # database outgrows the memory, per key distribution.
+        awk -F, 'NR > 1 { k[$3] = 1; m = ($1 == "unlimited" ? "no limit" : $1)
+                          if ($7 == "true") y[$3] = y[$3] (y[$3] == "" ? "" : ", ") m
+                          else if ($7 == "false") n[$3] = n[$3] (n[$3] == "" ? "" : ", ") m }
+            END { for (key in k) printf "%s keys: an SQLite lookup costs more than a cache hit (cache-aside can pay off) with %s; less with %s.\n",
+                      key, (y[key] == "" ? "none of these memory sizes" : y[key]), (n[key] == "" ? "none" : n[key]) }' \
+            "$C/memlimit-breakeven.csv" | sort | paste -sd' ' | sed 's/^/\n/' >>"$R"
     fi
     w "" "<details><summary>Commands</summary>" "" '```sh'
     cmds '^memlimit-' >>"$R"
