@@ -29,7 +29,8 @@
 # (--track-size twice LOOKUPS). Writes DIR/raw/memlimit.jsonl (every run's JSON
 # with {"bench": ...}), DIR/raw/memlimit-params.tsv, DIR/csv/memlimit.csv
 # (leg,mem,limit_bytes,keys,config,round,rate: one row per measured run),
-# DIR/csv/memlimit-breakeven.csv (one row per in-process bench) and, unless
+# DIR/csv/memlimit-breakeven.csv (one row per in-process bench),
+# DIR/csv/memlimit-http-hits.csv (each service's cache counters) and, unless
 # --no-report, the tables and DIR/REPORT.md (scripts/study/tables.sh pairs
 # the rounds, build/ratioci gives the intervals), and prints the section.
 # About 3 minutes with the defaults (make bench's full scale).
@@ -92,10 +93,12 @@ OUTDIR=${OUTDIR:-$KV_ROOT/bench-out/memlimit-$(date -u +%Y%m%d-%H%M%S)}
 kv_prepare_out "$OUTDIR" "$FORCE"
 [ -s "$OUT/env/environment.txt" ] || kv_env_capture
 RAW=$OUT/raw/memlimit.jsonl CSV=$OUT/csv/memlimit.csv BE=$OUT/csv/memlimit-breakeven.csv
+HITS=$OUT/csv/memlimit-http-hits.csv
 rm -f "$RAW" "$OUT/logs/memlimit-"*
 [ -e "$OUT/commands.tsv" ] && sed -i '/^memlimit-/d' "$OUT/commands.tsv"
 : >"$RAW"
 echo "leg,mem,limit_bytes,keys,config,round,rate" >"$CSV"
+echo "keys,config,round,hits,misses,local_hits" >"$HITS"
 echo "mem,limit_bytes,keys,sqlite_us,cache_hit_us,cache_hit_ratio,pays_off,track_us,track_local_hit_ratio,read_bytes,peak_bytes" >"$BE"
 kv_scratch memlimit
 T0=$(kv_now)
@@ -185,9 +188,13 @@ for keys in uniform zipf; do
                 --arg c "$name" --arg r "$r" '
                 ["http", $m, $b, $k, $c, $r, .result.by_type.get.requests_per_s] | @csv' |
                 tr -d '"' >>"$CSV"
+            # The service's cache counters over its life (warm-up included).
             curl -fsS --max-time 2 "$SERVICE_URL/stats" 2>/dev/null |
                 jq -c --argjson m "$(meta http "$HL" "$keys" "$name" "$r" 0)" \
                     '{tool: "stats", stats: .} + {bench: $m}' >>"$RAW" || true
+            tail -n 1 "$RAW" | jq -r --arg k "$keys" --arg c "$name" --arg r "$r" '
+                select(.tool == "stats" and .bench.round == ($r | tonumber)) | .stats.cache
+                | [$k, $c, $r, .hits // 0, .misses // 0, .local_hits // 0] | @csv' | tr -d '"' >>"$HITS"
             kv_serve_stop
         done
     done

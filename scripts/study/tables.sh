@@ -450,5 +450,21 @@ if [ -s "$C/memlimit.csv" ]; then
                      pays_off: (if .config == "sqlite" then null else pays($s) end),
                      ratio_to_valkey: $v.est, valkey_lo: $v.lo, valkey_hi: $v.hi})' \
         "$C/memlimit.csv" >"$C/memlimit.json"
+    # Over HTTP, the services' cache counters (warm-up included): answers
+    # from the cache (Valkey or process memory) over all lookups, per config.
+    if [ -s "$C/memlimit-http-hits.csv" ]; then
+        awk -F, 'NR > 1 { k = $1 "," $2; h[k] += $4 + $6; l[k] += $6; a[k] += $4 + $5 + $6 }
+            END { for (k in a) if (a[k] > 0) printf "%s,%.4f,%.4f\n", k, h[k] / a[k], l[k] / a[k] }' \
+            "$C/memlimit-http-hits.csv" |
+            jq -R -s --slurpfile m "$C/memlimit.json" '
+                [split("\n")[] | select(length > 0) | split(",")
+                 | {key: "\(.[0])/\(.[1])", value: {hit: (.[2] | tonumber), local: (.[3] | tonumber)}}]
+                | from_entries as $h
+                | $m[0] | map(if .leg == "http" and $h["\(.keys)/\(.config)"]
+                              then . + {hit_ratio: $h["\(.keys)/\(.config)"].hit,
+                                        local_hit_ratio: $h["\(.keys)/\(.config)"].local}
+                              else . end)' >"$C/memlimit.tmp"
+        mv "$C/memlimit.tmp" "$C/memlimit.json"
+    fi
 fi
 exit 0

@@ -175,6 +175,10 @@ MLSH=$BATS_TEST_DIRNAME/../../scripts/study/memlimit.sh
     assert_output "$(printf '%s\t%s\t0\tboolean\n' 24MiB 25165824 24MiB 25165824 unlimited 1099511627776 unlimited 1099511627776)"
     run grep -c -- '--mem-limit 24MiB' "$o/commands.tsv"
     assert_output 14   # 2 benches (uniform, Zipf) and 12 services (2 keys x 2 rounds x 3)
+    # Each service's cache counters: 12 services; the caches answered.
+    run awk -F, 'NR > 1 { n++; if ($2 != "sqlite" && $4 + $6 > 0) hit++ } END { print n, hit }' \
+        "$o/csv/memlimit-http-hits.csv"
+    assert_output "12 8"
     run grep -F "### A database larger than memory" "$o/REPORT.md"
     assert_success
     run grep -c '^| 24MiB \|^| unlimited ' "$o/REPORT.md"
