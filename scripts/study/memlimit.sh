@@ -24,7 +24,9 @@
 #      service, WARMUP s then DURATION s of GETs by THREADS users ("kvtest
 #      shortener load") over a hot set of LOOKUPS ids drawn at random from
 #      the whole database (the in-process bench's number of distinct ids),
-#      uniform or with --zipf.
+#      uniform or with --zipf. The service's own memory (8 worker threads,
+#      each with its SQLite page cache) needs about 20 MiB of that limit: at
+#      16MiB it is killed by the kernel and the script stops, saying so.
 # Valkey is flushed before each run; the client-side map holds the hot set
 # (--track-size twice LOOKUPS). Writes DIR/raw/memlimit.jsonl (every run's JSON
 # with {"bench": ...}), DIR/raw/memlimit-params.tsv, DIR/csv/memlimit.csv
@@ -120,7 +122,8 @@ DB=$SCR/links.db HOT=$SCR/hot.txt
 kv_run memlimit-init "$OUT/logs/memlimit-init.txt" "$KVTEST" shortener init "$DB" --links "$LINKS" --seed 1
 # A fixed pseudo-random sample (shuf seeded by a constant stream), spread
 # over the whole file, so its rows live on pages all over the database.
-"$KVTEST" shortener keys "$DB" | shuf -n "$NHOT" --random-source=<(yes) >"$HOT"
+"$KVTEST" shortener keys "$DB" | shuf -n "$NHOT" --random-source=<(yes) >"$HOT" ||
+    die "could not draw $NHOT ids from $DB"
 [ "$(wc -l <"$HOT")" -eq "$NHOT" ] || die "kvtest shortener keys gave fewer than $NHOT ids"
 DBB=$(stat -c %s "$DB")
 {
