@@ -10,9 +10,10 @@
 #          experiment with 100k links (6 in-process rounds, 5 HTTP rounds
 #          with uniform keys, 5 with Zipf 1.0 keys for no cache, valkey and
 #          valkey-track): about 11 minutes on 2 cores (the Zipf rows add
-#          about 2), under 14
+#          about 2), under 14; then the HTTP ceiling (about 70 s) and a
+#          database larger than memory (about 3 minutes)
 #   small  the same steps at a tenth of the scale, 3-4 rounds each (about
-#          3 minutes)
+#          3 minutes, and 1 for the database larger than memory)
 #
 # Rounds are what the report's 95% intervals are made of (a bootstrap over
 # paired rounds needs at least 4 for 95%), so full scale runs at least 5 of
@@ -21,10 +22,15 @@
 #
 # Runs scripts/study/fasterthanfs.sh, scripts/study/shortener.sh and
 # scripts/study/cluster.sh (in-process lookups through a 3-primary Valkey
-# Cluster beside one Valkey and none, 5 rounds at full scale) and
+# Cluster beside one Valkey and none, 5 rounds at full scale),
 # scripts/study/nginx.sh (the HTTP ceiling: nginx returning the service's
 # GET body from its config beside serve --cache none, same wrk, 6 rounds of
-# 5 s at full scale, about 70 s) into one output
+# 5 s at full scale, about 70 s) and scripts/study/memlimit.sh (a links
+# database 2x and 4x a memory limit that counts the page cache: sqlite,
+# valkey and valkey-track in-process and over HTTP, uniform and Zipf keys,
+# 5 rounds at full scale, about 3 minutes, 1 small; root only: without
+# root or a memory controller it fails in one line and the rest stands)
+# into one output
 # directory (default bench-out/DATE-SCALE; an existing one is refused unless
 # --force), then draws the charts and writes DIR/REPORT.md. Builds nothing:
 # "make bench" has already installed the dependencies and built ./kvtest.
@@ -74,7 +80,8 @@ case $SCALE in
                --sweep-pages 4k,64k)
         SHORT=(--links 100k --lookups 20k --repeat 6 --duration 5 --rounds 5)
         CLUSTER=(--links 100k --lookups 20k --rounds 5)
-        NGINX=(--repeat 6 --duration 5) ;;
+        NGINX=(--repeat 6 --duration 5)
+        MEMLIMIT=(--links 800k --limits 24MiB,48MiB --rounds 5 --lookups 10k --duration 2 --warmup 1) ;;
     small)
         BLOBS=(--count 10k --size 10k --variance 2k --repeat 4 --write-repeat 4 --warmup 1
                --writes 2k --cold-count 500 --cold-repeat 4
@@ -82,7 +89,8 @@ case $SCALE in
                --sweep-pages 4k,64k)
         SHORT=(--links 10k --lookups 20k --repeat 4 --duration 2 --rounds 3)
         CLUSTER=(--links 10k --lookups 20k --rounds 4)
-        NGINX=(--repeat 4 --duration 2) ;;
+        NGINX=(--repeat 4 --duration 2)
+        MEMLIMIT=(--links 400k --limits 24MiB --rounds 4 --lookups 5k --duration 1 --warmup 500ms) ;;
 esac
 EXTRA=(--out "$OUT" --force --no-report)
 TRASH=$OUT/scratch/.delete-later
@@ -92,7 +100,7 @@ printf 'scale\t%s\ncommand\t%s\nstarted_utc\t%s\n' "$SCALE" \
 
 failed=()
 say "scale $SCALE; results in $OUT"
-say "part 1/4: blobs in SQLite or files (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
+say "part 1/5: blobs in SQLite or files (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
 DEFER=()
 [ "$KEEP" = 1 ] || DEFER=(--defer-delete "$TRASH")
 bash "$KV_SCRIPTS/fasterthanfs.sh" "${BLOBS[@]}" "${EXTRA[@]}" "${DEFER[@]}" --kvtest "$KVTEST" ||
@@ -105,23 +113,29 @@ if [ -s "$TRASH" ]; then
     RM_PID=$!
     kv_track_pid "$RM_PID"
 fi
-say "part 2/4: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
+say "part 2/5: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
 bash "$KV_SCRIPTS/shortener.sh" "${SHORT[@]}" "${EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(shortener.sh)
-say "part 3/4: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
+say "part 3/5: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
 CL_EXTRA=(--force --no-report)
 [ "$KEEP" = 1 ] && CL_EXTRA+=(--keep)
 bash "$KV_SCRIPTS/cluster.sh" "$OUT" "${CLUSTER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(cluster.sh)
-say "part 4/4: the HTTP ceiling, nginx beside the service (scripts/study/nginx.sh ${NGINX[*]})"
+say "part 4/5: the HTTP ceiling, nginx beside the service (scripts/study/nginx.sh ${NGINX[*]})"
 bash "$KV_SCRIPTS/nginx.sh" "${NGINX[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
     >"$OUT/logs/nginx.txt" || failed+=(nginx.sh)
 
+# The next part reads from storage: the deletion must not compete with it.
 if [ -n "$RM_PID" ]; then
     say "waiting for the blob data to be deleted"
     wait "$RM_PID" || true
     stop_pid "$RM_PID"
 fi
+say "part 5/5: a database larger than memory (scripts/study/memlimit.sh ${MEMLIMIT[*]})"
+ML_EXTRA=(--force --no-report)
+[ "$KEEP" = 1 ] && ML_EXTRA+=(--keep)
+bash "$KV_SCRIPTS/memlimit.sh" "${MEMLIMIT[@]}" --out "$OUT" "${ML_EXTRA[@]}" --kvtest "$KVTEST" \
+    >"$OUT/logs/memlimit.txt" || failed+=(memlimit.sh)
 printf 'elapsed_s\t%s\n' "$(kv_since "$T0")" >>"$OUT/raw/bench.tsv"
 kv_report "$OUT"
 [ "$LATEST" = 0 ] || ln -sfn "$(basename "$OUT")" "$(dirname "$OUT")/latest"

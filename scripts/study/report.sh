@@ -110,6 +110,11 @@ findings_tsv() {
               ["http-ceiling", "HTTP GET/s, service (no cache) / nginx fixed body (rate)", "ceiling/service/nginx", "rate"]][]
              | . as [$id, $lab, $key, $kind] | select($c[$key])
              | [$id, $lab, $c[$key].est, $c[$key].lo, $c[$key].hi, $kind]),
+            ($c | to_entries | sort_by(.key)[] | select(.key | test("^memlimit/[^/]+/[^/]+/[^/]+/[^/]+/sqlite$"))
+             | (.key | split("/")) as [$_, $leg, $mem, $keys, $conf]
+             | ["memlimit-\($leg)-\($mem)-\($keys)-\($conf)",
+                "db larger than memory, \(if $leg == "http" then "HTTP GET/s" else "in-process lookups" end) \(if $mem == "unlimited" then "without a memory limit" else "under \($mem)" end), \($keys) keys, \($conf) / sqlite (rate)",
+                .value.est, .value.lo, .value.hi, "rate"]),
             (($sw[0] // [])[] as $p
              | ([$p.first_size, $p.last_size] | unique[]) as $s
              | ($c["sweep/\($p.pagesize)/\($s)"] // {}) as $k
@@ -276,6 +281,25 @@ if [ -s "$C/nginx.tsv" ]; then
         "- **The HTTP ceiling** (`scripts/study/nginx.sh`, \($k.n) rounds alternating): without a cache the service answered \(med("service") | n0) GET/s against \(med("nginx") | n0) for nginx returning the same body from its configuration: \($k.est * 100 | r(0))% of that ceiling (95% CI \($k.lo * 100 | r(0))–\($k.hi * 100 | r(0))%\(if $k.covered then "" else ", fewer than 4 rounds" end))."
       else empty end' >>"$R"
 fi
+ML=$OUT/raw/memlimit-params.tsv
+if [ -s "$C/memlimit.json" ]; then
+    j "$C/memlimit.json" --arg db "$(param "$ML" db_bytes)" --arg hl "$(param "$ML" http_limit)" '
+      def row($l; $m; $k; $c): (map(select(.leg == $l and .mem == $m and .keys == $k and .config == $c))[0] // null);
+      def say($l; $m; $k; $c): row($l; $m; $k; $c) as $r
+        | if $r == null or $r.ratio_lo == null then empty
+          else "\($c) \(cmp({est: $r.ratio_to_sqlite, lo: $r.ratio_lo, hi: $r.ratio_hi, n: $r.ratio_n, covered: $r.ratio_covered}; "rate")): \(if $r.pays_off == "yes" then "pays off" else "does not pay off" end)" end;
+      def leg($l; $m): [ ["uniform", "zipf"][] as $k
+            | ([say($l; $m; $k; "valkey"), say($l; $m; $k; "valkey-track")] | join("; ")) as $t
+            | select($t != "") | "\($k) keys: \($t)" ] | join(". ");
+      (if $hl != "" then $hl else (map(select(.mem != "unlimited"))[0].mem // "") end) as $m
+      | (map(select(.mem == $m) | .rounds // 0) | max) as $n
+      | [ (leg("inproc"; $m) | select(. != "") | "In-process, " + .),
+          (leg("http"; $m) | select(. != "") | "Over HTTP, " + .),
+          (leg("inproc"; "unlimited") | select(. != "") | "Without the limit (in-process, the database in the OS file cache), " + .) ] as $parts
+      | if $m != "" and ($parts | length) > 0 then
+        "- **A database larger than memory** (`scripts/study/memlimit.sh`: a \(if $db != "" then "\($db | tonumber / 1e6 | r(0)) MB " else "" end)links database, the process in a memory cgroup of \($m) that counts its page cache, Valkey outside it, \($n) rounds): does a cache pay off? " + ($parts | join(". ")) + "."
+        else empty end' >>"$R"
+fi
 if [ -s "$OUT/logs/blobs-skipped.txt" ]; then
     w "- **Not measured in this run:** $(paste -sd';' "$OUT/logs/blobs-skipped.txt" | sed 's/;/; /g')."
 fi
@@ -356,6 +380,38 @@ if [ -s "$C/nginx.md" ]; then
     w "" "### The HTTP ceiling: the service against nginx" "" \
       "nginx (Debian's \`nginx-light\`, one worker per core, its own configuration in a scratch directory) returns the body of one \`GET /link/<id>\` from its configuration: no storage at all: a ceiling for an HTTP server on this machine with this client. \`kvtest shortener serve --cache none\` answers the same path with one SQLite lookup per request. Both run side by side and the same \`wrk\` alternates between them round by round (ABBA). The service reaches **${frac:-–}** of nginx's rate (median of the per-round ratios, 95% CI). \`results/http/NOTES.md\` profiles where the service spends the difference." ""
     cat "$C/nginx.md" >>"$R"
+fi
+if [ -s "$C/memlimit.json" ]; then
+    # scripts/study/memlimit.sh: the links database several times a memory
+    # limit that counts the page cache, so SQLite reads from storage.
+    db=$(param "$ML" db_bytes)
+    w "" "### A database larger than memory" "" \
+      "The shortener's own caveat: the OS file cache can mask what an external cache is worth. Here the process runs in a memory cgroup of its own (\`--mem-limit\`: the limit counts the page cache, so pages that do not fit are read from storage again), on a database of $(param "$ML" links) links (${db:+$(awk -v b="$db" 'BEGIN { printf "%.0f MB", b / 1e6 }')}), limits $(param "$ML" limits | sed 's/,/, /g'); Valkey runs outside the limit. In-process: \`kvtest shortener bench\`, sqlite, valkey cache-aside and valkey-track interleaved in each of $(param "$ML" rounds) rounds, $(param "$ML" lookups) lookups per run, under each limit and without one (a limit above the machine's memory). Over HTTP, under $(param "$ML" http_limit) only: a fresh \`kvtest shortener serve --mem-limit\` per run, $(param "$ML" warmup | sed -E 's/^[0-9]+$/& s/') of warm-up, then $(param "$ML" duration | sed -E 's/^[0-9]+$/& s/') of GETs by $(param "$ML" threads) users over $(param "$ML" lookups) ids drawn at random from the whole database, uniform or Zipf $(param "$ML" zipf), configurations in rotating order. \"vs sqlite\" is the median over rounds of the rate divided by that of sqlite in the same round, with its 95% interval; a cache pays off only where that interval lies above 1." "" \
+      "| leg | memory | keys | configuration | rate /s (median) | vs sqlite (95% CI) | pays off | vs valkey (95% CI) | HTTP cache hits (from process memory) |" \
+      "|---|---|---|---|---:|---:|---|---:|---:|"
+    j "$C/memlimit.json" --arg db "${db:-}" '.[] | "| \(if .leg == "http" then "HTTP" else "in-process" end) | \(.mem)\(if .mem != "unlimited" and $db != "" then " (db \(($db | tonumber) / .limit_bytes | r(1))x)" else "" end) | \(.keys) | \(.config) | \(.rate | n0) | \(.ratio_to_sqlite // null | x)\(ivl) | \(.pays_off // "–") | \(if .ratio_to_valkey then "\(.ratio_to_valkey | x)\(ivl("valkey_lo"; "valkey_hi"))" else "–" end) | \(if .hit_ratio and .config != "sqlite" then "\(.hit_ratio * 100 | pct)\(if .config == "valkey-track" then " (\(.local_hit_ratio * 100 | pct))" else "" end)" else "–" end) |"' >>"$R"
+    w "" "HTTP cache hits: lookups answered by the cache (Valkey or the process's own map) over all lookups of the services' lives, warm-up included (their \`/stats\` counters); the in-process runs answer from the cache throughout (their warm-up run fills it with the same ids)."
+    if [ -s "$C/memlimit-breakeven.csv" ]; then
+        w "" "The break-even line of each in-process run (\`result.break_even\`): Valkey cache-aside can only pay off when an SQLite lookup costs more than a cache hit (\"break-even\" says whether it does). These are medians: with Zipf keys most lookups find their page in memory, so the median SQLite lookup can stay below a cache hit while the rate above, which counts the slow reads from storage too, still favours the cache." "" \
+          "| memory | keys | SQLite lookup µs | cache hit µs (hit ratio) | break-even: pays off | valkey-track µs (from process memory) | read from storage MB | peak memory MiB |" \
+          "|---|---|---:|---:|---|---:|---:|---:|"
+        awk -F, -v db="${db:-}" 'function f(v, m, d) { return v == "" ? "–" : sprintf("%." d "f", v * m) }
+            NR > 1 { mem = $1; if ($1 != "unlimited" && db > 0 && $2 > 0) mem = sprintf("%s (db %.1fx)", $1, db / $2)
+                     printf "| %s | %s | %s | %s (%s%%) | %s | %s (%s%%) | %s | %s |\n", mem, $3, f($4, 1, 2), f($5, 1, 2),
+                     f($6, 100, 0), ($7 == "true" ? "yes" : $7 == "false" ? "no" : "–"), f($8, 1, 2), f($9, 100, 0),
+                     f($10, 1e-6, 0), f($11, 1 / 1048576, 0) }' "$C/memlimit-breakeven.csv" >>"$R"
+        # The line: where cache-aside passes its break-even as the
+        # database outgrows the memory, per key distribution.
+        awk -F, 'NR > 1 { k[$3] = 1; m = ($1 == "unlimited" ? "no limit" : $1)
+                          if ($7 == "true") y[$3] = y[$3] (y[$3] == "" ? "" : ", ") m
+                          else if ($7 == "false") n[$3] = n[$3] (n[$3] == "" ? "" : ", ") m }
+            END { for (key in k) printf "%s keys: an SQLite lookup costs more than a cache hit (cache-aside can pay off) with %s; less with %s.\n",
+                      key, (y[key] == "" ? "none of these memory sizes" : y[key]), (n[key] == "" ? "none" : n[key]) }' \
+            "$C/memlimit-breakeven.csv" | sort | paste -sd' ' | sed 's/^/\n/' >>"$R"
+    fi
+    w "" "<details><summary>Commands</summary>" "" '```sh'
+    cmds '^memlimit-' >>"$R"
+    w '```' "" "</details>"
 fi
 if [ -s "$C/cluster-summary.csv" ]; then
     # Valkey Cluster (scripts/study/cluster.sh): lookups through 3 primaries

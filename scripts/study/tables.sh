@@ -14,6 +14,7 @@
 #                           shortener-bench-pct.csv, shortener-http-pct.csv,
 #                           shortener-payoff.csv, shortener-payoff.json,
 #                           valkey-benchmark.json
+#   csv/memlimit.csv     -> memlimit.json (scripts/study/memlimit.sh)
 #   all of them          -> intervals.json (below)
 #
 # (csv/space-du.csv is written by fasterthanfs.sh, from du.)
@@ -29,8 +30,9 @@
 # (blob reads and writes, time ratio), lookup[-cold]/CONFIG/sqlite and
 # http/CONFIG/REF and http-zipf/CONFIG/REF (throughput ratio, uniform and
 # Zipf keys), loadwrk/CONFIG/wrk, sweep/PAGE/SIZE
-# (files / blob API time), us/EXP/CACHE/VARIANT and rate/EXP/CONFIG
-# (medians). The CSVs carry them as *_lo, *_hi columns.
+# (files / blob API time), memlimit/LEG/MEM/KEYS/CONFIG/REF (a database
+# larger than memory, throughput ratio), us/EXP/CACHE/VARIANT, rate/EXP/CONFIG
+# and memlimit-rate/LEG/MEM/KEYS/CONFIG (medians). The CSVs carry them as *_lo, *_hi columns.
 set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -226,6 +228,15 @@ map(select(.command == "sweep" and .rows)) | last // empty
     [ ! -s "$C/nginx.tsv" ] || awk -F'\t' 'NR > 1 { v[$1 "\t" $2] = $3; r[$1] = 1; print "ceiling/rate/" $2 "\t" $3 }
         END { for (i in r) if (v[i "\tservice"] > 0 && v[i "\tnginx"] > 0)
                   print "ceiling/service/nginx\t" v[i "\tservice"] "\t" v[i "\tnginx"] }' "$C/nginx.tsv"
+    # scripts/study/memlimit.sh: "leg,mem,limit_bytes,keys,config,round,rate";
+    # the configurations of one (leg, memory, keys, round) paired: each cache
+    # against sqlite, tracking against plain cache-aside.
+    [ ! -s "$C/memlimit.csv" ] || awk -F, 'NR > 1 && $7 > 0 { k = $1 "/" $2 "/" $4
+            print "memlimit-rate/" k "/" $5 "\t" $7; v[k SUBSEP $6 SUBSEP $5] = $7; g[k SUBSEP $6] = k }
+        END { for (i in g) { s = v[i SUBSEP "sqlite"]; a = v[i SUBSEP "valkey"]; t = v[i SUBSEP "valkey-track"]
+                  if (s > 0 && a > 0) print "memlimit/" g[i] "/valkey/sqlite\t" a "\t" s
+                  if (s > 0 && t > 0) print "memlimit/" g[i] "/valkey-track/sqlite\t" t "\t" s
+                  if (a > 0 && t > 0) print "memlimit/" g[i] "/valkey-track/valkey\t" t "\t" a } }' "$C/memlimit.csv"
 } | kv_ci_table >"$C/intervals.json"
 CI=$C/intervals.json
 
@@ -417,5 +428,43 @@ if [ -s "$SH" ]; then
         "$SH" >"$C/valkey-benchmark.json"
     [ "$(wc -l <"$C/shortener-http.csv")" -ge 2 ] || rm -f "$C/shortener-http.csv"
     [ "$(wc -l <"$C/shortener-bench.csv")" -ge 2 ] || rm -f "$C/shortener-bench.csv"
+fi
+# A database larger than memory (scripts/study/memlimit.sh): one row per
+# (leg, memory, keys, config) in the order measured: the median rate with
+# its interval, each ratio (median of the per-round ratios, intervals.json)
+# and the verdict: a cache pays off only where its interval vs sqlite lies
+# above 1.
+if [ -s "$C/memlimit.csv" ]; then
+    jq -R -s --slurpfile ci "$CI" '
+        def pays($c): if $c == null then null elif $c.lo > 1 then "yes" elif $c.hi < 1 then "no (slower)" else "no difference measurable" end;
+        [ split("\n")[1:][] | select(length > 0) | split(",")
+          | {leg: .[0], mem: .[1], limit_bytes: (.[2] | tonumber), keys: .[3], config: .[4]} ]
+        | reduce .[] as $r ([]; if any(.[]; . == $r) then . else . + [$r] end)
+        | map(("\(.leg)/\(.mem)/\(.keys)") as $k
+              | ($ci[0]["memlimit-rate/\($k)/\(.config)"] // null) as $u
+              | ($ci[0]["memlimit/\($k)/\(.config)/sqlite"] // null) as $s
+              | ($ci[0]["memlimit/\($k)/\(.config)/valkey"] // null) as $v
+              | . + {rounds: $u.n, rate: $u.est, rate_lo: $u.lo, rate_hi: $u.hi,
+                     ratio_to_sqlite: (if .config == "sqlite" then 1 else $s.est end),
+                     ratio_lo: $s.lo, ratio_hi: $s.hi, ratio_n: $s.n, ratio_covered: $s.covered,
+                     pays_off: (if .config == "sqlite" then null else pays($s) end),
+                     ratio_to_valkey: $v.est, valkey_lo: $v.lo, valkey_hi: $v.hi})' \
+        "$C/memlimit.csv" >"$C/memlimit.json"
+    # Over HTTP, the services' cache counters (warm-up included): answers
+    # from the cache (Valkey or process memory) over all lookups, per config.
+    if [ -s "$C/memlimit-http-hits.csv" ]; then
+        awk -F, 'NR > 1 { k = $1 "," $2; h[k] += $4 + $6; l[k] += $6; a[k] += $4 + $5 + $6 }
+            END { for (k in a) if (a[k] > 0) printf "%s,%.4f,%.4f\n", k, h[k] / a[k], l[k] / a[k] }' \
+            "$C/memlimit-http-hits.csv" |
+            jq -R -s --slurpfile m "$C/memlimit.json" '
+                [split("\n")[] | select(length > 0) | split(",")
+                 | {key: "\(.[0])/\(.[1])", value: {hit: (.[2] | tonumber), local: (.[3] | tonumber)}}]
+                | from_entries as $h
+                | $m[0] | map(if .leg == "http" and $h["\(.keys)/\(.config)"]
+                              then . + {hit_ratio: $h["\(.keys)/\(.config)"].hit,
+                                        local_hit_ratio: $h["\(.keys)/\(.config)"].local}
+                              else . end)' >"$C/memlimit.tmp"
+        mv "$C/memlimit.tmp" "$C/memlimit.json"
+    fi
 fi
 exit 0

@@ -203,6 +203,79 @@ shortener_dir() {
     assert_success
 }
 
+# memlimit_dir DIR: made-up results of scripts/study/memlimit.sh, rows out
+# of order. SQLite's rate doubles round by round, so only pairing by round
+# gives the constant ratios: in-process uniform valkey 2x sqlite in every
+# round (pays off), valkey-track 0.5x (slower); Zipf valkey 0.9-1.1x (no
+# difference); over HTTP valkey 1.5x, valkey-track 3x (2x valkey).
+memlimit_dir() {
+    local d=$1 r s
+    mkdir -p "$d/csv" "$d/raw"
+    printf 'links\t800k\ndb_bytes\t95000000\nlimits\t24MiB\nhttp_limit\t24MiB\nrounds\t5\n' >"$d/raw/memlimit-params.tsv"
+    printf 'lookups\t10k\nduration\t2\nwarmup\t2\nthreads\t30\nzipf\t1.0\n' >>"$d/raw/memlimit-params.tsv"
+    echo "leg,mem,limit_bytes,keys,config,round,rate" >"$d/csv/memlimit.csv"
+    for r in 5 4 3 2 1; do
+        s=$((100 << (r - 1)))
+        echo "inproc,24MiB,25165824,uniform,valkey,$r,$((2 * s))"
+        echo "inproc,24MiB,25165824,uniform,valkey-track,$r,$((s / 2))"
+        echo "inproc,24MiB,25165824,zipf,valkey,$r,$(( s * (8 + 2 * (r % 2) + r % 3) / 10 ))"
+        echo "http,24MiB,25165824,uniform,valkey,$r,$((3 * s / 2))"
+        echo "http,24MiB,25165824,uniform,valkey-track,$r,$((3 * s))"
+    done >>"$d/csv/memlimit.csv"
+    for r in 1 2 3 4 5; do
+        s=$((100 << (r - 1)))
+        echo "inproc,24MiB,25165824,uniform,sqlite,$r,$s"
+        echo "inproc,24MiB,25165824,zipf,sqlite,$r,$s"
+        echo "http,24MiB,25165824,uniform,sqlite,$r,$s"
+    done >>"$d/csv/memlimit.csv"
+    echo "mem,limit_bytes,keys,sqlite_us,cache_hit_us,cache_hit_ratio,pays_off,track_us,track_local_hit_ratio,read_bytes,peak_bytes" >"$d/csv/memlimit-breakeven.csv"
+    echo "24MiB,25165824,uniform,40.5,17.25,1,true,0.4,0.99,188000000,25165824" >>"$d/csv/memlimit-breakeven.csv"
+    echo "unlimited,1099511627776,uniform,7.5,17.25,1,false,0.3,1,34000000,50000000" >>"$d/csv/memlimit-breakeven.csv"
+    printf '%s\n' keys,config,round,hits,misses,local_hits uniform,sqlite,1,0,0,0 uniform,valkey,1,90,10,0 \
+        uniform,valkey,2,80,20,0 uniform,valkey-track,1,10,10,80 >"$d/csv/memlimit-http-hits.csv"
+}
+
+@test "report: a database larger than memory, paired by round, pays off only above 1, after the HTTP ceiling" {
+    memlimit_dir "$D/m"
+    printf '| a | b |\n|:--|--:|\n| service / nginx (per-round ratios) | 0.500 [0.500, 0.900] |\n' >"$D/m/csv/nginx.md"
+    run bash "$ROOT/scripts/study/tables.sh" "$D/m"
+    assert_success
+    run jq -c '[.["memlimit/inproc/24MiB/uniform/valkey/sqlite"], .["memlimit/http/24MiB/uniform/valkey-track/valkey"]]
+               | map([.est, .lo, .hi, .n, .covered])' "$D/m/csv/intervals.json"
+    assert_output "[[2,2,2,5,true],[2,2,2,5,true]]"
+    run jq -r '.[] | [.leg, .keys, .config, .rate, .pays_off // "-"] | @tsv' "$D/m/csv/memlimit.json"
+    assert_output "$(printf '%s\n' "inproc uniform valkey 800 yes" "inproc uniform valkey-track 200 no (slower)" \
+        "inproc zipf valkey 400 no difference measurable" "http uniform valkey 600 yes" \
+        "http uniform valkey-track 1200 yes" "inproc uniform sqlite 400 -" "inproc zipf sqlite 400 -" \
+        "http uniform sqlite 400 -" | sed 's/ /\t/; s/ /\t/; s/ /\t/; s/ /\t/')"
+    run bash "$ROOT/scripts/study/report.sh" "$D/m"
+    assert_success
+    run grep -F -- "- **A database larger than memory**" "$D/m/REPORT.md"
+    assert_success
+    assert_output --partial "a 95 MB links database, the process in a memory cgroup of 24MiB"
+    assert_output --partial "In-process, uniform keys: valkey 2x faster (95% CI 2–2): pays off; valkey-track 2x slower (95% CI 2–2): does not pay off. zipf keys: valkey no difference measurable here"
+    assert_output --partial "Over HTTP, uniform keys: valkey 1.5x faster (95% CI 1.5–1.5): pays off; valkey-track 3x faster"
+    run grep -F "| in-process | 24MiB (db 3.8x) | uniform | valkey | 800 | 2x (2–2) | yes | – |" "$D/m/REPORT.md"
+    assert_success
+    run grep -F "| HTTP | 24MiB (db 3.8x) | uniform | valkey-track | 1,200 | 3x (3–3) | yes | 2x (2–2) | 90% (80%) |" "$D/m/REPORT.md"
+    assert_success
+    run grep -F "| HTTP | 24MiB (db 3.8x) | uniform | valkey | 600 | 1.5x (1.5–1.5) | yes | – | 85% |" "$D/m/REPORT.md"
+    assert_success
+    run grep -F "| 24MiB (db 3.8x) | uniform | 40.50 | 17.25 (100%) | yes | 0.40 (99%) | 188 | 24 |" "$D/m/REPORT.md"
+    assert_success
+    run grep -F "| unlimited | uniform | 7.50 | 17.25 (100%) | no |" "$D/m/REPORT.md"
+    assert_success
+    run grep -F "uniform keys: an SQLite lookup costs more than a cache hit (cache-aside can pay off) with 24MiB; less with no limit." "$D/m/REPORT.md"
+    assert_success
+    # The section comes right after the HTTP ceiling.
+    run grep -E '^### ' "$D/m/REPORT.md"
+    assert_output --partial "$(printf '### The HTTP ceiling: the service against nginx\n### A database larger than memory')"
+    run grep -P '^memlimit-inproc-24MiB-uniform-valkey\t[^\t]+\t2\t2\t2\trate$' "$D/m/findings.tsv"
+    assert_success
+    run grep -P '^memlimit-http-24MiB-uniform-valkey-track\t[^\t]+\t3\t3\t3\trate$' "$D/m/findings.tsv"
+    assert_success
+}
+
 # --------------------------------------------------------------- repro
 # findings FILE LINE...: a findings.tsv with its header.
 findings() {
