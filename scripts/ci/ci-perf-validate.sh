@@ -19,6 +19,7 @@
 # --out DIR   where results go (default results/ci-perf); rows are appended
 #             to DIR/validation.tsv, each run's verdicts, counts and wall
 #             samples kept under DIR/runs/, a summary in DIR/summary.tsv
+# --summary   only rewrite DIR/summary.tsv from DIR/validation.tsv
 # --tag TEXT  a word for the conditions, recorded in every row (for example
 #             under-load: the wall layer on a busy machine)
 # Extra ci-perf.sh options (e.g. --max-pairs 12) go in CI_PERF_OPTS. On a
@@ -28,7 +29,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../study/lib.sh"
 
 LAYER="" AA=20 RUNS=20 PATHS="sql-read blob-read files-read db-write files-write lookup http"
-FACTOR="" DEST=$KV_ROOT/results/ci-perf TAG=""
+FACTOR="" DEST=$KV_ROOT/results/ci-perf TAG="" SUMMARY_ONLY=0
 while [ $# -gt 0 ]; do
     case $1 in
         --layer|--aa|--runs|--paths|--factor|--out|--tag)
@@ -38,6 +39,7 @@ while [ $# -gt 0 ]; do
                 --factor) FACTOR=$2 ;; --out) DEST=$2 ;; --tag) TAG=$2 ;;
             esac
             shift 2 ;;
+        --summary) SUMMARY_ONLY=1; LAYER=${LAYER:-instr}; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) usage_die "unknown option $1 (try --help)" ;;
     esac
@@ -47,6 +49,28 @@ case $LAYER in instr) FACTOR=${FACTOR:-1.03} ;; wall) FACTOR=${FACTOR:-1.10} ;;
 [[ $AA =~ ^[0-9]+$ && $RUNS =~ ^[0-9]+$ ]] || usage_die "--aa and --runs must be whole numbers"
 [[ $FACTOR =~ ^1\.[0-9]+$ ]] || usage_die "--factor must be above 1, such as 1.10"
 TAG=${TAG:-none}
+
+# summarize: DIR/summary.tsv from every row of DIR/validation.tsv.
+summarize() {
+    awk -F'\t' -v OFS='\t' 'NR > 1 && $4 != "calibration" {
+            k = $2 OFS $3 OFS $4 OFS $5
+            if ($4 == "aa") {
+                if (!((k, $7) in seen)) { seen[k, $7] = 1; runs[k]++ }
+                if ($10 != "ok" && !((k, $7) in fseen)) { fseen[k, $7] = 1; fa[k]++ }
+            } else if ($8 == $5) { n[k]++; if ($10 != "ok") hit[k]++ }
+            else if ($10 != "ok") other[k]++
+        }
+        END {
+            for (k in runs) print k, runs[k], (fa[k] + 0) " with a false alarm"
+            for (k in n) print k, n[k], (hit[k] + 0) " caught" ((k in other) ? ", " other[k] " other paths failed" : "")
+        }' "$DEST/validation.tsv" | sort | { printf 'layer\ttag\tkind\ttarget\truns\tresult\n'; cat; } >"$DEST/summary.tsv"
+    column -t -s $'\t' "$DEST/summary.tsv" >&2
+}
+if [ "$SUMMARY_ONLY" = 1 ]; then
+    [ -s "$DEST/validation.tsv" ] || die "no $DEST/validation.tsv"
+    summarize
+    exit 0
+fi
 
 say "building the test build (make inject)"
 nice -n 10 make --no-print-directory -C "$KV_ROOT" inject >/dev/null || die "make inject failed"
@@ -144,17 +168,4 @@ for p in $PATHS; do
     done
 done
 
-# ---- summary over every row of validation.tsv
-awk -F'\t' -v OFS='\t' 'NR > 1 && $4 != "calibration" {
-        k = $2 OFS $3 OFS $4 OFS $5
-        if ($4 == "aa") {
-            if (!((k, $7) in seen)) { seen[k, $7] = 1; runs[k]++ }
-            if ($10 != "ok" && !((k, $7) in fseen)) { fseen[k, $7] = 1; fa[k]++ }
-        } else if ($8 == $5) { n[k]++; if ($10 != "ok") hit[k]++ }
-        else if ($10 != "ok") other[k]++
-    }
-    END {
-        for (k in runs) print k, runs[k], (fa[k] + 0) " with a false alarm"
-        for (k in n) print k, n[k], (hit[k] + 0) " caught" ((k in other) ? ", " other[k] " other paths failed" : "")
-    }' "$V" | sort | { printf 'layer\ttag\tkind\ttarget\truns\tresult\n'; cat; } >"$DEST/summary.tsv"
-column -t -s $'\t' "$DEST/summary.tsv" >&2
+summarize

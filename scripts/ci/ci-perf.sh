@@ -174,8 +174,11 @@ ref_build() {
         touch "$dir/build/sqlite3.o"
     fi
     say "building the reference ${full:0:12} ($(git -C "$KV_ROOT" log -1 --format=%s "$full" | cut -c1-60))"
-    nice -n 10 make --no-print-directory -C "$dir" -j2 kvtest >"$OUT/logs/ref-build.txt" 2>&1 ||
+    local t
+    t=$(kv_now)
+    make --no-print-directory -C "$dir" -j2 kvtest >"$OUT/logs/ref-build.txt" 2>&1 ||
         die "reference commit ${full:0:12} does not build (see $OUT/logs/ref-build.txt)"
+    say "reference built in $(kv_since "$t")s ($([ "$same" = 1 ] && echo 'SQLite object reused' || echo 'SQLite compiled'))"
     REF_KV=$dir/kvtest
 }
 if [ -n "$REF_KV" ]; then

@@ -24,15 +24,15 @@ counts() {
 @test "ci-perf --judge: instructions per operation fail above x1.02, system calls above +0.05" {
     mkdir -p "$D/j"
     counts instr sql-read 5000 5050      # x1.01
-    counts instr files-read 3000 3150    # x1.05
+    counts instr files-read 3000 3075    # x1.025
     counts sys files-read 6 6.04         # +0.04
-    counts sys http 5 6                  # +1
+    counts sys http 5 5.06               # +0.06
     run bash "$CI" --judge "$D/j" --kvtest "$KV" --paths sql-read,files-read,http
     assert_failure 1
     assert_output --regexp 'instr +sql-read +5000.0 +5050.0 +x1.0100 .* ok'
-    assert_output --regexp 'instr +files-read +3000.0 +3150.0 +x1.0500 .* FAIL'
+    assert_output --regexp 'instr +files-read +3000.0 +3075.0 +x1.0250 .* FAIL'
     assert_output --regexp 'sys +files-read +6.000 +6.040 +\+0.040 .* ok'
-    assert_output --regexp 'sys +http +5.000 +6.000 +\+1.000 .* FAIL'
+    assert_output --regexp 'sys +http +5.000 +5.060 +\+0.060 .* FAIL'
     assert_output --partial 'PERFORMANCE REGRESSION: instr files-read, sys http'
     # The same figures within the limits pass.
     rm "$D/j"/*.tsv
