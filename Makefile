@@ -65,7 +65,7 @@ CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
 .PHONY: all test bench install uninstall deb clean deps asan unit fuzz mutants core static arm64-test
-all: $(BIN) build/ratioci build/calib
+all: $(BIN) build/ratioci
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
 # by every build of that compiler.
@@ -127,11 +127,18 @@ build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
 
-# The CI performance check's calibration workload (scripts/tools/calib.c,
-# scripts/ci/ci-perf.sh runs it): plain POSIX, none of our code on purpose.
-build/calib: scripts/tools/calib.c
+# The CI performance check's test build (make inject): the release flags
+# plus -DKVTEST_INJECT, which compiles in measure/inject.c's deliberate
+# slowdown of one path (KVTEST_INJECT=PATH:ns:N or PATH:iter:N) for
+# scripts/ci/ci-perf-validate.sh. Never the release binary.
+INJ_OBJS := $(patsubst %.c,$(OBJ)/inject/%.o,$(SRCS))
+$(OBJ)/inject/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $<
+	$(CC) $(CFLAGS_OURS) -DKVTEST_INJECT $(OPT) -c $< -o $@
+$(OBJ)/inject/kvtest: $(OBJ)/inject/kvtest.o $(INJ_OBJS) $(OBJ)/sqlite3.o
+	$(CC) $(OPT) -o $@ $^ $(LIBS)
+.PHONY: inject
+inject: $(OBJ)/inject/kvtest
 
 asan: $(OBJ)/asan/kvtest
 unit: $(TESTS)
@@ -182,7 +189,7 @@ build/man/%.1: src/doc/%.1.scd
 # line "N passed, N failed" sums them all.
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci build/calib \
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
 	    $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)

@@ -19,6 +19,7 @@ PKGS+=(mandoc)    # man pages: mandoc -T lint in tests/cli/manpages.bats
 PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
 PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/package.bats)
 PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs its own nginx; Debian's service is not needed)
+PKGS+=(valgrind)  # scripts/ci/ci-perf.sh: instructions per operation (cachegrind), the deterministic layer
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
 case "${1:-}" in

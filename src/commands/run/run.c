@@ -10,6 +10,19 @@
 #include "commands/run/run_int.h"
 #include "base/cli.h"
 #include "commands/commands.h"
+#ifdef KVTEST_INJECT
+#include <sys/stat.h>
+#include "measure/inject.h"
+
+/* The test build's slowdown (measure/inject.h): this run's path name. */
+static void run_inject_arm(const struct run_opts *o)
+{
+    struct stat st;
+    int files = stat(o->path, &st) == 0 && S_ISDIR(st.st_mode);
+    inject_arm(o->update ? (files ? "files-write" : "db-write")
+                         : files ? "files-read" : o->blob_api ? "blob-read" : "sql-read");
+}
+#endif
 #include "stores/store.h"
 #include "base/units.h"
 #include "measure/report.h"
@@ -246,6 +259,9 @@ int cmd_run(int argc, char **argv)
         return rc;
     /* Must precede SQLite's initialisation, which nothing above does. */
     store_db_memstatus(o.stats);
+#ifdef KVTEST_INJECT
+    run_inject_arm(&o);
+#endif
     rc = run_measure(&o, NULL, "run");
     if (o.timeline && fclose(o.timeline) != 0 && rc == 0)
         rc = cli_fail("run", "cannot write --timeline %s: %s", timeline, strerror(errno));

@@ -19,6 +19,9 @@
 #include "measure/clock.h"
 #include "measure/keys/order.h"
 #include "measure/keys/rng.h"
+#ifdef KVTEST_INJECT
+#include "measure/inject.h"
+#endif
 #include "stores/blobsum.h"
 #include "stores/store.h"
 
@@ -137,6 +140,9 @@ static int worker_loop(struct run_worker *w, struct store *s, struct order *ord,
             rc = store_update(s, key, content, &n, w->err, sizeof w->err);
         else
             rc = store_read(s, key, &data, &n, w->err, sizeof w->err);
+#ifdef KVTEST_INJECT
+        inject_op();
+#endif
         if (c->latency) {
             t_prev = clock_now_ns();
             hist_record(w->h, t_prev - t0);

@@ -49,6 +49,9 @@
 #include "base/cli.h"
 #include "measure/coldcache.h"
 #include "measure/report.h"
+#ifdef KVTEST_INJECT
+#include "measure/inject.h"
+#endif
 #include "shortener/bench/bench_int.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/cache/track.h"
@@ -402,6 +405,9 @@ int shortener_bench(int argc, char **argv)
     int rc = bench_parse(argc, argv, &o, &st);
     if (rc)
         return rc;
+#ifdef KVTEST_INJECT
+    inject_arm("lookup");
+#endif
     /* hiredis writes with write(2): a Valkey that goes away must give an
      * error to count, not a SIGPIPE that kills the benchmark. */
     signal(SIGPIPE, SIG_IGN);

@@ -12,6 +12,9 @@
 
 #include "base/counter.h"
 #include "measure/clock.h"
+#ifdef KVTEST_INJECT
+#include "measure/inject.h"
+#endif
 #include "shortener/cache/cluster.h"
 #include "shortener/cache/cluster_slots.h"
 #include "shortener/cache/node.h"
@@ -265,6 +268,9 @@ enum links_rc cache_lookup(struct cache *c, struct links *l,
                            const char *id, size_t idlen,
                            char *url, size_t cap, size_t *urllen)
 {
+#ifdef KVTEST_INJECT
+    inject_op();   /* the test build's slowdown of the lookup and http paths */
+#endif
     if (!c || idlen > LINKS_ID_MAX)
         return links_lookup(l, id, idlen, url, cap, urllen);
 

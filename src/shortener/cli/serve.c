@@ -20,6 +20,9 @@
 #include "base/net.h"
 #include "measure/coldcache.h"
 #include "measure/report.h"
+#ifdef KVTEST_INJECT
+#include "measure/inject.h"
+#endif
 #include "shortener/service/service.h"
 #include "shortener/http/service_http.h"
 #include "shortener/cli/shortener_cmds.h"
@@ -337,6 +340,9 @@ int shortener_serve(int argc, char **argv)
     int rc = serve_parse(argc, argv, &o);
     if (rc != 0)
         return rc;
+#ifdef KVTEST_INJECT
+    inject_arm("http");
+#endif
     struct fd_limits lim = {0, 0, 0};
     if (fd_limits_setup(o.threads, &lim) != 0)
         return cli_fail(CMD, "the open-file limit (%llu) leaves no room for connections "

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# ci-perf-validate.sh: measure the CI performance check itself. With the
+# test build (make inject: build/inject/kvtest, -DKVTEST_INJECT) on both
+# sides of scripts/ci/ci-perf.sh:
+#  - A/A runs: nothing injected; every FAIL is a false alarm;
+#  - injected runs, one path at a time: the current side of that path slowed
+#    by a spin proportional to its measured cost per operation (the
+#    reference side's, from the first A/A run): for the instruction layer a
+#    counting loop of FACTOR-1 times the path's instructions per operation
+#    (default 1.03), for the wall layer a time spin of FACTOR-1 times its
+#    time per operation (default 1.10; http: times the CPU count, since 8
+#    users keep both CPUs busy). Every run that does not FAIL that path is a
+#    missed detection; a FAIL of another path is a false alarm.
+#
+#   scripts/ci/ci-perf-validate.sh --layer instr|wall [--aa N] [--runs N]
+#       [--paths LIST] [--factor F] [--out DIR] [--tag TEXT]
+#
+# --aa N      A/A runs (default 20)      --runs N  injected runs per path (default 20)
+# --out DIR   where results go (default results/ci-perf); rows are appended
+#             to DIR/validation.tsv, each run's verdicts, counts and wall
+#             samples kept under DIR/runs/, a summary in DIR/summary.tsv
+# --summary   only rewrite DIR/summary.tsv from DIR/validation.tsv
+# --tag TEXT  a word for the conditions, recorded in every row (for example
+#             under-load: the wall layer on a busy machine)
+# Extra ci-perf.sh options (e.g. --max-pairs 12) go in CI_PERF_OPTS. On a
+# shared machine, KV_PAUSE_FILE=FILE holds each run while FILE exists.
+set -euo pipefail
+# shellcheck source=scripts/study/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../study/lib.sh"
+
+LAYER="" AA=20 RUNS=20 PATHS="sql-read blob-read files-read db-write files-write lookup http"
+FACTOR="" DEST=$KV_ROOT/results/ci-perf TAG="" SUMMARY_ONLY=0
+while [ $# -gt 0 ]; do
+    case $1 in
+        --layer|--aa|--runs|--paths|--factor|--out|--tag)
+            [ $# -ge 2 ] || usage_die "$1 needs a value"
+            case $1 in
+                --layer) LAYER=$2 ;; --aa) AA=$2 ;; --runs) RUNS=$2 ;; --paths) PATHS=${2//,/ } ;;
+                --factor) FACTOR=$2 ;; --out) DEST=$2 ;; --tag) TAG=$2 ;;
+            esac
+            shift 2 ;;
+        --summary) SUMMARY_ONLY=1; LAYER=${LAYER:-instr}; shift ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) usage_die "unknown option $1 (try --help)" ;;
+    esac
+done
+case $LAYER in instr) FACTOR=${FACTOR:-1.03} ;; wall) FACTOR=${FACTOR:-1.10} ;;
+    *) usage_die "--layer must be instr or wall" ;; esac
+[[ $AA =~ ^[0-9]+$ && $RUNS =~ ^[0-9]+$ ]] || usage_die "--aa and --runs must be whole numbers"
+[[ $FACTOR =~ ^1\.[0-9]+$ ]] || usage_die "--factor must be above 1, such as 1.10"
+TAG=${TAG:-none}
+
+# summarize: DIR/summary.tsv from every row of DIR/validation.tsv.
+summarize() {
+    awk -F'\t' -v OFS='\t' 'NR > 1 && $4 != "calibration" {
+            k = $2 OFS $3 OFS $4 OFS $5
+            if ($4 == "aa") {
+                if (!((k, $7) in seen)) { seen[k, $7] = 1; runs[k]++ }
+                if ($10 != "ok" && !((k, $7) in fseen)) { fseen[k, $7] = 1; fa[k]++ }
+            } else if ($8 == $5) { n[k]++; if ($10 != "ok") hit[k]++ }
+            else if ($10 != "ok") other[k]++
+        }
+        END {
+            for (k in runs) print k, runs[k], (fa[k] + 0) " with a false alarm"
+            for (k in n) print k, n[k], (hit[k] + 0) " caught" ((k in other) ? ", " other[k] " other paths failed" : "")
+        }' "$DEST/validation.tsv" | sort | { printf 'layer\ttag\tkind\ttarget\truns\tresult\n'; cat; } >"$DEST/summary.tsv"
+    column -t -s $'\t' "$DEST/summary.tsv" >&2
+}
+if [ "$SUMMARY_ONLY" = 1 ]; then
+    [ -s "$DEST/validation.tsv" ] || die "no $DEST/validation.tsv"
+    summarize
+    exit 0
+fi
+
+say "building the test build (make inject)"
+nice -n 10 make --no-print-directory -C "$KV_ROOT" inject >/dev/null || die "make inject failed"
+KVI=$KV_ROOT/build/inject/kvtest
+mkdir -p "$DEST/runs"
+DEST=$(cd "$DEST" && pwd)
+V=$DEST/validation.tsv
+[ -s "$V" ] || printf 'utc\tlayer\ttag\tkind\ttarget\tinject\trun\tpath\tchange\tverdict\tseconds\n' >"$V"
+STAMP=$(date -u +%Y%m%dT%H%M%S)
+CI=$KV_ROOT/scripts/ci/ci-perf.sh
+
+# check NAME KIND TARGET SPEC PATHS: one run of the check, its rows appended
+# to validation.tsv; the run's small files kept under runs/NAME.
+check() {
+    local name=$1 kind=$2 target=$3 spec=$4 paths=$5 dir t0 secs
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/kvtest-validate.XXXXXX")
+    kv_track_dir "$dir"
+    # A shared machine's "quiet, measuring" flag (KV_PAUSE_FILE): wait it out.
+    while [ -n "${KV_PAUSE_FILE:-}" ] && [ -e "$KV_PAUSE_FILE" ]; do sleep 15; done
+    t0=$(kv_now)
+    # shellcheck disable=SC2086  # CI_PERF_OPTS: extra options on purpose
+    bash "$CI" --kvtest "$KVI" --ref-kvtest "$KVI" --layers "$LAYER" --paths "${paths// /,}" \
+        --out "$dir" ${spec:+--inject "$spec"} ${CI_PERF_OPTS:-} >"$dir.txt" 2>&1 || true
+    secs=$(kv_since "$t0")
+    mkdir -p "$DEST/runs/$name"
+    cp "$dir.txt" "$DEST/runs/$name/output.txt"
+    [ ! -f "$dir/verdicts.tsv" ] || cp "$dir/verdicts.tsv" "$DEST/runs/$name/"
+    [ ! -f "$dir/$LAYER.tsv" ] || cp "$dir/$LAYER.tsv" "$DEST/runs/$name/"
+    if [ "$LAYER" = wall ]; then
+        # The samples only (the JSON lines are 3 kB each).
+        for f in "$dir"/wall/*.jsonl; do
+            [ -f "$f" ] || continue
+            jq -r --arg f "$(basename "$f" .jsonl)" \
+                '[$f, (.result.us_per_blob // .result.configs[0].lookups_per_s // .result.requests_per_s)] | @tsv' "$f"
+        done >"$DEST/runs/$name/samples.tsv"
+    fi
+    rm -f "$dir.txt"
+    [ -s "$dir/verdicts.tsv" ] || { say "$name: no verdicts (see $DEST/runs/$name/output.txt)"; rm -rf "$dir"; return 1; }
+    awk -F'\t' -v OFS='\t' -v u="$(date -u +%H:%M:%S)" -v l="$LAYER" -v tag="$TAG" -v k="$kind" \
+        -v t="$target" -v s="${spec:--}" -v r="$name" -v secs="$secs" \
+        '$1 == l { print u, l, tag, k, t, s, r, $2, $5, $7, secs }' "$dir/verdicts.tsv" >>"$V"
+    say "$name: $(awk -F'\t' -v l="$LAYER" '$1 == l { printf "%s%s %s %s", s, $2, $5, $7; s = ", " }' "$dir/verdicts.tsv") (${secs%.*}s)"
+    LAST=$dir
+}
+
+# ---- A/A, and the cost per operation the injections are proportional to
+COST=()
+for ((i = 1; i <= AA || (i == 1 && RUNS > 0); i++)); do
+    kind=aa
+    [ "$i" -le "$AA" ] || kind=calibration
+    check "$STAMP-$LAYER-aa-$i" "$kind" - "" "$PATHS" || continue
+    if [ ${#COST[@]} -eq 0 ]; then
+        if [ "$LAYER" = instr ]; then
+            mapfile -t COST < <(awk -F'\t' '$1 == "instr" { print $2 "\t" $3 }' "$LAST/verdicts.tsv")
+        else
+            for p in $PATHS; do
+                m=$("$KVI" compare "$LAST/wall/$p.ref.jsonl" "$LAST/wall/$p.cur.jsonl" --json |
+                    jq -r '[.rows[] | select(.metric == "us/blob" or .metric == "lookups/s" or .metric == "requests/s")][0]
+                           | if .higher_better then 1e9 / .old.median else .old.median * 1000 end')
+                [ "$p" != http ] || m=$(awk -v m="$m" -v c="$(nproc)" 'BEGIN { print m * c }')
+                COST+=("$p"$'\t'"$m")
+            done
+        fi
+        printf '%s\n' "${COST[@]}" >"$DEST/runs/$STAMP-$LAYER-cost.tsv"
+    fi
+    rm -rf "$LAST"
+done
+[ "$RUNS" -gt 0 ] || exit 0
+[ ${#COST[@]} -gt 0 ] || die "no A/A run gave the costs the injections need"
+
+# ---- the instruction count of one loop iteration (the compiler decides it)
+IPI=""
+if [ "$LAYER" = instr ]; then
+    check "$STAMP-instr-iter" calibration files-read files-read:iter:10000 files-read || die "calibration run failed"
+    IPI=$(awk -F'\t' '$1 == "instr" { print ($4 - $3) / 10000 }' "$LAST/verdicts.tsv")
+    rm -rf "$LAST"
+    say "one loop iteration: $IPI instructions"
+fi
+
+# ---- injected runs, one path at a time
+for p in $PATHS; do
+    cost=$(printf '%s\n' "${COST[@]}" | awk -F'\t' -v p="$p" '$1 == p { print $2 }')
+    [ -n "$cost" ] || { say "no cost for $p: not injected"; continue; }
+    if [ "$LAYER" = instr ]; then
+        spec=$p:iter:$(awk -v c="$cost" -v f="$FACTOR" -v i="$IPI" 'BEGIN { printf "%d", (f - 1) * c / i + 0.5 }')
+    else
+        spec=$p:ns:$(awk -v c="$cost" -v f="$FACTOR" 'BEGIN { printf "%d", (f - 1) * c + 0.5 }')
+    fi
+    for ((i = 1; i <= RUNS; i++)); do
+        # The instruction layer measures the injected path alone (the others
+        # are the A/A runs'); the wall layer all of them (Holm across paths).
+        ps=$PATHS
+        [ "$LAYER" = wall ] || ps=$p
+        check "$STAMP-$LAYER-$p-$i" "inject" "$p" "$spec" "$ps" && rm -rf "$LAST"
+    done
+done
+
+summarize
