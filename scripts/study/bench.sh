@@ -9,9 +9,10 @@
 #          on 4 KiB and 64 KiB pages (5 rounds), and the shortener cache
 #          experiment with 100k links (6 in-process rounds, 5 HTTP rounds
 #          with uniform keys, 5 with Zipf 1.0 keys for no cache, valkey and
-#          valkey-track): about 11 minutes on 2 cores (the Zipf rows add
-#          about 2), under 14; then the HTTP ceiling (about 70 s) and a
-#          database larger than memory (about 3 minutes)
+#          valkey-track; every HTTP run starts with load --walk 2, about
+#          3.5 minutes in all), then the HTTP ceiling (about 70 s) and a
+#          database larger than memory (about 2.5 minutes): about 17
+#          minutes on 2 cores (808 s before the walk was added)
 #   small  the same steps at a tenth of the scale, 3-4 rounds each (about
 #          3 minutes, and 1 for the database larger than memory)
 #

@@ -243,3 +243,67 @@ jqo() { jq -r "$1" <<<"$output"; }
     assert_output --partial "--scenario get"
     assert_output --partial "--path P"
 }
+
+# ---- --walk: every id of a key file, N times, once in all ---------------------------
+
+# Valkey cache-aside counts what the walk did: an id's first GET misses and
+# fills Valkey, every later GET hits. With one connection the passes cannot
+# overlap, so --walk 2 over K ids is exactly K misses and K hits, and only
+# if every id was asked twice (an id asked three times and another once
+# gives K-1 misses).
+@test "load --walk: every --keys id GET N times, shared out over the connections" {
+    "$KVTEST" shortener init "$DB" --links 60 --seed 3 >/dev/null
+    "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/keys"
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/keys")" -eq 60 ]
+    start_valkey
+    start_service "$DB" --threads 2 --cache "$VALKEY_URL"
+    run "$KVTEST" shortener load "$SERVICE_URL" --keys "$BATS_TEST_TMPDIR/keys" --walk 2 \
+        --connections 1 --json
+    assert_success
+    [ "$(jqo .result.requests)" -eq 120 ]
+    [ "$(jqo .result.requests_failed)" -eq 0 ]
+    [ "$(jqo .result.by_type.get.successful)" -eq 120 ]
+    [ "$(jqo .result.by_type.post.requests)" -eq 0 ]
+    [ "$(jqo .result.tasks)" -eq 120 ]
+    [ "$(jqo .options.walk)" -eq 2 ]
+    run curl -s --max-time 10 "$SERVICE_URL/stats"
+    [ "$(jqo '.routes["GET /link/<id>"]["200"]')" -eq 120 ]
+    [ "$(jqo '.routes["GET /link/<id>"] | length')" -eq 1 ]
+    [ "$(jqo .cache.misses)" -eq 60 ]
+    [ "$(jqo .cache.hits)" -eq 60 ]
+    [ "$(jqo .cache.errors)" -eq 0 ]
+    [ "$(valkey-cli -p "$VALKEY_PORT" dbsize)" -eq 60 ]
+    # Six connections on two workers walk it once in all, not once each.
+    run "$KVTEST" shortener load "$SERVICE_URL" --keys "$BATS_TEST_TMPDIR/keys" --walk 3 \
+        --connections 6 --create-ratio 0
+    assert_success
+    assert_output --partial "Requests: 180 (0 POST, 180 GET), 0 failed"
+    assert_output --partial "Total tasks: 180"
+    run curl -s --max-time 10 "$SERVICE_URL/stats"
+    [ "$(jqo '.routes["GET /link/<id>"]["200"]')" -eq 300 ]
+    [ "$(jqo .cache.misses)" -eq 60 ]
+    [ "$(jqo .cache.hits)" -eq 240 ]
+}
+
+@test "load --walk: misuse is a one-line usage error" {
+    local u=http://127.0.0.1:1 k="$BATS_TEST_TMPDIR/keys"
+    echo abc >"$k"
+    for args in "--walk 2" "--walk 0" "--walk 101" "--walk x" "--walk 2 --keys $k --duration 1" \
+        "--walk 2 --keys $k --tasks 5" "--walk 2 --keys $k --zipf 1" \
+        "--walk 2 --keys $k --rate 10" "--walk 2 --keys $k --create-ratio 0.5" \
+        "--scenario get --path /x --walk 2"; do
+        # shellcheck disable=SC2086
+        run "$KVTEST" shortener load "$u" $args
+        [ "$status" -eq 2 ] || { echo "args: $args: status $status"; return 1; }
+        [ "${#lines[@]}" -eq 1 ] || { echo "args: $args: $output"; return 1; }
+        assert_output --regexp '^kvtest shortener load: '
+    done
+    run "$KVTEST" shortener load "$u" --walk 2
+    assert_output "kvtest shortener load: --walk needs --keys FILE (the ids to walk)"
+    run "$KVTEST" shortener load "$u" --walk 2 --keys "$k" --tasks 5
+    assert_output --partial "--walk does not take --tasks"
+    run "$KVTEST" shortener load "$u" --walk 2 --keys "$k" --create-ratio 0.5
+    assert_output --partial "--walk does not take --create-ratio other than 0"
+    run "$KVTEST" shortener load --help
+    assert_output --partial "--walk N"
+}

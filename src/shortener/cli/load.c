@@ -57,6 +57,12 @@ const char help_shortener_load[] =
     "                     1/(1 + --gets), the classic task's share)\n"
     "  --zipf S           pick --keys ids with Zipf exponent S (default uniform)\n"
     "\n"
+    "Walk mode: GET every id of a key file in turn, then stop (a warm-up).\n"
+    "  --walk N           GET each --keys id N times (1 to 100), in file order:\n"
+    "                     pass 1 over the file, then pass 2, ...; shared out over\n"
+    "                     the connections, so the walk is done once in all. Not\n"
+    "                     with --duration, --tasks, --zipf, --rate, --create-ratio\n"
+    "\n"
     "Both modes:\n"
     "  --rate R           constant throughput: R requests/s in all, spread evenly\n"
     "                     over the connections (as wrk2's -R), instead of each\n"
@@ -161,6 +167,7 @@ static int check_scenario(const struct load_args *a)
 {
     if (a->scenario == SCENARIO_GET) {
         const char *mixonly = a->mix.gets >= 0 ? "gets" : a->mix.keys_path ? "keys"
+                              : a->mix.walk > 0 ? "walk"
                               : a->mix.create_ratio >= 0 ? "create-ratio"
                               : a->mix.zipf >= 0 ? "zipf" : NULL;
         if (mixonly)
@@ -176,6 +183,22 @@ static int check_scenario(const struct load_args *a)
     return 0;
 }
 
+/* --walk: a fixed count of GETs in file order, so nothing that picks,
+ * paces or ends the run otherwise. 0 or the usage error's status. */
+static int check_walk(const struct load_opts *o, const struct load_args *a)
+{
+    const struct mix_opts *m = &a->mix;
+    const char *other = a->duration_s ? "duration" : o->tasks > 0 ? "tasks"
+                        : m->zipf >= 0 ? "zipf" : o->rate > 0 ? "rate"
+                        : m->create_ratio > 0 ? "create-ratio other than 0" : NULL;
+    if (other)
+        return cli_usage(CMD, "--walk does not take --%s (it GETs every --keys id N times, "
+                         "in file order)", other);
+    if (!m->keys_path)
+        return cli_usage(CMD, "--walk needs --keys FILE (the ids to walk)");
+    return 0;
+}
+
 /* The shortener's options that depend on each other; 0 or the usage
  * error's status. */
 static int check_mix(struct mix_opts *m, double duration)
@@ -184,6 +207,10 @@ static int check_mix(struct mix_opts *m, double duration)
         m->gets = 80;
     if (m->zipf < 0)
         m->zipf = 0;
+    if (m->walk > 0) {
+        m->create_ratio = 0;
+        return 0;   /* check_walk has checked the rest */
+    }
     if (duration == 0 && (m->keys_path || m->create_ratio >= 0))
         return cli_usage(CMD, "--keys and --create-ratio need --duration");
     if (m->zipf > 0 && !m->keys_path)
@@ -228,6 +255,10 @@ static int check_opts(struct load_opts *o, struct load_args *a)
                              a->duration_s);
     }
     int rc = check_scenario(a);
+    if (rc == 0 && a->scenario == SCENARIO_SHORTENER && a->mix.walk > 0)
+        rc = check_walk(o, a);
+    if (o->tasks == 0)
+        o->tasks = 100;   /* 0 until here: check_walk tells a given --tasks */
     if (rc == 0 && a->scenario == SCENARIO_SHORTENER)
         rc = check_mix(&a->mix, o->duration);
     if (rc)
@@ -336,12 +367,16 @@ static int run_mix(const struct load_opts *o, const struct load_args *a)
             return cli_usage(CMD, "invalid --zipf %g", m->zipf);
         }
     }
+    /* --walk: each GET is a task, so progress and the report count them. */
+    struct load_opts ow = *o;
+    if (m->walk > 0)
+        ow.tasks = m->walk * (int64_t)keys.n;
     struct load_scenario sc;
     int rc = raise_fd_limit(o);
     if (rc == 0 && mix_scenario_init(&sc, m, o->url, &keys, &pick) != 0)
         rc = cli_fail(CMD, "out of memory");
     else if (rc == 0) {
-        rc = run_and_report(o, &sc, a);
+        rc = run_and_report(&ow, &sc, a);
         mix_scenario_free(&sc);
     }
     mix_keys_free(&keys);
@@ -393,7 +428,7 @@ static int take_paths(int argc, char **argv, char **rest, int *nrest, struct loa
 
 int shortener_load(int argc, char **argv)
 {
-    struct load_opts o = {.command = CMD, .tasks = 100, .timeout_ms = 5000, .seed = 1,
+    struct load_opts o = {.command = CMD, .tasks = 0, .timeout_ms = 5000, .seed = 1,
                           .pipeline = 1};
     int csv = 0;
     struct load_args a = {
@@ -409,6 +444,7 @@ int shortener_load(int argc, char **argv)
         CLI_PATH_OPT("keys", &a.mix.keys_path),
         CLI_DOUBLE_OPT("zipf", &a.mix.zipf, 0, 100),
         CLI_DOUBLE_OPT("create-ratio", &a.mix.create_ratio, 0, 1),
+        CLI_INT_OPT("walk", &a.mix.walk, 1, 100),
         CLI_DOUBLE_OPT("rate", &o.rate, 0.001, 1e9),
         CLI_INT_OPT("pipeline", &o.pipeline, 1, LOAD_PIPELINE_MAX),
         CLI_INT_OPT("timeout", &o.timeout_ms, 1, 3600000),

@@ -27,6 +27,8 @@ struct mix_opts {
     double zipf;               /* for the JSON options (pick is built with it) */
     const char *keys_path;     /* NULL: GETs pick among the links created */
     int64_t pipeline;          /* requests in flight per connection (0 or 1: one) */
+    int64_t walk;              /* > 0: GET every --keys id this many times, in
+                                * file order, then stop (no POST, no clock) */
 };
 
 /* Fill sc with the mix over base URL u; keys/pick: the --keys ids and how
@@ -44,6 +46,11 @@ int mix_task_step(int64_t step, int64_t gets);
 /* Duration mode: POST with probability create_ratio, else GET of an
  * existing id; always POST while no id exists yet. */
 enum mix_req mix_pick(double create_ratio, int have_ids, rng_t *r);
+
+/* --walk: the key to GET as the walk's i-th request (i counts the
+ * requests all connections claimed, from 0): pass i / n over the n ids, in
+ * file order; -1 once all `passes` passes are claimed. */
+int64_t mix_walk_key(int64_t i, int64_t passes, size_t n);
 
 /* A URL to shorten: https, varied length (about 30 to 200 bytes), unique
  * per (vu, seq), only characters the service accepts. Returns its length,

@@ -22,6 +22,13 @@ enum mix_req mix_pick(double create_ratio, int have_ids, rng_t *r)
     return rng_double(r) < create_ratio ? MIX_POST : MIX_GET;
 }
 
+int64_t mix_walk_key(int64_t i, int64_t passes, size_t n)
+{
+    if (i < 0 || n == 0 || i / (int64_t)n >= passes)
+        return -1;
+    return i % (int64_t)n;
+}
+
 size_t mix_make_url(char *buf, size_t cap, rng_t *r, uint64_t vu, uint64_t seq)
 {
     static const char alnum[] =

@@ -26,7 +26,7 @@ struct mix_state {
     const struct mix_keys *keys;    /* NULL: no --keys */
     const struct keypick *pick;
     struct mix_reqfmt fmt;
-    atomic_llong tasks_claimed;
+    atomic_llong tasks_claimed;     /* task mode's tasks; --walk's GETs */
 };
 
 struct pool_entry {
@@ -53,9 +53,11 @@ struct mix_expect {
 
 /* How a connection's requests go, each with its own bookkeeping: task
  * mode (inflight counts what the task has out, for LOAD_NEXT_WAIT); duration
- * mode with --keys (independent GETs of given ids, nothing to keep); and
- * duration mode pooling the links it creates (the expectations ring). */
-enum conn_mode { MODE_TASK, MODE_KEYS, MODE_POOL };
+ * mode with --keys (independent GETs of given ids, nothing to keep);
+ * duration mode pooling the links it creates (the expectations ring); and
+ * --walk (the --keys ids in file order, claimed from one counter that all
+ * connections share, so the walk is done once over the whole run). */
+enum conn_mode { MODE_TASK, MODE_KEYS, MODE_POOL, MODE_WALK };
 
 /* One connection's: its task, and its requests in flight (a FIFO ring). */
 struct mix_conn {
@@ -112,7 +114,8 @@ static void *conn_new(void *wstate, uint64_t vu)
      * the pool, a pooled GET's copied URL): task mode's GETs all want the
      * task's c->url and --keys GETs want any URL, so those modes leave the
      * ring alone and cost nothing per request for it. */
-    c->mode = w->s->o.duration == 0 ? MODE_TASK : w->s->keys ? MODE_KEYS : MODE_POOL;
+    c->mode = w->s->o.walk > 0 ? MODE_WALK : w->s->o.duration == 0 ? MODE_TASK
+              : w->s->keys ? MODE_KEYS : MODE_POOL;
     c->want = c->mode == MODE_TASK ? c->url : NULL;
     c->excap = w->s->o.pipeline > 1 ? w->s->o.pipeline : 1;
     c->ex = calloc((size_t)c->excap, sizeof(*c->ex));
@@ -205,6 +208,14 @@ static int next(void *conn, uint64_t now, char *buf, size_t cap, size_t *len)
     if (c->mode == MODE_TASK)
         return next_task(c, buf, cap, len);
     struct mix_state *s = c->w->s;
+    if (c->mode == MODE_WALK) {
+        int64_t k = mix_walk_key(atomic_fetch_add(&s->tasks_claimed, 1), s->o.walk,
+                                 s->keys ? s->keys->n : 0);
+        if (k < 0)
+            return LOAD_NEXT_DONE;
+        *len = mix_reqfmt_get(&s->fmt, buf, cap, s->keys->id[k]);
+        return MIX_GET;
+    }
     struct mix_expect *e = NULL;
     char *url = c->url;
     if (c->mode == MODE_POOL) {
@@ -276,6 +287,8 @@ static void options_json(const void *state, void *options, int part)
         cJSON_AddNullToObject(op, "keys");
     cJSON_AddNumberToObject(op, "zipf", s->o.zipf);
     cJSON_AddNumberToObject(op, "create_ratio", s->o.create_ratio);
+    if (s->o.walk > 0)   /* only then: the other runs' JSON stays as it was */
+        cJSON_AddNumberToObject(op, "walk", (double)s->o.walk);
 }
 
 static const struct load_scenario_ops mix_ops = {

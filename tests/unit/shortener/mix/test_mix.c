@@ -102,6 +102,60 @@ static void test_task_steps(void **state)
     assert_int_equal(mix_task_step(1, 0), -1);
 }
 
+/* --walk: key i of pass i / n, in file order, until the passes are out. */
+static void test_walk_key(void **state)
+{
+    (void)state;
+    for (int64_t i = 0; i < 6; i++)
+        assert_int_equal(mix_walk_key(i, 2, 3), i % 3);
+    assert_int_equal(mix_walk_key(6, 2, 3), -1);
+    assert_int_equal(mix_walk_key(1000, 2, 3), -1);
+    assert_int_equal(mix_walk_key(0, 1, 1), 0);
+    assert_int_equal(mix_walk_key(1, 1, 1), -1);
+    assert_int_equal(mix_walk_key(0, 1, 0), -1);
+    assert_int_equal(mix_walk_key(-1, 1, 3), -1);
+}
+
+/* --walk 2 over 3 ids with two connections on two workers: they share one
+ * walk (6 GETs in all, in file order), every one a task, then both DONE. */
+static void test_scenario_walk(void **state)
+{
+    (void)state;
+    struct load_url u;
+    assert_int_equal(load_url_parse("http://h", &u, NULL, 0), 0);
+    char ids[] = "aa\nbb\ncc\n";
+    struct mix_keys keys;
+    char err[128];
+    char *buf0 = strdup(ids);
+    assert_int_equal(mix_keys_parse(&keys, buf0, strlen(buf0), err, sizeof(err)), 0);
+    struct mix_opts o = {.walk = 2};
+    struct load_scenario sc;
+    assert_int_equal(mix_scenario_init(&sc, &o, &u, &keys, NULL), 0);
+    void *w0 = sc.ops->worker_new(sc.state, 0, 1), *w1 = sc.ops->worker_new(sc.state, 1, 1);
+    void *c[2] = {sc.ops->conn_new(w0, 0), sc.ops->conn_new(w1, 1)};
+    const char *want[] = {"aa", "bb", "cc", "aa", "bb", "cc"};
+    char buf[LOAD_REQ_MAX], line[64], why[128];
+    size_t len;
+    const char *ok = "{\"link\": \"https://x.example/\"}";
+    for (int i = 0; i < 6; i++) {
+        void *ci = c[i % 2];
+        assert_int_equal(sc.ops->next(ci, 0, buf, sizeof(buf), &len), MIX_GET);
+        snprintf(line, sizeof(line), "GET /link/%s HTTP/1.1\r\n", want[i]);
+        assert_memory_equal(buf, line, strlen(line));
+        assert_int_equal(sc.ops->check(ci, MIX_GET, 200, ok, strlen(ok), why, sizeof(why)),
+                         LOAD_OK);
+        assert_int_equal(sc.ops->finished(ci, MIX_GET, LOAD_OK), 1);
+    }
+    assert_int_equal(sc.ops->next(c[0], 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
+    assert_int_equal(sc.ops->next(c[1], 0, buf, sizeof(buf), &len), LOAD_NEXT_DONE);
+    for (int i = 0; i < 2; i++)
+        sc.ops->conn_free(c[i]);
+    sc.ops->worker_free(w0);
+    sc.ops->worker_free(w1);
+    mix_scenario_free(&sc);
+    mix_keys_free(&keys);
+}
+
 static void test_pick_ratio(void **state)
 {
     (void)state;
@@ -393,6 +447,8 @@ int main(void)
         cmocka_unit_test(test_check_post_reason),
         cmocka_unit_test(test_check_get),
         cmocka_unit_test(test_task_steps),
+        cmocka_unit_test(test_walk_key),
+        cmocka_unit_test(test_scenario_walk),
         cmocka_unit_test(test_pick_ratio),
         cmocka_unit_test(test_make_url),
         cmocka_unit_test(test_requests),
