@@ -101,7 +101,7 @@ const char help_shortener_load[] =
     "                     default), GET the --path paths in turn; any 2xx or 3xx\n"
     "                     answer counts as a success, its body unread. Every request\n"
     "                     is one task (--tasks N: N requests); one request type, GET.\n"
-    "                     --gets, --keys, --create-ratio and --zipf do not apply.\n"
+    "                     --gets, --keys, --create-ratio, --zipf, --walk: refused.\n"
     "  --path P           a path to GET, after the URL's own path (repeat for\n"
     "                     several, up to 64; only with --scenario get)\n"
     "\n"
