@@ -188,7 +188,7 @@ layer_wall() {
         if ! wall_run "$p" ref || ! wall_run "$p" cur; then say "wall: $p failed"; return 1; fi
     done
     WALL_DISCARD=0
-    k=$(wc -w <<<"$PATHS")
+    k=$HOLM_FAMILY
     for ((r = 1; r <= MAX_PAIRS; r++)); do
         for p in $active; do
             if ((r % 2)); then a=ref b=cur; else a=cur b=ref; fi
@@ -256,16 +256,18 @@ judge_wall() {
         fi
     done
     [ -n "$rows" ] || return 0
-    printf '%s' "$rows" | awk -v lim="$WALL_LIMIT" '
+    # Holm over HOLM_FAMILY hypotheses: paths not measured count as the
+    # largest p-values, so a path measured alone is adjusted by the family.
+    printf '%s' "$rows" | awk -v lim="$WALL_LIMIT" -v fam="$HOLM_FAMILY" '
         NF == 3 { bad[++nb] = $1; next }
         { m++; p[m] = $1; n[m] = $2; est[m] = $3; lo[m] = $4; hi[m] = $5; pv[m] = $6 }
         END {
             for (i = 1; i <= m; i++) ord[i] = i
             for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
                 if (pv[ord[j]] < pv[ord[i]]) { t = ord[i]; ord[i] = ord[j]; ord[j] = t }
-            run = 0
+            run = 0; big = fam > m ? fam : m
             for (i = 1; i <= m; i++) {
-                a = (m - i + 1) * pv[ord[i]]; if (a > 1) a = 1; if (a < run) a = run
+                a = (big - i + 1) * pv[ord[i]]; if (a > 1) a = 1; if (a < run) a = run
                 run = a; adj[ord[i]] = a
             }
             for (i = 1; i <= m; i++)

@@ -92,6 +92,17 @@ samples() {
     # The limit is a setting: above x1.6 the same data passes.
     run env WALL_LIMIT=1.6 bash "$CI" --judge "$D/j" --kvtest "$KV" --paths sql-read
     assert_success
+    # Judged as two of a family of 7 (the five paths not measured count as
+    # the largest p-values), the smallest p-value is adjusted by 7, not 2.
+    run bash "$CI" --judge "$D/j" --kvtest "$KV" --paths db-write,sql-read
+    assert_output --regexp 'wall +sql-read +12 pairs +p=([0-9.e-]+) '
+    local alone=${output#*sql-read*p=}
+    alone=${alone%% *}
+    run bash "$CI" --judge "$D/j" --kvtest "$KV" --paths db-write,sql-read --holm-family 7
+    local fam=${output#*sql-read*p=}
+    fam=${fam%% *}
+    run awk -v a="$alone" -v f="$fam" 'BEGIN { exit !(a > 0 && a < 0.1 && f / a > 3.4 && f / a < 3.6) }'
+    assert_success
 }
 
 @test "ci-perf: bad options are one line and exit 2" {
@@ -104,6 +115,9 @@ samples() {
     run bash "$CI" --min-pairs 9 --max-pairs 4
     assert_failure 2
     assert_output "ci-perf: --min-pairs must not exceed --max-pairs"
+    run bash "$CI" --paths sql-read,lookup --holm-family 1
+    assert_failure 2
+    assert_output "ci-perf: --holm-family must be a whole number, at least the number of paths measured"
     run bash "$CI" --set-reference no-such-commit-xyz --baseline "$D/b.json"
     assert_failure 2
     assert_output "ci-perf: --set-reference: no commit 'no-such-commit-xyz' in this clone"
