@@ -197,7 +197,7 @@ test: deps
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
 mutants: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS)
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) build/ratioci
 	bash scripts/dev/mutants.sh scripts/dev/mutants.txt
 
 bench: deps

@@ -49,7 +49,7 @@ build() {
         done
     fi
     # shellcheck disable=SC2086  # targets is a list of make targets
-    make -j2 kvtest build/asan/kvtest $targets >"$SCR/build.log" 2>&1
+    make -j2 kvtest build/asan/kvtest build/ratioci $targets >"$SCR/build.log" 2>&1
 }
 build || { tail -n 20 "$SCR/build.log" >&2; echo "mutants.sh: the unchanged tree does not build" >&2; exit 1; }
 
@@ -80,10 +80,13 @@ run_suite() {
     local rc=0
     wait "$CHILD" || rc=$?
     CHILD=""
-    # A suite that ran no test at all decides nothing: the filter is wrong.
-    if [ "$rc" -eq 0 ] && [ "$kind" = cli ] && grep -q '^1\.\.0$' "$SCR/suite.log"; then
-        echo "mutants.sh: $spec selects no test" >&2
-        return 2
+    # A suite that ran no test at all decides nothing (the filter is wrong),
+    # nor one whose every test skipped (a tool or build file missing): the
+    # fault is then BROKEN, whatever the exit status (VOID says why).
+    if [ "$kind" = cli ] && grep -q '^1\.\.0$' "$SCR/suite.log"; then
+        VOID="$spec selects no test"
+    elif [ "$kind" = cli ] && ! grep -q '^\(not \)\?ok [0-9]* [^#]*$' "$SCR/suite.log"; then
+        VOID="$spec skipped every test: $(grep -m1 -o '# skip.*' "$SCR/suite.log")"
     fi
     return "$rc"
 }
@@ -127,7 +130,10 @@ while IFS= read -r line || [ -n "$line" ]; do
         verdict=BROKEN by="(does not compile: $(grep -m1 'error' "$SCR/build.log"))"
     else
         for s in $suites; do
-            if ! run_suite "$s"; then verdict=killed by="(by $s)"; break; fi
+            VOID=""
+            if ! run_suite "$s"; then verdict=killed by="(by $s)"; fi
+            [ -z "$VOID" ] || { verdict=BROKEN by="($VOID)"; break; }
+            [ "$verdict" != killed ] || break
         done
     fi
     # Restore with a new modification time, so the next build recompiles it.

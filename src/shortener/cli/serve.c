@@ -358,7 +358,7 @@ int shortener_serve(int argc, char **argv)
 /* After the options: serve until stopped. The exit status. */
 static int serve_main(struct serve_opts *o, const struct fd_limits *lim)
 {
-    if (o->processes > 1)
+    if (o->processes > 1)   /* a parent that supervises the processes */
         return serve_procs(o, lim);
 
     char err[512];
