@@ -141,8 +141,11 @@ while b'{"OK":true}' not in got:
     got += s.recv(4096)
 print("first", got.split(b"\r\n", 1)[0].decode())
 time.sleep(3)
+s.setblocking(False)   # what is there after 3 s, without waiting for more
 try:
     print("after 3 s:", "closed" if s.recv(1) == b"" else "data")
+except BlockingIOError:
+    print("after 3 s: still open")
 except OSError as e:
     print("after 3 s:", e)
 PY
