@@ -187,20 +187,13 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
     }
     const char *method, *path;
     request_strings(req, &method, &path);
-    const char *body = NULL;
-    size_t len = 0;
-    if (req->entity.base) {   /* only a create reads its body, as before */
-        struct request_match m;
-        request_match(method, path, &m);
-        if (m.route == ROUTE_CREATE && m.method_ok) {
-            body = req->entity.base ? req->entity.base : "";
-            len = req->entity.len;
-        }
-    }
-    struct service_reply r;
-    /* h2o reads at most REQUEST_BODY_MAX + 1 bytes (see start): one more
-     * than the limit means too large. */
+    /* service_handle reads the body (and too_large) for a create only, as
+     * before; h2o reads at most REQUEST_BODY_MAX + 1 bytes (h2o_conf):
+     * one more than the limit means too large. */
+    const char *body = req->entity.base;
+    size_t len = req->entity.len;
     int too_large = len > REQUEST_BODY_MAX;
+    struct service_reply r;
     service_handle(h->s, t->w, method, path, too_large ? NULL : body, too_large ? 0 : len,
                    too_large, &r);
     send_reply(req, &r);
