@@ -23,7 +23,7 @@ endif
 # build below is compiled without it).
 CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -MMD -MP
 OPT         = -O2 -g
-LIBS        = -lhiredis -lmicrohttpd -lhttp_parser -lcjson -lpthread -lm
+LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone

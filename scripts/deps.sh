@@ -11,7 +11,7 @@
 set -euo pipefail
 
 PKGS=(build-essential clang libclang-rt-14-dev pkg-config
-      libhiredis-dev libmicrohttpd-dev libhttp-parser-dev libcjson-dev
+      libhiredis-dev libhttp-parser-dev libcjson-dev
       libcmocka-dev bats bats-assert bats-support shellcheck gnuplot-nox wrk curl jq strace)
 PKGS+=(bash-completion)   # tests/cli/completion.bats drives src/doc/kvtest.bash with it
 PKGS+=(scdoc)     # man pages: build/man/*.1 from src/doc/*.scd (make man)
@@ -19,6 +19,8 @@ PKGS+=(mandoc)    # man pages: mandoc -T lint in tests/cli/manpages.bats
 PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
 PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/package.bats)
 PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs its own nginx; Debian's service is not needed)
+PKGS+=(libh2o-evloop-dev)   # the shortener's HTTP server library (src/shortener/http/service_http.c)
+PKGS+=(libmicrohttpd-dev)   # only to build scripts/ci/ci-perf.sh's reference commit while it predates the h2o port
 PKGS+=(valgrind)  # scripts/ci/ci-perf.sh: instructions per operation (cachegrind), the deterministic layer
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 

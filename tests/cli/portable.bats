@@ -44,12 +44,13 @@ no_time() {
     assert_output --partial "Build: full, linux OS layer"
 }
 
-@test "core: links nothing but libc (no hiredis, microhttpd, http_parser, cjson)" {
+@test "core: links nothing but libc (no hiredis, h2o, microhttpd, http_parser, cjson)" {
     command -v ldd >/dev/null || skip "no ldd"
     run ldd "$CORE"
     assert_success
     refute_output --partial hiredis
     refute_output --partial microhttpd
+    refute_output --partial h2o
     refute_output --partial http_parser
     refute_output --partial cjson
     run ldd "$KVTEST"

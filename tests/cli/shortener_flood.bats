@@ -128,6 +128,75 @@ PY
     assert_line "second HTTP/1.1 200 OK"
 }
 
+@test "serve --idle-timeout closes a keep-alive connection that stays idle that long" {
+    run "$KVTEST" shortener init "$DB" --links 3
+    assert_success
+    start_service "$DB" --threads 1 --header-timeout 5 --idle-timeout 1
+    run python3 - "$SERVICE_PORT" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /heart-beat HTTP/1.1\r\nHost: x\r\n\r\n")
+got = b""
+while b'{"OK":true}' not in got:
+    got += s.recv(4096)
+print("first", got.split(b"\r\n", 1)[0].decode())
+time.sleep(3)
+s.setblocking(False)   # what is there after 3 s, without waiting for more
+try:
+    print("after 3 s:", "closed" if s.recv(1) == b"" else "data")
+except BlockingIOError:
+    print("after 3 s: still open")
+except OSError as e:
+    print("after 3 s:", e)
+PY
+    assert_success
+    assert_line "first HTTP/1.1 200 OK"
+    assert_line "after 3 s: closed"
+}
+
+@test "serve under a 100-descriptor limit: connections past the cap are closed at once, the others served" {
+    command -v prlimit >/dev/null || skip "prlimit is not installed"
+    run "$KVTEST" shortener init "$DB" --links 3
+    assert_success
+    SERVICE_WRAP=(prlimit --nofile=100:100 --)
+    start_service "$DB" --threads 1
+    # 100 - 64 - 8 per thread (serve.c)
+    run grep -c 'open files 100 (soft limit was 100), connections 28,' "$SERVICE_ERR"
+    assert_output 1
+    sleep 0.5   # start_service's probe connection is gone
+    # Twice: the second round shows closed connections were counted out.
+    run python3 - "$SERVICE_PORT" 38 <<'PY'
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+for rnd in (1, 2):
+    socks = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(n)]
+    time.sleep(1)
+    closed, served = 0, 0
+    for s in socks:
+        s.setblocking(False)
+        try:
+            if s.recv(1) == b"":
+                closed += 1
+                continue
+        except BlockingIOError:
+            pass
+        except OSError:
+            closed += 1
+            continue
+        s.setblocking(True)
+        s.sendall(b"GET /heart-beat HTTP/1.1\r\nHost: x\r\n\r\n")
+        if s.recv(4096).startswith(b"HTTP/1.1 200 "):
+            served += 1
+    print("round", rnd, "closed", closed, "served", served)
+    for s in socks:
+        s.close()
+    time.sleep(0.5)
+PY
+    assert_success
+    assert_line "round 1 closed 10 served 28"
+    assert_line "round 2 closed 10 served 28"
+}
+
 @test "serve --header-timeout: misuse is exit 2, --help documents the limits" {
     run "$KVTEST" shortener serve "$DB" --header-timeout 0
     [ "$status" -eq 2 ]

@@ -59,7 +59,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
-/* Copy [p, p+n) into a NUL-terminated string (what MHD hands us). */
+/* Copy [p, p+n) into a NUL-terminated string (what the HTTP glue hands us). */
 static char *dupn(const uint8_t *p, size_t n)
 {
     char *s = malloc(n + 1);

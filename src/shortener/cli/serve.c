@@ -31,8 +31,8 @@
 
 #define CMD SERVE_CMD
 /* Descriptors that are not client connections: per thread SQLite's db,
- * -wal and -shm, a Valkey socket, MHD's epoll and wake-up descriptors (8
- * leaves room); plus the listener, stdio and libraries' own (64). */
+ * -wal and -shm, a Valkey socket, h2o's epoll descriptor, wake-up pipe and
+ * listener copy (8 leaves room); plus the listener, stdio and libraries' own (64). */
 #define FD_RESERVED_BASE 64
 #define FD_RESERVED_PER_THREAD 8
 #define FD_LIMIT_CAP 1048576   /* when the hard limit is "unlimited" */
@@ -145,8 +145,7 @@ int serve_socket(const char *bind_addr, int port, int reuseport, int listen_too,
     }
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    /* Set by hand: libmicrohttpd's MHD_OPTION_LISTENING_ADDRESS_REUSE
-     * only applies to a socket it opens itself, and we hand it ours. */
+    /* Set here: the HTTP glue (h2o) is handed this socket, it opens none. */
     if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
         cli_fail(CMD, "SO_REUSEPORT: %s", strerror(errno));
         close(fd);
@@ -262,7 +261,7 @@ static void print_counters(struct service *s, int json, int csv)
 static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int port,
                      const struct fd_limits *lim)
 {
-    /* Block the stop signals before MHD starts its threads, which inherit
+    /* Block the stop signals before the HTTP glue starts its threads, which inherit
      * the mask: only sigwait() below ever sees them. */
     sigset_t stop;
     sigemptyset(&stop);

@@ -1,203 +1,430 @@
-/* service_http: libmicrohttpd glue of the shortener. See service_http.h.
+/* service_http: libh2o glue of the shortener. See service_http.h.
  *
- * A pool beats thread-per-connection here: slow or idle keep-alive clients
- * cost no thread, and a worker count independent of the client count keeps
- * SQLite's writer contention bounded. */
+ * One h2o event loop per thread, each accepting on its own dup of the
+ * listening socket: slow or idle keep-alive clients cost no thread, and a
+ * loop count independent of the client count keeps SQLite's writer
+ * contention bounded. The handler runs service_handle() synchronously in
+ * the loop thread with the worker that thread claimed. */
 #include "shortener/http/service_http.h"
 
-#include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
+/* Debian's libh2o-evloop is built for epoll; its headers need told so
+ * (otherwise they expect libuv's). */
+#define H2O_USE_EPOLL 1
+#include <h2o.h>
+#include <h2o/http1.h>
 
 #include "measure/clock.h"
 #include "shortener/service/request.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+/* LeakSanitizer: h2o 2.2.5 keeps up to 16 memory-pool chunks per thread in
+ * a static thread-local list nothing outside the library can empty; they
+ * are lost when a loop thread ends. Our own allocations (struct conn, the
+ * loops) stay checked. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:h2o_mem_alloc_recycle\n";
+}
+#endif
+
+struct loop_thread {
+    struct service_http *h;
+    pthread_t tid;
+    int inited;
+    int started;
+    h2o_evloop_t *loop;
+    h2o_context_t ctx;
+    h2o_accept_ctx_t actx;
+    h2o_socket_t *listener;
+    h2o_timeout_t header_timeout;
+    h2o_linklist_t conns;          /* struct conn of this loop */
+    struct service_worker *w;      /* claimed once, used by this thread only */
+};
+
 struct service_http {
-    struct MHD_Daemon *d;
+    h2o_globalconf_t conf;
+    h2o_hostconf_t *host;
     struct service *s;
-    unsigned idle_s;
-    atomic_long inflight;     /* requests begun and not completed */
-    int nobody_marker;        /* req_cls of requests without a body */
+    unsigned nthreads;
+    unsigned conn_limit;
+    atomic_uint nconns;            /* open connections, all loops */
+    atomic_int stopping;
+    uint64_t stop_deadline_ns;     /* written before stopping is set */
+    struct loop_thread *t;
 };
 
-/* Per-request upload state for POST /link. */
-#define DRAIN_MAX (16u << 20)   /* bytes of an oversized body we drain */
-
-struct upload {
-    size_t len;
-    size_t drained;   /* bytes discarded past the limit */
-    int too_large;
-    char buf[REQUEST_BODY_MAX];
+/* One accepted connection, for the header timeout, the connection count
+ * and the orderly stop. Freed when h2o closes the socket (on_close). */
+struct conn {
+    h2o_linklist_t link;
+    h2o_timeout_entry_t header_to; /* linked until the first request */
+    h2o_socket_t *sock;
+    struct loop_thread *t;
+    size_t seen;                   /* sock->bytes_read at the last check */
 };
 
-/* The worker this pool thread claimed. Per-thread by design; tagged with
- * the service so a second service in one process never shares it. */
-static _Thread_local struct {
-    struct service *s;
-    struct service_worker *w;
-} tl_worker;
+struct handler {
+    h2o_handler_t super;
+    struct service_http *h;
+};
 
-static struct service_worker *thread_worker(struct service *s)
+static struct loop_thread *thread_of(h2o_req_t *req)
 {
-    if (tl_worker.s == s)
-        return tl_worker.w;
-    struct service_worker *w = service_claim_worker(s);
-    if (!w)
-        return NULL;   /* more pool threads than workers: cannot happen */
-    tl_worker.s = s;
-    tl_worker.w = w;
-    return w;
+    return H2O_STRUCT_FROM_MEMBER(struct loop_thread, ctx, req->conn->ctx);
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *conn, struct service_reply *r)
+static const char *reason(int status)
 {
-    struct MHD_Response *resp;
-    if (r->body) {
-        resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
-        if (resp)
-            r->body = NULL;   /* MHD frees it now (cJSON uses malloc) */
-    } else {
-        static const char oom[] = "{\"error\":\"out of memory\"}";
-        resp = MHD_create_response_from_buffer(sizeof oom - 1, (void *)oom,
-                                               MHD_RESPMEM_PERSISTENT);
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 413: return "Payload Too Large";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    default: return "Unknown";
     }
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The request's method and path as NUL-terminated strings in the request
+ * pool, the path cut at '?' and percent-decoded as libmicrohttpd did
+ * (a "%00" ends it), so request_match() sees what it always saw. */
+static void request_strings(h2o_req_t *req, const char **method, const char **path)
+{
+    h2o_iovec_t m = req->input.method, p = req->input.path;
+    char *ms = h2o_mem_alloc_pool(&req->pool, m.len + 1);
+    memcpy(ms, m.base, m.len);
+    ms[m.len] = '\0';
+    char *ps = h2o_mem_alloc_pool(&req->pool, p.len + 1), *d = ps;
+    for (size_t i = 0; i < p.len && p.base[i] != '?'; i++) {
+        int hi, lo;
+        if (p.base[i] == '%' && i + 2 < p.len &&
+            (hi = hexval(p.base[i + 1])) != -1 &&
+            (lo = hexval(p.base[i + 2])) != -1) {
+            *d++ = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            *d++ = p.base[i];
+        }
+    }
+    *d = '\0';
+    *method = ms;
+    *path = ps;
+}
+
+static void send_json(h2o_req_t *req, int status, const char *body, size_t len,
+                      const char *allow)
+{
+    req->res.status = status;
+    req->res.reason = reason(status);
+    req->res.content_length = len;
+    h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE, "Content-Type",
+                   H2O_STRLIT("application/json"));
+    if (allow)
+        h2o_add_header(&req->pool, &req->res.headers, H2O_TOKEN_ALLOW, "Allow", allow,
+                       strlen(allow));
+    h2o_send_inline(req, body, len);   /* copies the body; no body for HEAD */
+}
+
+static void send_reply(h2o_req_t *req, struct service_reply *r)
+{
+    static const char oom[] = "{\"error\":\"out of memory\"}";
+    if (r->body)
+        send_json(req, r->status, r->body, r->len, r->allow);
+    else
+        send_json(req, r->status, oom, sizeof oom - 1, r->allow);
     service_reply_free(r);
-    if (!resp)
-        return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    if (r->allow)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
-    enum MHD_Result ret = MHD_queue_response(conn, (unsigned int)r->status, resp);
-    MHD_destroy_response(resp);
-    return ret;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
-                                  const char *url, const char *method,
-                                  const char *version, const char *upload_data,
-                                  size_t *upload_data_size, void **req_cls)
+/* Request heads over this many bytes get 431, as under libmicrohttpd
+ * (whose 32 KiB connection buffer set the limit). h2o itself reads up to
+ * H2O_MAX_REQLEN (408 KiB) and answers 400 beyond that. */
+#define HEAD_MAX 32768
+
+static size_t head_size(const h2o_req_t *req)
 {
-    (void)version;
-    struct service_http *h = cls;
-    struct service *s = h->s;
+    size_t n = req->input.method.len + req->input.path.len + req->input.authority.len;
+    for (size_t i = 0; i < req->headers.size; i++)
+        n += req->headers.entries[i].name->len + req->headers.entries[i].value.len + 4;
+    return n;
+}
+
+static int on_req(h2o_handler_t *self, h2o_req_t *req)
+{
+    struct service_http *h = ((struct handler *)self)->h;
+    struct loop_thread *t = thread_of(req);
+    struct conn *c = req->conn->callbacks->get_socket(req->conn)->on_close.data;
+    if (h2o_timeout_is_linked(&c->header_to))   /* headers in: idle_s from now */
+        h2o_timeout_unlink(&c->header_to);
+    if (head_size(req) > HEAD_MAX) {
+        static const char big[] = "{\"error\":\"request header fields too large\"}";
+        req->http1_is_persistent = 0;
+        send_json(req, 431, big, sizeof big - 1, NULL);
+        return 0;
+    }
+    const char *method, *path;
+    request_strings(req, &method, &path);
+    /* service_handle reads the body (and too_large) for a create only, as
+     * before; h2o reads at most REQUEST_BODY_MAX + 1 bytes (h2o_conf):
+     * one more than the limit means too large. */
+    const char *body = req->entity.base;
+    size_t len = req->entity.len;
+    int too_large = len > REQUEST_BODY_MAX;
     struct service_reply r;
-    struct service_worker *w = thread_worker(s);
-
-    if (*req_cls == NULL) {   /* headers received, body (if any) not yet */
-        atomic_fetch_add(&h->inflight, 1);
-        *req_cls = &h->nobody_marker;
-        /* The headers came in time: from now on the connection may idle
-         * for the (longer) keep-alive timeout. */
-        MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, h->idle_s);
-        if (!w)
-            return MHD_NO;
-        struct request_match m;
-        request_match(method, url, &m);
-        if (m.route != ROUTE_CREATE || !m.method_ok)
-            /* No body wanted. Answer on the next call: a response queued
-             * this early makes MHD close the connection, which would cost
-             * keep-alive clients a reconnect per request. */
-            return MHD_YES;
-        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl) {
-            char *end;
-            errno = 0;
-            unsigned long long n = strtoull(cl, &end, 10);
-            if (errno == ERANGE || n > REQUEST_BODY_MAX) {
-                /* Refuse before reading (and close): a 1 GB upload costs
-                 * us nothing. */
-                service_handle(s, w, method, url, NULL, 0, 1, &r);
-                return send_reply(conn, &r);
-            }
-        }
-        struct upload *up = malloc(sizeof *up);
-        if (!up)
-            return MHD_NO;
-        up->len = 0;
-        up->drained = 0;
-        up->too_large = 0;
-        *req_cls = up;
-        return MHD_YES;
-    }
-    if (*req_cls == &h->nobody_marker) {
-        if (*upload_data_size > 0)   /* a stray body: discard it */
-            return (*upload_data_size = 0, MHD_YES);
-        service_handle(s, w, method, url, NULL, 0, 0, &r);
-        return send_reply(conn, &r);
-    }
-
-    struct upload *up = *req_cls;
-    if (*upload_data_size > 0) {
-        size_t n = *upload_data_size;
-        *upload_data_size = 0;
-        if (!up->too_large && n <= REQUEST_BODY_MAX - up->len) {
-            memcpy(up->buf + up->len, upload_data, n);
-            up->len += n;
-            return MHD_YES;
-        }
-        /* A chunked body past the limit. Drain it and answer 413 at the
-         * end (replying early makes the client see a reset instead of the
-         * 413), but cut a connection that streams on past DRAIN_MAX. */
-        up->too_large = 1;
-        up->drained += n;
-        if (up->drained > DRAIN_MAX) {
-            service_handle(s, w, method, url, NULL, 0, 1, &r);   /* count it */
-            service_reply_free(&r);
-            return MHD_NO;
-        }
-        return MHD_YES;
-    }
-    service_handle(s, w, method, url, up->buf, up->len, up->too_large, &r);
-    return send_reply(conn, &r);
+    service_handle(h->s, t->w, method, path, too_large ? NULL : body, too_large ? 0 : len,
+                   too_large, &r);
+    send_reply(req, &r);
+    return 0;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
-                         enum MHD_RequestTerminationCode toe)
+/* h2o answers some requests itself (400 for a broken Content-Length or
+ * chunk, 413 past the body limit, 417) through the host's fallback path.
+ * This filter gives those answers a JSON body; a too-large create goes to
+ * service_handle, which counts it and words it as always. */
+struct json_ostream {
+    h2o_ostream_t super;
+    char *body;
+    size_t len;
+};
+
+static void json_do_send(h2o_ostream_t *self, h2o_req_t *req, h2o_iovec_t *bufs,
+                         size_t bufcnt, h2o_send_state_t state)
 {
-    (void)conn;
-    (void)toe;
-    struct service_http *h = cls;
-    if (*req_cls == NULL)
+    struct json_ostream *o = (struct json_ostream *)self;
+    h2o_iovec_t b = h2o_iovec_init(o->body, o->len);
+    if (o->body == NULL) {   /* h2o's own text, e.g. "broken content-length header" */
+        char txt[128] = "error";
+        if (bufcnt > 0 && bufs[0].len < sizeof txt && !memchr(bufs[0].base, '"', bufs[0].len)) {
+            memcpy(txt, bufs[0].base, bufs[0].len);
+            txt[bufs[0].len] = '\0';
+        }
+        char *j = h2o_mem_alloc_pool(&req->pool, sizeof txt + 16);
+        b = h2o_iovec_init(j, (size_t)snprintf(j, sizeof txt + 16, "{\"error\":\"%s\"}", txt));
+    }
+    req->res.content_length = b.len;
+    int head = h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD"));
+    h2o_ostream_send_next(self, req, &b, head ? 0 : 1, state);
+}
+
+static void on_setup_error(h2o_filter_t *self, h2o_req_t *req, h2o_ostream_t **slot)
+{
+    struct service_http *h = *(struct service_http **)(self + 1);
+    struct json_ostream *o = (void *)h2o_add_ostream(req, sizeof *o, slot);
+    o->super.do_send = json_do_send;
+    o->body = NULL;
+    const char *method, *path;
+    request_strings(req, &method, &path);
+    struct request_match m;
+    request_match(method, path, &m);
+    if (req->res.status == 413 && m.route == ROUTE_CREATE && m.method_ok) {
+        struct service_reply r;
+        service_handle(h->s, thread_of(req)->w, method, path, NULL, 0, 1, &r);
+        if (r.body) {
+            o->body = h2o_strdup(&req->pool, r.body, r.len).base;
+            o->len = r.len;
+        }
+        service_reply_free(&r);
+    }
+    h2o_set_header(&req->pool, &req->res.headers, H2O_TOKEN_CONTENT_TYPE,
+                   H2O_STRLIT("application/json"), 1);
+    slot = &o->super.next;
+    h2o_setup_next_ostream(req, slot);
+}
+
+static void on_conn_close(void *data)
+{
+    struct conn *c = data;
+    if (h2o_timeout_is_linked(&c->header_to))
+        h2o_timeout_unlink(&c->header_to);
+    h2o_linklist_unlink(&c->link);
+    atomic_fetch_sub(&c->t->h->nconns, 1);
+    free(c);
+}
+
+/* A connection that has not finished its first request's headers: closed
+ * when header_s pass without a byte from it. shutdown() makes h2o's own
+ * read fail, so h2o frees the connection its usual way. */
+static void on_header_timeout(h2o_timeout_entry_t *e)
+{
+    struct conn *c = H2O_STRUCT_FROM_MEMBER(struct conn, header_to, e);
+    if (c->sock->bytes_read != c->seen) {
+        c->seen = c->sock->bytes_read;
+        h2o_timeout_link(c->t->loop, &c->t->header_timeout, &c->header_to);
         return;
-    if (*req_cls != &h->nobody_marker)
-        free(*req_cls);
-    *req_cls = NULL;
-    atomic_fetch_sub(&h->inflight, 1);
+    }
+    shutdown(h2o_socket_get_fd(c->sock), SHUT_RDWR);
+}
+
+static void on_accept(h2o_socket_t *listener, const char *err)
+{
+    struct loop_thread *t = listener->data;
+    struct service_http *h = t->h;
+    if (err != NULL)
+        return;
+    for (int i = 0; i < 16; i++) {   /* a burst, then let the other loops take some */
+        h2o_socket_t *sock = h2o_evloop_socket_accept(listener);
+        if (sock == NULL)
+            return;
+        struct conn *c;
+        if (atomic_fetch_add(&h->nconns, 1) >= h->conn_limit || !(c = calloc(1, sizeof *c))) {
+            /* over the limit: accept and close, as libmicrohttpd did */
+            atomic_fetch_sub(&h->nconns, 1);
+            h2o_socket_close(sock);
+            continue;
+        }
+        c->sock = sock;
+        c->t = t;
+        c->header_to.cb = on_header_timeout;
+        h2o_linklist_insert(&t->conns, &c->link);
+        h2o_timeout_link(t->loop, &t->header_timeout, &c->header_to);
+        sock->on_close.cb = on_conn_close;
+        sock->on_close.data = c;
+        h2o_accept(&t->actx, sock);
+    }
+}
+
+static int req_busy(h2o_req_t *req, void *cbdata)
+{
+    (void)cbdata;
+    return req->version != 0;   /* headers parsed, response not yet sent */
+}
+
+/* The orderly stop of one loop: no more accepts, requests in flight get
+ * until the deadline, then every connection is closed and freed. */
+static void loop_stop(struct loop_thread *t)
+{
+    struct service_http *h = t->h;
+    h2o_socket_read_stop(t->listener);
+    h2o_socket_close(t->listener);
+    t->ctx.shutdown_requested = 1;   /* answers from now on close */
+    while (H2O_HTTP1_CALLBACKS.foreach_request(&t->ctx, req_busy, NULL) &&
+           clock_now_ns() < h->stop_deadline_ns)
+        h2o_evloop_run(t->loop, 10);
+    for (h2o_linklist_t *n = t->conns.next; n != &t->conns; n = n->next) {
+        struct conn *c = H2O_STRUCT_FROM_MEMBER(struct conn, link, n);
+        shutdown(h2o_socket_get_fd(c->sock), SHUT_RDWR);
+    }
+    uint64_t end = clock_now_ns() + 1000000000ull;
+    while (!h2o_linklist_is_empty(&t->conns) && clock_now_ns() < end)
+        h2o_evloop_run(t->loop, 10);
+    if (!h2o_linklist_is_empty(&t->conns))
+        return;   /* a connection h2o would not let go: leave the loop be */
+    h2o_evloop_run(t->loop, 0);   /* the closes h2o deferred */
+    h2o_timeout_dispose(t->loop, &t->header_timeout);
+    h2o_context_dispose(&t->ctx);
+    free(t->ctx.queue);   /* h2o 2.2.5's dispose forgets it (fixed upstream later) */
+    h2o_evloop_destroy(t->loop);
+    /* Socket buffers h2o keeps for reuse in a thread-local list: this
+     * thread ends, so they would leak. */
+    h2o_mem_recycle_t *a = &h2o_socket_buffer_prototype.allocator;
+    while (a->cnt > 0)
+        free(h2o_mem_alloc_recycle(a, 0));
+}
+
+static void *loop_main(void *arg)
+{
+    struct loop_thread *t = arg;
+    /* Polls the stop flag every 100 ms: simpler than a wake-up pipe. */
+    while (!atomic_load(&t->h->stopping))
+        h2o_evloop_run(t->loop, 100);
+    loop_stop(t);
+    return NULL;
+}
+
+/* Loop i accepting on fd (taken over). -1 when it cannot be set up. */
+static int loop_init(struct service_http *h, unsigned i, int fd, unsigned header_s)
+{
+    struct loop_thread *t = &h->t[i];
+    t->h = h;
+    t->w = service_claim_worker(h->s);
+    if (t->w == NULL || (t->loop = h2o_evloop_create()) == NULL) {
+        close(fd);
+        return -1;
+    }
+    h2o_context_init(&t->ctx, t->loop, &h->conf);
+    t->actx.ctx = &t->ctx;
+    t->actx.hosts = h->conf.hosts;
+    h2o_linklist_init_anchor(&t->conns);
+    h2o_timeout_init(t->loop, &t->header_timeout, (uint64_t)header_s * 1000);
+    t->listener = h2o_evloop_socket_create(t->loop, fd, H2O_SOCKET_FLAG_DONT_READ);
+    t->listener->data = t;
+    h2o_socket_read_start(t->listener, on_accept);
+    t->inited = 1;
+    return 0;
+}
+
+static void h2o_conf(struct service_http *h, const struct service_http_opts *o)
+{
+    h2o_config_init(&h->conf);
+    h->conf.server_name = h2o_iovec_init(H2O_STRLIT(""));   /* no Server header */
+    h->conf.max_request_entity_size = REQUEST_BODY_MAX + 1;   /* see on_req */
+    /* h2o's request timeout runs from the moment a connection waits for a
+     * request until that request is read: the keep-alive idle limit (and a
+     * bound on a slow first request, whose header timeout is our own). */
+    h->conf.http1.req_timeout = (uint64_t)o->idle_s * 1000;
+    h->conf.http1.upgrade_to_http2 = 0;
+    h->host = h2o_config_register_host(&h->conf, h2o_iovec_init(H2O_STRLIT("default")), 65535);
+    h2o_pathconf_t *p = h2o_config_register_path(h->host, "/", 0);
+    struct handler *hd = (void *)h2o_create_handler(p, sizeof *hd);
+    hd->super.on_req = on_req;
+    hd->h = h;
+    h2o_filter_t *f = h2o_create_filter(&h->host->fallback_path,
+                                        sizeof *f + sizeof(struct service_http *));
+    f->on_setup_ostream = on_setup_error;
+    *(struct service_http **)(f + 1) = h;
 }
 
 struct service_http *service_http_start(struct service *s, int lfd,
                                         const struct service_http_opts *o)
 {
     struct service_http *h = calloc(1, sizeof *h);
-    if (!h) {
+    struct loop_thread *t = o->threads ? calloc(o->threads, sizeof *t) : NULL;
+    if (!h || !t) {
+        free(h);
+        free(t);
         close(lfd);
         return NULL;
     }
     h->s = s;
-    h->idle_s = o->idle_s;
-    /* MHD's connection timeout is an inactivity timeout. It starts as the
-     * header timeout, so a client that opens a connection and stalls
-     * before its headers are complete is dropped within header_s; the
-     * first call of on_request raises it to idle_s. */
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC;
-    h->d = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, h,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)lfd,
-        MHD_OPTION_THREAD_POOL_SIZE, o->threads,
-        MHD_OPTION_CONNECTION_LIMIT, o->conn_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, o->header_s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-        MHD_OPTION_END);
-    if (!h->d) {
-        close(lfd);
-        free(h);
+    h->t = t;
+    h->nthreads = o->threads;
+    h->conn_limit = o->conn_limit;
+    h2o_conf(h, o);
+    int ok = 1;
+    unsigned i;
+    for (i = 0; i < o->threads && ok; i++) {   /* the last loop takes lfd itself */
+        int fd = i + 1 < o->threads ? dup(lfd) : lfd;
+        ok = fd >= 0 && loop_init(h, i, fd, o->header_s) == 0;
+    }
+    if (!ok && i < o->threads)
+        close(lfd);   /* a loop failed before the last one took it */
+    for (i = 0; i < o->threads && ok; i++)
+        t[i].started = ok = pthread_create(&t[i].tid, NULL, loop_main, &t[i]) == 0;
+    if (!ok) {
+        service_http_stop(h);
         return NULL;
     }
     return h;
@@ -205,14 +432,15 @@ struct service_http *service_http_start(struct service *s, int lfd,
 
 void service_http_stop(struct service_http *h)
 {
-    MHD_socket q = MHD_quiesce_daemon(h->d);
-    if (q != MHD_INVALID_SOCKET)
-        close(q);
-    uint64_t deadline = clock_now_ns() + 5000000000ull;
-    while (atomic_load(&h->inflight) > 0 && clock_now_ns() < deadline) {
-        struct timespec ts = {0, 5000000};
-        nanosleep(&ts, NULL);
+    h->stop_deadline_ns = clock_now_ns() + 5000000000ull;
+    atomic_store(&h->stopping, 1);
+    for (unsigned i = 0; i < h->nthreads; i++) {
+        if (h->t[i].started)
+            pthread_join(h->t[i].tid, NULL);
+        else if (h->t[i].inited)   /* start failed: stop it from here */
+            loop_stop(&h->t[i]);
     }
-    MHD_stop_daemon(h->d);
+    h2o_config_dispose(&h->conf);
+    free(h->t);
     free(h);
 }

@@ -1,5 +1,5 @@
 /* service: the shortener's request handling, independent of the HTTP
- * library (the libmicrohttpd glue is service_http.c), so unit tests and the
+ * library (the libh2o glue is service_http.c), so unit tests and the
  * fuzz target run it without a server.
  *
  * Each worker (one per server thread) has its own links and cache

@@ -1,5 +1,5 @@
 /* service: the shortener's request handler, independent of the HTTP
- * library (service_http.h puts libmicrohttpd around it; serve.c is the
+ * library (service_http.h puts libh2o around it; serve.c is the
  * "shortener serve" subcommand).
  *
  * A service owns one worker per server thread; a worker is one links
