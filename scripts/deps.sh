@@ -20,7 +20,6 @@ PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
 PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/package.bats)
 PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs its own nginx; Debian's service is not needed)
 PKGS+=(libh2o-evloop-dev)   # the shortener's HTTP server library (src/shortener/http/service_http.c)
-PKGS+=(libmicrohttpd-dev)   # only to build scripts/ci/ci-perf.sh's reference commit while it predates the h2o port
 PKGS+=(valgrind)  # scripts/ci/ci-perf.sh: instructions per operation (cachegrind), the deterministic layer
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
