@@ -4,12 +4,12 @@
 # sides of scripts/ci/ci-perf.sh:
 #  - A/A runs: nothing injected; every FAIL is a false alarm;
 #  - injected runs, one path at a time: the current side of that path slowed
-#    by a spin proportional to its measured cost per operation (the
-#    reference side's, from the first A/A run): for the instruction layer a
-#    counting loop of FACTOR-1 times the path's instructions per operation
-#    (default 1.03), for the wall layer a time spin of FACTOR-1 times its
-#    time per operation (default 1.10; http: times the CPU count, since 8
-#    users keep both CPUs busy). Every run that does not FAIL that path is a
+#    by a spin proportional to its measured cost per operation: for the
+#    instruction layer a counting loop of FACTOR-1 times the path's
+#    instructions per operation in the first A/A run (default 1.03), for the
+#    wall layer a time spin of FACTOR-1 times its time per operation, the
+#    median over every A/A run's samples (default 1.10; http: times the CPU
+#    count, since 8 users keep both CPUs busy). Every run that does not FAIL that path is a
 #    missed detection. Each injected run measures that path alone, judged
 #    (wall layer) as one of all the paths (ci-perf.sh --holm-family): a
 #    seventh of a full run's time, and the same Holm level as a full run.
@@ -125,22 +125,31 @@ for ((i = 1; i <= AA || (i == 1 && RUNS > 0); i++)); do
     kind=aa
     [ "$i" -le "$AA" ] || kind=calibration
     check "$STAMP-$LAYER-aa-$i" "$kind" - "" "$PATHS" || continue
-    if [ ${#COST[@]} -eq 0 ]; then
-        if [ "$LAYER" = instr ]; then
-            mapfile -t COST < <(awk -F'\t' '$1 == "instr" { print $2 "\t" $3 }' "$LAST/verdicts.tsv")
-        else
-            for p in $PATHS; do
-                m=$("$KVI" compare "$LAST/wall/$p.ref.jsonl" "$LAST/wall/$p.cur.jsonl" --json |
-                    jq -r '[.rows[] | select(.metric == "us/blob" or .metric == "lookups/s" or .metric == "requests/s")][0]
-                           | if .higher_better then 1e9 / .old.median else .old.median * 1000 end')
-                [ "$p" != http ] || m=$(awk -v m="$m" -v c="$(nproc)" 'BEGIN { print m * c }')
-                COST+=("$p"$'\t'"$m")
-            done
-        fi
-        printf '%s\n' "${COST[@]}" >"$DEST/runs/$STAMP-$LAYER-cost.tsv"
+    if [ ${#COST[@]} -eq 0 ] && [ "$LAYER" = instr ]; then
+        mapfile -t COST < <(awk -F'\t' '$1 == "instr" { print $2 "\t" $3 }' "$LAST/verdicts.tsv")
     fi
     rm -rf "$LAST"
 done
+if [ "$LAYER" = wall ]; then
+    # The cost per operation: the median over every sample of every A/A run
+    # (both sides run the same build), so one slow or fast minute at the
+    # start does not make every injection larger or smaller than FACTOR.
+    mapfile -t COST < <(cat "$DEST"/runs/"$STAMP"-wall-aa-*/samples.tsv 2>/dev/null |
+        awk -F'\t' -v c="$(nproc)" '{ sub(/\.(ref|cur)$/, "", $1); v[$1] = v[$1] " " $2 }
+            END {
+                for (p in v) {
+                    n = split(v[p], a, " ")
+                    for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                    m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+                    # us/blob for the blob paths, a rate for lookup and http
+                    if (p == "lookup") m = 1e9 / m
+                    else if (p == "http") m = 1e9 / m * c
+                    else m = m * 1000
+                    printf "%s\t%.1f\n", p, m
+                }
+            }')
+fi
+[ ${#COST[@]} -eq 0 ] || printf '%s\n' "${COST[@]}" >"$DEST/runs/$STAMP-$LAYER-cost.tsv"
 [ "$RUNS" -gt 0 ] || exit 0
 [ ${#COST[@]} -gt 0 ] || die "no A/A run gave the costs the injections need"
 

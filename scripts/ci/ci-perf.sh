@@ -38,7 +38,8 @@
 #         when the adjusted p < 0.05 AND the slowdown's interval lies wholly
 #         above WALL_LIMIT (default 1.04). From --min-pairs on, a path whose
 #         interval is wholly below or wholly above WALL_LIMIT stops being
-#         measured; the rest go on up to --max-pairs.
+#         measured; the rest go on up to --max-pairs, and past it those
+#         whose estimate is above WALL_LIMIT go on up to --more-pairs.
 #
 # Options:
 #   --ref COMMIT          the reference (default: KVTEST_REF, else baseline.json)
@@ -49,7 +50,10 @@
 #   --inject SPEC         test build only: KVTEST_INJECT=SPEC for the current
 #                         side's runs (see src/measure/inject.h)
 #   --min-pairs N         wall pairs before stopping early (default 8)
-#   --max-pairs N         wall pairs at most (default 24)
+#   --max-pairs N         wall pairs for a path that does not look slower
+#                         (default 24)
+#   --more-pairs N        wall pairs at most, for a path still unsettled that
+#                         looks slower (default 48)
 #   --holm-family N       correct the wall layer's p-values as for N paths
 #                         (default: the paths measured). Lets one path be
 #                         measured alone and judged as strictly as in the
@@ -72,16 +76,17 @@ source "$CI_DIR/ci-perf-layers.sh"
 BASELINE=$KV_ROOT/results/baseline.json
 ALL_PATHS="sql-read blob-read files-read db-write files-write lookup http"
 REF=${KVTEST_REF:-} LAYERS=instr,sys,wall PATHS=$ALL_PATHS KV="" REF_KV="" INJECT=""
-MIN_PAIRS=8 MAX_PAIRS=24 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF=""
+MIN_PAIRS=8 MAX_PAIRS=24 MORE_PAIRS=48 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF=""
 INSTR_LIMIT=${INSTR_LIMIT:-0.02} SYS_LIMIT=${SYS_LIMIT:-0.05} WALL_LIMIT=${WALL_LIMIT:-1.04}
 while [ $# -gt 0 ]; do
     case $1 in
-        --ref|--layers|--paths|--kvtest|--ref-kvtest|--inject|--min-pairs|--max-pairs|--holm-family|--out|--judge|--set-reference|--baseline)
+        --ref|--layers|--paths|--kvtest|--ref-kvtest|--inject|--min-pairs|--max-pairs|--more-pairs|--holm-family|--out|--judge|--set-reference|--baseline)
             if [ $# -lt 2 ] || [ -z "$2" ]; then usage_die "$1 needs a value"; fi
             case $1 in
                 --ref) REF=$2 ;; --layers) LAYERS=$2 ;; --paths) PATHS=${2//,/ } ;;
                 --kvtest) KV=$2 ;; --ref-kvtest) REF_KV=$2 ;; --inject) INJECT=$2 ;;
-                --min-pairs) MIN_PAIRS=$2 ;; --max-pairs) MAX_PAIRS=$2 ;; --holm-family) HOLM_FAMILY=$2 ;;
+                --min-pairs) MIN_PAIRS=$2 ;; --max-pairs) MAX_PAIRS=$2 ;;
+                --more-pairs) MORE_PAIRS=$2 ;; --holm-family) HOLM_FAMILY=$2 ;;
                 --out) OUTDIR=$2 ;; --judge) JUDGE=$2 ;; --set-reference) SET_REF=$2 ;;
                 --baseline) BASELINE=$2 ;;
             esac
@@ -99,6 +104,8 @@ done
 [[ $MIN_PAIRS =~ ^[1-9][0-9]*$ && $MAX_PAIRS =~ ^[1-9][0-9]*$ ]] ||
     usage_die "--min-pairs and --max-pairs must be positive whole numbers"
 [ "$MIN_PAIRS" -le "$MAX_PAIRS" ] || usage_die "--min-pairs must not exceed --max-pairs"
+{ [[ $MORE_PAIRS =~ ^[1-9][0-9]*$ ]] && [ "$MORE_PAIRS" -ge "$MAX_PAIRS" ]; } ||
+    usage_die "--more-pairs must be a whole number, at least --max-pairs"
 # Fewer than the paths measured would make the correction weaker than Holm's.
 [ -z "$HOLM_FAMILY" ] || { [[ $HOLM_FAMILY =~ ^[1-9][0-9]*$ ]] && [ "$HOLM_FAMILY" -ge "$(wc -w <<<"$PATHS")" ]; } ||
     usage_die "--holm-family must be a whole number, at least the number of paths measured"

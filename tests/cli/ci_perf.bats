@@ -115,6 +115,9 @@ samples() {
     run bash "$CI" --min-pairs 9 --max-pairs 4
     assert_failure 2
     assert_output "ci-perf: --min-pairs must not exceed --max-pairs"
+    run bash "$CI" --max-pairs 24 --more-pairs 12
+    assert_failure 2
+    assert_output "ci-perf: --more-pairs must be a whole number, at least --max-pairs"
     run bash "$CI" --paths sql-read,lookup --holm-family 1
     assert_failure 2
     assert_output "ci-perf: --holm-family must be a whole number, at least the number of paths measured"
