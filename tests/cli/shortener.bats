@@ -168,6 +168,22 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
     done
 }
 
+@test "the path is percent-decoded and cut at '?', as clients may send it" {
+    "$KVTEST" shortener init "$DB"
+    start_service "$DB" --threads 1
+    create "https://example.com/encoded"
+    # the id's first character as %XX (upper and lower case hex)
+    enc=$(printf '%%%02X' "'${ID:0:1}")${ID:1}
+    req GET "/link/$enc"
+    [ "$STATUS" = 200 ]
+    [ "$(jq -r .link <<<"$BODY")" = "https://example.com/encoded" ]
+    req GET "/link/$(printf '%%%02x' "'${ID:0:1}")${ID:1}"
+    [ "$STATUS" = 200 ]
+    req GET "/link/$ID?utm_source=x"
+    [ "$STATUS" = 200 ]
+    [ "$(jq -r .link <<<"$BODY")" = "https://example.com/encoded" ]
+}
+
 @test "400 for invalid ids, 404 for valid unknown ones" {
     "$KVTEST" shortener init "$DB"
     start_service "$DB" --threads 2
