@@ -15,7 +15,16 @@
 #    seventh of a full run's time, and the same Holm level as a full run.
 #
 #   scripts/ci/ci-perf-validate.sh --layer instr|wall [--aa N] [--runs N]
-#       [--paths LIST] [--factor F] [--out DIR] [--tag TEXT]
+#       [--paths LIST] [--factor F] [--calibrate N] [--out DIR] [--tag TEXT]
+#
+# The wall layer's spin costs more than its nominal time (the clock reads
+# of the busy-wait, what it does to the caches), so the injected change
+# would come out above FACTOR. --calibrate N (wall only, default 5): N runs
+# per path of the nominal spin at a fixed 24 pairs (no early stop, whose
+# estimates lean high), then the spin scaled by (FACTOR-1)/(median change-1)
+# so that the injected runs are slowed by FACTOR as measured, not as meant.
+# The spins are written to DIR/runs/STAMP-wall-spin.tsv. --calibrate 0 keeps
+# the nominal spin.
 #
 # --aa N      A/A runs (default 20)      --runs N  injected runs per path (default 20)
 # --out DIR   where results go (default results/ci-perf); rows are appended
@@ -30,15 +39,15 @@ set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../study/lib.sh"
 
-LAYER="" AA=20 RUNS=20 PATHS="sql-read blob-read files-read db-write files-write lookup http"
+LAYER="" AA=20 RUNS=20 CALIBRATE=5 PATHS="sql-read blob-read files-read db-write files-write lookup http"
 FACTOR="" DEST=$KV_ROOT/results/ci-perf TAG="" SUMMARY_ONLY=0
 while [ $# -gt 0 ]; do
     case $1 in
-        --layer|--aa|--runs|--paths|--factor|--out|--tag)
+        --layer|--aa|--runs|--paths|--factor|--calibrate|--out|--tag)
             [ $# -ge 2 ] || usage_die "$1 needs a value"
             case $1 in
                 --layer) LAYER=$2 ;; --aa) AA=$2 ;; --runs) RUNS=$2 ;; --paths) PATHS=${2//,/ } ;;
-                --factor) FACTOR=$2 ;; --out) DEST=$2 ;; --tag) TAG=$2 ;;
+                --factor) FACTOR=$2 ;; --calibrate) CALIBRATE=$2 ;; --out) DEST=$2 ;; --tag) TAG=$2 ;;
             esac
             shift 2 ;;
         --summary) SUMMARY_ONLY=1; LAYER=${LAYER:-instr}; shift ;;
@@ -48,7 +57,8 @@ while [ $# -gt 0 ]; do
 done
 case $LAYER in instr) FACTOR=${FACTOR:-1.03} ;; wall) FACTOR=${FACTOR:-1.10} ;;
     *) usage_die "--layer must be instr or wall" ;; esac
-[[ $AA =~ ^[0-9]+$ && $RUNS =~ ^[0-9]+$ ]] || usage_die "--aa and --runs must be whole numbers"
+[[ $AA =~ ^[0-9]+$ && $RUNS =~ ^[0-9]+$ && $CALIBRATE =~ ^[0-9]+$ ]] ||
+    usage_die "--aa, --runs and --calibrate must be whole numbers"
 [[ $FACTOR =~ ^1\.[0-9]+$ ]] || usage_die "--factor must be above 1, such as 1.10"
 TAG=${TAG:-none}
 
@@ -84,10 +94,11 @@ V=$DEST/validation.tsv
 STAMP=$(date -u +%Y%m%dT%H%M%S)
 CI=$KV_ROOT/scripts/ci/ci-perf.sh
 
-# check NAME KIND TARGET SPEC PATHS: one run of the check, its rows appended
-# to validation.tsv; the run's small files kept under runs/NAME.
+# check NAME KIND TARGET SPEC PATHS [OPTS]: one run of the check (OPTS: more
+# ci-perf.sh options), its rows appended to validation.tsv; the run's small
+# files kept under runs/NAME.
 check() {
-    local name=$1 kind=$2 target=$3 spec=$4 paths=$5 dir t0 secs
+    local name=$1 kind=$2 target=$3 spec=$4 paths=$5 opts=${6:-} dir t0 secs
     dir=$(mktemp -d "${TMPDIR:-/tmp}/kvtest-validate.XXXXXX")
     kv_track_dir "$dir"
     # A shared machine's "quiet, measuring" flag (KV_PAUSE_FILE): wait it out.
@@ -95,7 +106,7 @@ check() {
     t0=$(kv_now)
     # shellcheck disable=SC2086  # CI_PERF_OPTS: extra options on purpose
     bash "$CI" --kvtest "$KVI" --ref-kvtest "$KVI" --layers "$LAYER" --paths "${paths// /,}" \
-        --holm-family "$(wc -w <<<"$PATHS")" --out "$dir" ${spec:+--inject "$spec"} ${CI_PERF_OPTS:-} \
+        --holm-family "$(wc -w <<<"$PATHS")" --out "$dir" ${spec:+--inject "$spec"} ${CI_PERF_OPTS:-} $opts \
         >"$dir.txt" 2>&1 || true
     secs=$(kv_since "$t0")
     mkdir -p "$DEST/runs/$name"
@@ -163,13 +174,31 @@ if [ "$LAYER" = instr ]; then
 fi
 
 # ---- injected runs, one path at a time
+[ "$LAYER" != wall ] || printf 'path\tnominal_ns\tmeasured\tinjected_ns\n' >"$DEST/runs/$STAMP-wall-spin.tsv"
 for p in $PATHS; do
     cost=$(printf '%s\n' "${COST[@]}" | awk -F'\t' -v p="$p" '$1 == p { print $2 }')
     [ -n "$cost" ] || { say "no cost for $p: not injected"; continue; }
     if [ "$LAYER" = instr ]; then
         spec=$p:iter:$(awk -v c="$cost" -v f="$FACTOR" -v i="$IPI" 'BEGIN { printf "%d", (f - 1) * c / i + 0.5 }')
     else
-        spec=$p:ns:$(awk -v c="$cost" -v f="$FACTOR" 'BEGIN { printf "%d", (f - 1) * c + 0.5 }')
+        ns=$(awk -v c="$cost" -v f="$FACTOR" 'BEGIN { printf "%d", (f - 1) * c + 0.5 }')
+        changes=""
+        for ((i = 1; i <= CALIBRATE; i++)); do
+            check "$STAMP-wall-$p-cal-$i" calibration "$p" "$p:ns:$ns" "$p" \
+                "--min-pairs 24 --max-pairs 24 --more-pairs 24" || continue
+            changes+=" $(awk -F'\t' -v p="$p" '$1 == "wall" && $2 == p { sub(/^x/, "", $5); print $5 + 0 }' "$LAST/verdicts.tsv")"
+            rm -rf "$LAST"
+        done
+        # The median change of the calibration runs; the spin scaled to
+        # FACTOR (a change at or below x1.01 says nothing: left nominal).
+        read -r med scaled < <(awk -v l="$changes" -v f="$FACTOR" -v ns="$ns" 'BEGIN {
+                n = split(l, a, " ")
+                for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                m = n == 0 ? 0 : (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
+                printf "%s %d\n", (n ? m : "-"), (m > 1.01 ? ns * (f - 1) / (m - 1) + 0.5 : ns) }')
+        [ "$CALIBRATE" -eq 0 ] || say "$p: nominal spin ${ns} ns measured x$med; injecting ${scaled} ns"
+        printf '%s\t%s\t%s\t%s\n' "$p" "$ns" "$med" "$scaled" >>"$DEST/runs/$STAMP-wall-spin.tsv"
+        spec=$p:ns:$scaled
     fi
     for ((i = 1; i <= RUNS; i++)); do
         # The injected path is measured alone (the other paths' behaviour is
