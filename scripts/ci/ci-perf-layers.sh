@@ -150,10 +150,14 @@ wall_metric() {
     case $1 in lookup) echo "lookups/s" ;; http) echo "requests/s" ;; *) echo "us/blob" ;; esac
 }
 # wall_stats PATH: "est lo hi p" of the slowdown current/reference (a rate
-# is inverted, so > 1 always means slower), from kvtest compare.
+# is inverted, so > 1 always means slower), from kvtest compare --paired:
+# line i of each side is round i's run, the two run back to back, so the
+# machine's speed that minute cancels in their ratio (on this VM the
+# log ratio of a pair spreads 1.3-1.7x less than that of two runs of
+# different rounds: the A/A runs of results/ci-perf).
 wall_stats() {
     local p=$1
-    "$KVTEST" compare "$OUT/wall/$p.ref.jsonl" "$OUT/wall/$p.cur.jsonl" --json 2>>"$OUT/logs/compare.txt" |
+    "$KVTEST" compare "$OUT/wall/$p.ref.jsonl" "$OUT/wall/$p.cur.jsonl" --paired --json 2>>"$OUT/logs/compare.txt" |
         jq -r --arg m "$(wall_metric "$p")" '
             [.rows[] | select(.metric == $m and .ratio != null)][0] // empty
             | if .higher_better then [1 / .ratio.est, 1 / .ratio.hi, 1 / .ratio.lo, .p]
@@ -177,7 +181,7 @@ http_servers() {
 # layer_wall: ABBA rounds until every path is settled or --max-pairs.
 layer_wall() {
     local active=" $PATHS " p r a b k st est lo hi pv
-    say "wall: ABBA pairs, $MIN_PAIRS to $MAX_PAIRS (to $MORE_PAIRS where slower), slowdown limit x$WALL_LIMIT"
+    say "wall: ABBA pairs, $MIN_PAIRS to $MAX_PAIRS (to $MORE_PAIRS where slower), slowdown limit x$WALL_LIMIT, paired"
     if [[ $active == *" http "* ]]; then
         http_servers || { say "wall: the HTTP services did not start (see $OUT/logs)"; return 1; }
     fi
@@ -204,10 +208,13 @@ layer_wall() {
                 'BEGIN { exit !(hi < t || (lo > t && p < 0.05 / k)) }'; then
                 active=${active/ $p / }
                 say "wall: $p settled after $r pairs (x$(printf '%.3f' "$est") [$(printf '%.3f' "$lo"), $(printf '%.3f' "$hi")])"
-            elif ((r >= MAX_PAIRS)) && awk -v e="$est" -v t="$WALL_LIMIT" 'BEGIN { exit !(e <= t) }'; then
+            elif ((r >= MAX_PAIRS)) && awk -v e="$est" -v t="$WALL_LIMIT" 'BEGIN { exit !(e <= 1 + (t - 1) / 2) }'; then
                 # Past --max-pairs only a path that looks slower goes on
                 # (up to --more-pairs): more pairs where a verdict is close,
-                # none where nothing points to a slowdown.
+                # none where nothing points to a slowdown. "Slower" is an
+                # estimate above halfway to the limit (x1.02): a true x1.10
+                # reads x1.04 or less at 24 pairs about 1 time in 40, which
+                # alone would miss the 19 in 20 the check is held to.
                 active=${active/ $p / }
             fi
         done

@@ -33,13 +33,15 @@
 #         0.05 calls per operation: one extra call in 20 operations).
 #  wall   wall time in ABBA pairs (round r runs reference then current, round
 #         r+1 current then reference), each run one sample; per path kvtest
-#         compare (Mann-Whitney U, Hodges-Lehmann ratio with Moses' 95%
-#         interval), the p-values Holm-adjusted across the paths. FAIL only
+#         compare --paired (a round's two runs paired: Wilcoxon signed-rank,
+#         Hodges-Lehmann ratio with Tukey's 95% interval), the p-values
+#         Holm-adjusted across the paths. FAIL only
 #         when the adjusted p < 0.05 AND the slowdown's interval lies wholly
 #         above WALL_LIMIT (default 1.04). From --min-pairs on, a path whose
 #         interval is wholly below or wholly above WALL_LIMIT stops being
 #         measured; the rest go on up to --max-pairs, and past it those
-#         whose estimate is above WALL_LIMIT go on up to --more-pairs.
+#         whose estimate is above halfway to WALL_LIMIT go on up to
+#         --more-pairs.
 #
 # Options:
 #   --ref COMMIT          the reference (default: KVTEST_REF, else baseline.json)
@@ -53,7 +55,7 @@
 #   --max-pairs N         wall pairs for a path that does not look slower
 #                         (default 24)
 #   --more-pairs N        wall pairs at most, for a path still unsettled that
-#                         looks slower (default 48)
+#                         looks slower (default 96)
 #   --holm-family N       correct the wall layer's p-values as for N paths
 #                         (default: the paths measured). Lets one path be
 #                         measured alone and judged as strictly as in the
@@ -76,7 +78,7 @@ source "$CI_DIR/ci-perf-layers.sh"
 BASELINE=$KV_ROOT/results/baseline.json
 ALL_PATHS="sql-read blob-read files-read db-write files-write lookup http"
 REF=${KVTEST_REF:-} LAYERS=instr,sys,wall PATHS=$ALL_PATHS KV="" REF_KV="" INJECT=""
-MIN_PAIRS=8 MAX_PAIRS=24 MORE_PAIRS=48 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF=""
+MIN_PAIRS=8 MAX_PAIRS=24 MORE_PAIRS=96 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF=""
 INSTR_LIMIT=${INSTR_LIMIT:-0.02} SYS_LIMIT=${SYS_LIMIT:-0.05} WALL_LIMIT=${WALL_LIMIT:-1.04}
 while [ $# -gt 0 ]; do
     case $1 in

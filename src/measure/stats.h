@@ -14,6 +14,8 @@
  * - The Mann-Whitney U test, two-sided: exact null distribution when there
  *   are no ties and both sides are small, the normal approximation with tie
  *   and continuity corrections otherwise.
+ * - For paired samples (A/B alternated round by round): the Wilcoxon
+ *   signed-rank test and the Hodges-Lehmann ratio with Tukey's interval.
  * - Holm-Bonferroni over a family of p-values.
  * - A percentile bootstrap of the median of paired ratios (paired rounds of
  *   one run), seeded so that a report is reproducible.
@@ -76,6 +78,18 @@ struct stats_cmp {
  * kvtest prints is a positive time, rate or size). */
 int stats_compare(const double *old, size_t nold, const double *nw, size_t nnew,
                   struct stats_cmp *out);
+
+/* The same for paired samples: old[i] and nw[i] were measured side by
+ * side (one round of an alternating A/B run), so what the rounds share
+ * (the machine's speed that minute) cancels in the ratio nw[i]/old[i].
+ * The ratio is the Hodges-Lehmann estimate of those ratios on the log
+ * scale (the median of the Walsh averages) with its interval from the
+ * Wilcoxon signed-rank distribution (Tukey), and p the two-sided
+ * signed-rank test: exact below 200 pairs when no log ratio is zero or
+ * tied, else the normal approximation with tie and continuity
+ * corrections (zero ratios dropped). The interval needs 6 pairs for 95%
+ * (.covered). -1 as stats_compare, or n == 0. */
+int stats_compare_paired(const double *old, const double *nw, size_t n, struct stats_cmp *out);
 
 /* The verdict on one row at significance alpha (0.05): too few samples
  * below STATS_MIN_SAMPLES a side (no test can show a difference there);

@@ -44,6 +44,24 @@ counts() {
     assert_output --partial 'ok: no path slower than the limits (2 verdicts)'
 }
 
+@test "ci-perf --judge: a round's two runs are paired: x1.06 in every round of a machine drifting 2x fails" {
+    mkdir -p "$D/j/wall"
+    "$KV" init "$D/x.db" --count 20 --size 1k >/dev/null
+    "$KV" run "$D/x.db" --random --count 20 --no-latency --json >"$D/one.json"
+    local i
+    for i in $(seq 0 11); do
+        for side in ref cur; do
+            jq -c --argjson u "$(awk -v i="$i" -v s="$side" 'BEGIN {
+                    print 10 * (1 + 0.09 * i) * (s == "cur" ? 1.06 * (1 + 0.001 * i) : 1) }')" \
+                '.result.us_per_blob = $u | .result.runs[0].us_per_blob = $u' "$D/one.json" >>"$D/j/wall/blob-read.$side.jsonl"
+        done
+    done
+    run bash "$CI" --judge "$D/j" --kvtest "$KV" --paths blob-read
+    assert_failure 1
+    # 12 pairs all slower, no two alike: exact p = 2/2^12
+    assert_output --regexp 'wall +blob-read +12 pairs +p=0.000488 +x1.06[0-9] \[1.06[0-9], 1.06[0-9]\] +lo > x1.04 +FAIL'
+}
+
 @test "ci-perf --judge: a path measured on one side only fails" {
     mkdir -p "$D/j"
     counts instr lookup 6000 6000

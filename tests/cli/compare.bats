@@ -109,6 +109,44 @@ slower_copy() {
     assert_output "$(printf 'slower\ttrue\ttrue')"
 }
 
+# OLD and NEW as an A/B run would give them: 8 rounds whose speed drifts
+# over 2.75x, NEW 5-5.7% slower than OLD within every round (FACTOR 1.05;
+# 1 leaves OLD as is; rates to match).
+drift_copy() {   # drift_copy FILE FACTOR ROUNDS
+    jq -c --argjson f "$2" --argjson n "$3" '.result.runs[0] as $r
+        | .result.runs = [range($n) as $i | $r
+            | (if $f == 1 then 1 else $f * (1 + 0.001 * $i) end) as $g
+            | .us_per_blob = 10 * (1 + 0.25 * $i) * $g
+            | .mb_per_s = 100 / (1 + 0.25 * $i) / $g]' "$1"
+}
+
+@test "--paired: a 5% slowdown in every round of a drifting machine is slower paired, ~ unpaired" {
+    head -n 1 "$S/a.jsonl" >"$D/one.jsonl"
+    drift_copy "$D/one.jsonl" 1 8 >"$D/old.jsonl"
+    drift_copy "$D/one.jsonl" 1.05 8 >"$D/new.jsonl"
+    run "$KVTEST" compare "$D/old.jsonl" "$D/new.jsonl" --paired --json
+    assert_success
+    run jq -r '[.paired, (.rows[] | select(.metric == "us/blob")
+        | .verdict, (.ratio.est > 1.05 and .ratio.est < 1.057), (.ratio.lo >= 1.05), .p)] | @tsv' <<<"$output"
+    # 8 pairs all up, no two alike: exact p = 2/2^8
+    assert_output "$(printf 'true\tslower\ttrue\ttrue\t0.0078125')"
+    run "$KVTEST" compare "$D/old.jsonl" "$D/new.jsonl" --paired --fail-above 1.04
+    assert_failure 1
+    assert_line --partial 'Wilcoxon signed-rank of the pairs'
+    # the same samples as two independent sets: the drift hides the 5%
+    run "$KVTEST" compare "$D/old.jsonl" "$D/new.jsonl" --json
+    assert_success
+    run jq -r '[.paired, (.rows[] | select(.metric == "us/blob") | .verdict)] | @tsv' <<<"$output"
+    assert_output "$(printf 'false\t~')"
+    # pairs need equal counts: one line, exit 2
+    drift_copy "$D/one.jsonl" 1.05 7 >"$D/short.jsonl"
+    run --separate-stderr "$KVTEST" compare "$D/old.jsonl" "$D/short.jsonl" --paired
+    assert_failure 2
+    [ -z "$output" ] || fail "stdout: $output"
+    [ "${#stderr_lines[@]}" -eq 1 ] || fail "$stderr"
+    assert_regex "$stderr" "^kvtest compare: --paired: run read db/sql random warm (us/blob|MB/s) has 8 samples in $D/old.jsonl and 7 in $D/short.jsonl"
+}
+
 @test "3 rounds a side: too few samples, whatever the data" {
     "$KVTEST" run "$S/x.db" --count 2000 --random --repeat 3 --json >"$D/r3.jsonl"
     slower_copy "$D/r3.jsonl" >"$D/r3slow.jsonl"

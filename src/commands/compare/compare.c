@@ -12,7 +12,7 @@
 #include "measure/report.h"
 
 const char help_compare[] =
-    "Usage: kvtest compare OLD NEW [--json] [--fail-above R]\n"
+    "Usage: kvtest compare OLD NEW [--paired] [--json] [--fail-above R]\n"
     "\n"
     "Set two sets of kvtest results side by side: is NEW faster, slower, or\n"
     "not different as far as this data can show? OLD and NEW are each a file\n"
@@ -48,8 +48,18 @@ const char help_compare[] =
     "  ~                no difference this data can show\n"
     "\n"
     "Options:\n"
+    "  --paired         OLD and NEW were measured in alternating pairs (round i\n"
+    "                   of OLD beside round i of NEW, as in an A/B run), so what\n"
+    "                   a round shares with its partner (the machine's speed\n"
+    "                   that minute) cancels: the ratio is the Hodges-Lehmann\n"
+    "                   estimate of the pairs' ratios (the median of their\n"
+    "                   Walsh averages, log scale) with Tukey's 95% interval,\n"
+    "                   p the two-sided Wilcoxon signed-rank test (exact below\n"
+    "                   200 pairs without ties, equal pairs dropped). Samples\n"
+    "                   pair in file order; a row whose sides differ in count\n"
+    "                   is refused (exit 2)\n"
     "  --json           the same table as one JSON object: {\"command\":\n"
-    "                   \"compare\", \"old\", \"new\", \"rows\": [{\"measurement\",\n"
+    "                   \"compare\", \"old\", \"new\", \"paired\", \"rows\": [{\"measurement\",\n"
     "                   \"metric\", \"unit\", \"old\": {n, median, lo, hi}, \"new\",\n"
     "                   \"ratio\": {est, lo, hi}, \"p\", \"p_adj\", \"verdict\"}],\n"
     "                   \"summary\"}\n"
@@ -113,8 +123,9 @@ static const struct compare_metric *find_metric(const struct compare_group *g, c
     return NULL;
 }
 
-/* The rows of every metric both sides have, in OLD's order. -1 on OOM. */
-static int make_rows(const struct compare_side *o, const struct compare_side *n,
+/* The rows of every metric both sides have, in OLD's order. -1 on OOM,
+ * 2 (after one line) when --paired and a row's sides differ in count. */
+static int make_rows(const struct compare_side *o, const struct compare_side *n, int paired,
                      struct compare_row **rows, size_t *nrows)
 {
     size_t cap = 0;
@@ -135,9 +146,14 @@ static int make_rows(const struct compare_side *o, const struct compare_side *n,
             }
             struct compare_row *r = &(*rows)[*nrows];
             memset(r, 0, sizeof *r);
-            r->go = go, r->gn = gn, r->mo = &go->m[j], r->mn = mn;
-            if (stats_compare(r->mo->v, r->mo->n, mn->v, mn->n, &r->c) < 0)
-                return -1;   /* samples are finite and > 0: only OOM fails */
+            r->go = go, r->gn = gn, r->mo = &go->m[j], r->mn = mn, r->paired = paired;
+            if (paired && r->mo->n != mn->n)
+                return cli_usage("compare", "--paired: %s %s has %zu samples in %s and %zu in %s",
+                                 go->key.label, mn->name, r->mo->n, o->name, mn->n, n->name);
+            /* samples are finite and > 0: only OOM fails */
+            if (paired ? stats_compare_paired(r->mo->v, mn->v, mn->n, &r->c) < 0
+                       : stats_compare(r->mo->v, r->mo->n, mn->v, mn->n, &r->c) < 0)
+                return -1;
             (*nrows)++;
         }
     }
@@ -188,7 +204,8 @@ static int fail_above(const struct compare_row *rows, size_t n, double limit)
     return fail;
 }
 
-static int compare_sides(struct compare_side *o, struct compare_side *n, int json, double limit)
+static int compare_sides(struct compare_side *o, struct compare_side *n, int json, int paired,
+                         double limit)
 {
     int rc = check_defs(o, n, 1);
     if (!rc)
@@ -197,7 +214,12 @@ static int compare_sides(struct compare_side *o, struct compare_side *n, int jso
         return rc;
     struct compare_row *rows;
     size_t nrows;
-    if (make_rows(o, n, &rows, &nrows) < 0 || decide(rows, nrows) < 0) {
+    rc = make_rows(o, n, paired, &rows, &nrows);
+    if (rc > 0) {
+        free(rows);
+        return rc;
+    }
+    if (rc < 0 || decide(rows, nrows) < 0) {
         free(rows);
         return cli_fail("compare", "out of memory");
     }
@@ -218,11 +240,12 @@ static int compare_sides(struct compare_side *o, struct compare_side *n, int jso
 
 int cmd_compare(int argc, char **argv)
 {
-    int json = 0, csv = 0;
+    int json = 0, csv = 0, paired = 0;
     double limit = 0;
     const struct cli_opt opts[] = {
         CLI_FLAG_OPT("json", &json),
         CLI_FLAG_OPT("csv", &csv),
+        CLI_FLAG_OPT("paired", &paired),
         CLI_DOUBLE_OPT("fail-above", &limit, 1.0, 1e9),
     };
     const char *pos[2];
@@ -242,7 +265,7 @@ int cmd_compare(int argc, char **argv)
     if (!rc)
         rc = compare_side_read(&n, pos[1]);
     if (!rc)
-        rc = compare_sides(&o, &n, json, limit);
+        rc = compare_sides(&o, &n, json, paired, limit);
     compare_side_free(&o);
     compare_side_free(&n);
     return rc;

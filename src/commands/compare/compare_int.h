@@ -107,6 +107,7 @@ struct compare_row {
     struct stats_cmp c;
     enum stats_verdict verdict;
     int tested;                /* enough samples for a verdict: in Holm's family */
+    int paired;                /* --paired: signed-rank on the i-th of each side */
 };
 
 /* The table as text or one JSON object on stdout (compare_out.c). */

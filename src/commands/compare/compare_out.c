@@ -114,8 +114,9 @@ void compare_print_text(const struct compare_side *old, const struct compare_sid
         count[rows[i].verdict]++;
     }
     printf("%zu rows: %zu faster, %zu slower, %zu ~, %zu too few samples "
-           "(p: two-sided Mann-Whitney U, Holm-adjusted over the %zu rows with >= %d a side)\n",
+           "(p: two-sided %s, Holm-adjusted over the %zu rows with >= %d a side)\n",
            n, count[STATS_FASTER], count[STATS_SLOWER], count[STATS_SAME], count[STATS_TOO_FEW],
+           n && rows[0].paired ? "Wilcoxon signed-rank of the pairs" : "Mann-Whitney U",
            n - count[STATS_TOO_FEW], STATS_MIN_SAMPLES);
 }
 
@@ -156,6 +157,7 @@ int compare_print_json(const struct compare_side *old, const struct compare_side
     cJSON_AddStringToObject(o, "cmdline", cli_cmdline());
     cJSON_AddStringToObject(o, "old", old->name);
     cJSON_AddStringToObject(o, "new", nw->name);
+    cJSON_AddBoolToObject(o, "paired", n && rows[0].paired);
     cJSON *arr = cJSON_AddArrayToObject(o, "rows");
     double count[4] = {0};
     for (size_t i = 0; i < n; i++) {

@@ -203,6 +203,107 @@ static void test_paired_bootstrap(void **state)
     assert_int_equal(stats_paired_ratio_ci(n2, d2, 6, 10, 9, &c), -1);
 }
 
+/* Paired samples, the signed-rank test and Tukey's interval. The values
+ * of the 10-pair set were enumerated independently (all 2^10 sign
+ * assignments of the ranks; every Walsh average sorted): T+ = 51, so
+ * p = 2 * P(T <= 4) = 2 * 7/1024; the 95% interval runs from the 9th
+ * smallest to the 9th largest Walsh average (P(T <= 8) = 0.0244). */
+static void test_signed_rank_exact(void **state)
+{
+    (void)state;
+    double old[] = {10, 12, 9, 15, 11, 14, 8, 13, 10.5, 12.5};
+    double nw[] = {10.8, 11.64, 10.08, 15.75, 12.65, 13.86, 8.8, 13.39, 12.705, 13.375};
+    struct stats_cmp c;
+    assert_int_equal(stats_compare_paired(old, nw, 10, &c), 0);
+    assert_float_equal(c.p, 14.0 / 1024, 1e-12);
+    assert_float_equal(c.ratio.est, 1.0747092630102342, 1e-9);
+    assert_float_equal(c.ratio.lo, 1.0235233265539188, 1e-9);
+    assert_float_equal(c.ratio.hi, 1.127164584255556, 1e-9);
+    assert_true(c.ratio.covered);
+    assert_int_equal(c.nold, 10);
+    assert_int_equal(c.nnew, 10);
+    assert_float_equal(c.old.est, 11.5, 1e-12);
+    /* swapping the sides mirrors the ratio and keeps p */
+    struct stats_cmp m;
+    assert_int_equal(stats_compare_paired(nw, old, 10, &m), 0);
+    assert_float_equal(m.p, c.p, 1e-12);
+    assert_float_equal(m.ratio.est, 1 / c.ratio.est, 1e-9);
+    /* 6 pairs all up: 2/64; 5 pairs cannot reach 95% (2/32) */
+    double o6[] = {1, 2, 3, 4, 5, 6}, n6[] = {1.1, 2.3, 3.2, 4.5, 5.1, 7.0};
+    assert_int_equal(stats_compare_paired(o6, n6, 6, &c), 0);
+    assert_float_equal(c.p, 2.0 / 64, 1e-12);
+    assert_true(c.ratio.covered);
+    assert_int_equal(stats_compare_paired(o6, n6, 5, &c), 0);
+    assert_float_equal(c.p, 2.0 / 32, 1e-12);
+    assert_false(c.ratio.covered);
+    double bad[] = {1, 0};
+    assert_int_equal(stats_compare_paired(o6, bad, 2, &c), -1);
+    assert_int_equal(stats_compare_paired(o6, n6, 0, &c), -1);
+}
+
+/* Equal pairs are dropped from the test (and a tie among the rest leaves
+ * the exact distribution for the normal one); all equal: p = 1, ratio 1. */
+static void test_signed_rank_ties(void **state)
+{
+    (void)state;
+    double o[] = {1, 1, 1, 1, 1, 1, 1, 1}, n[] = {1, 2, 2, 3, 4, 5, 6, 7};
+    struct stats_cmp c;
+    assert_int_equal(stats_compare_paired(o, n, 8, &c), 0);
+    /* 7 non-zero, all up, one tie: z = (28 - 14 - 0.5) / sqrt(35 - 6/48) */
+    assert_float_equal(c.p, erfc((28 - 14 - 0.5) / sqrt(35 - 6.0 / 48) / sqrt(2.0)), 1e-12);
+    assert_int_equal(stats_compare_paired(o, o, 8, &c), 0);
+    assert_float_equal(c.p, 1.0, 0);
+    assert_float_equal(c.ratio.est, 1.0, 0);
+}
+
+/* What pairing is for: the rounds' speed varies by 2x and NEW is 5%
+ * slower in every round. Pairing sees it at once; two independent sets
+ * cannot, since the 5% drowns in the spread between rounds. */
+static void test_paired_drift(void **state)
+{
+    (void)state;
+    double old[20], nw[20];
+    rng_t r;
+    rng_seed(&r, 7);
+    for (int i = 0; i < 20; i++) {
+        old[i] = 1 + rng_double(&r);
+        nw[i] = old[i] * 1.05;
+    }
+    struct stats_cmp p, u;
+    assert_int_equal(stats_compare_paired(old, nw, 20, &p), 0);
+    assert_int_equal(stats_compare(old, 20, nw, 20, &u), 0);
+    print_message("paired p %g, independent p %g\n", p.p, u.p);
+    assert_true(p.p < 1e-4);
+    assert_float_equal(p.ratio.lo, 1.05, 1e-9);
+    assert_float_equal(p.ratio.hi, 1.05, 1e-9);
+    assert_true(u.p > 0.05);
+    assert_true(u.ratio.lo < 1.0);
+}
+
+/* Of TRIALS sets of 12 pairs (round speed drifting 2x, each run's own
+ * noise 10%, true ratio 1.1), the interval holds 1.1 in 93-97%. */
+static void test_paired_coverage(void **state)
+{
+    (void)state;
+    rng_t r;
+    rng_seed(&r, 99);
+    int in = 0;
+    for (int t = 0; t < TRIALS; t++) {
+        double o[12], n[12];
+        for (int i = 0; i < 12; i++) {
+            double round = 1 + rng_double(&r);
+            o[i] = round * (0.9 + 0.2 * rng_double(&r));
+            n[i] = 1.1 * round * (0.9 + 0.2 * rng_double(&r));
+        }
+        struct stats_cmp c;
+        assert_int_equal(stats_compare_paired(o, n, 12, &c), 0);
+        assert_true(c.ratio.lo <= c.ratio.est && c.ratio.est <= c.ratio.hi);
+        in += c.ratio.lo <= 1.1 && 1.1 <= c.ratio.hi;
+    }
+    print_message("paired ratio CI coverage %d/%d\n", in, TRIALS);
+    assert_in_range(in, 930, 975);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +315,10 @@ int main(void)
         cmocka_unit_test(test_coverage),
         cmocka_unit_test(test_small_samples),
         cmocka_unit_test(test_paired_bootstrap),
+        cmocka_unit_test(test_signed_rank_exact),
+        cmocka_unit_test(test_signed_rank_ties),
+        cmocka_unit_test(test_paired_drift),
+        cmocka_unit_test(test_paired_coverage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
