@@ -5,7 +5,7 @@
 # (one SQLite lookup per request), measured with the same client.
 #
 #   scripts/study/nginx.sh [--duration 5] [--connections 30] [--wrk-threads 2]
-#       [--repeat 6] [--threads N] [--kvtest PATH] [--out DIR]
+#       [--repeat 6] [--threads N] [--track] [--kvtest PATH] [--out DIR]
 #
 # On a scratch database of 1000 links it takes the first id, asks the
 # service for GET /link/<id> and writes an nginx configuration (scratch
@@ -26,7 +26,17 @@
 # median of each with its 95% interval and the median of the per-round
 # ratios service/nginx with its 95% interval (build/ratioci: paired
 # bootstrap; 4 rounds or more reach 95%). --threads N passes --threads to
-# the service (default: the service's own default). With --out DIR, also
+# the service (default: the service's own default).
+#
+# --track splits the gap to nginx in two: a third server, the service with
+# --cache valkey+track:// (a private valkey-server), answers the same GET
+# from its process memory after the warm-up, with the same HTTP code and no
+# SQLite transaction. Rounds then run "service track nginx" and "nginx
+# track service"; the table adds its rate and the per-round ratios
+# track/nginx (the HTTP layer's own distance from nginx) and service/track
+# (what the SQLite lookup costs over HTTP), and the line "track: N of M
+# GETs from process memory" is printed from its /stats (refused below 99%).
+# Needs valkey-server. With --out DIR, also
 # DIR/nginx.tsv (one line per run: round, server, requests/s) and
 # DIR/nginx.md (the table). About 2 x REPEAT x DURATION seconds plus
 # setup: 70 s with the defaults. Needs nginx (Debian nginx-light).
@@ -34,7 +44,7 @@ set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DURATION=5 CONNECTIONS=30 WRKT=2 REPEAT=6 THREADS="" KV="" OUTDIR=""
+DURATION=5 CONNECTIONS=30 WRKT=2 REPEAT=6 THREADS="" KV="" OUTDIR="" TRACK=0
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -46,6 +56,7 @@ while [ $# -gt 0 ]; do
                 --kvtest) KV=$2 ;; --out) OUTDIR=$2 ;;
             esac
             shift 2 ;;
+        --track) TRACK=1; shift ;;
         -h|--help) usage 0 ;;
         *) usage_die "unknown argument '$1' (see --help)" ;;
     esac
@@ -54,6 +65,7 @@ for v in "$DURATION" "$CONNECTIONS" "$WRKT" "$REPEAT" ${THREADS:+"$THREADS"}; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || usage_die "not a positive whole number: $v"
 done
 need_tools wrk curl nginx
+[ "$TRACK" = 0 ] || need_tools valkey-server
 kv_find_ratioci
 kv_find_kvtest "$KV"
 
@@ -64,6 +76,16 @@ export SERVERS_DIR=$WORK
 start_service "$WORK/links.db" --cache none ${THREADS:+--threads "$THREADS"} ||
     die "the service did not start"
 say "service on $SERVICE_URL (pid $SERVICE_PID)"
+SVC_URL=$SERVICE_URL SVC_PID=$SERVICE_PID
+TRACK_URL="" TRACK_PID=""
+if [ "$TRACK" = 1 ]; then
+    start_valkey "$WORK" || die "valkey-server did not start"
+    start_service "$WORK/links.db" --cache "valkey+track://127.0.0.1:$VALKEY_PORT" \
+        ${THREADS:+--threads "$THREADS"} || die "the tracking service did not start"
+    TRACK_URL=$SERVICE_URL TRACK_PID=$SERVICE_PID
+    SERVICE_URL=$SVC_URL SERVICE_PID=$SVC_PID
+    say "tracking service on $TRACK_URL (pid $TRACK_PID), valkey on port $VALKEY_PORT"
+fi
 
 # The first id whose body nginx can return verbatim: inside a quoted
 # nginx string "$" starts a variable and has no escape.
@@ -119,6 +141,8 @@ wait_http "$NGINX_URL$URLPATH" "$NGINX_PID" || die "nginx did not start: $(tail 
 [ "$(curl -fsS "$NGINX_URL$URLPATH")" = "$BODY" ] || die "nginx's body differs from the service's"
 [ "$(curl -fsS -o /dev/null -w '%{content_type}' "$NGINX_URL$URLPATH")" = "$CTYPE" ] ||
     die "nginx's Content-Type differs from the service's"
+[ "$TRACK" = 0 ] || [ "$(curl -fsS "$TRACK_URL$URLPATH")" = "$BODY" ] ||
+    die "the tracking service's body differs from the service's"
 say "nginx on $NGINX_URL (pid $NGINX_PID), path $URLPATH"
 
 # wrk_rps URL SECONDS: requests/s of one wrk run; refused on any error.
@@ -131,13 +155,21 @@ wrk_rps() {
 }
 wrk_rps "$SERVICE_URL$URLPATH" 1 >/dev/null
 wrk_rps "$NGINX_URL$URLPATH" 1 >/dev/null
+[ "$TRACK" = 0 ] || wrk_rps "$TRACK_URL$URLPATH" 1 >/dev/null
+# stat_local: "LOCAL REQUESTS" from the tracking service's /stats.
+stat_local() {
+    curl -fsS --max-time 5 "$TRACK_URL/stats" | jq -r '"\(.cache.local_hits) \(.requests)"' ||
+        die "no /stats from the tracking service"
+}
+if [ "$TRACK" = 1 ]; then s=$(stat_local); read -r LOCAL0 REQ0 <<<"$s"; fi
 
 RAW=$WORK/raw.tsv TABLE=$WORK/table.md
 : >"$RAW"
 for r in $(seq 1 "$REPEAT"); do
     if [ $((r % 2)) -eq 1 ]; then order="service nginx"; else order="nginx service"; fi
+    [ "$TRACK" = 0 ] || order=${order/ / track }
     for srv in $order; do
-        if [ "$srv" = service ]; then url=$SERVICE_URL; else url=$NGINX_URL; fi
+        case $srv in service) url=$SERVICE_URL ;; track) url=$TRACK_URL ;; *) url=$NGINX_URL ;; esac
         v=$(wrk_rps "$url$URLPATH" "$DURATION")
         printf '%s\t%s\t%s\n' "$r" "$srv" "$v" >>"$RAW"
         say "round $r: $srv $v req/s"
@@ -145,6 +177,16 @@ for r in $(seq 1 "$REPEAT"); do
 done
 kill -0 "$NGINX_PID" 2>/dev/null || die "nginx exited during the run"
 kill -0 "$SERVICE_PID" 2>/dev/null || die "the service exited during the run"
+if [ "$TRACK" = 1 ]; then
+    # The measured GETs (and the /stats request itself) of the tracking
+    # service: how many came from its process memory.
+    s=$(stat_local)
+    read -r LOCAL1 REQ1 <<<"$s"
+    nl=$((LOCAL1 - LOCAL0)) nr=$((REQ1 - REQ0 - 1))
+    say "track: $nl of $nr GETs from process memory"
+    awk -v l="$nl" -v n="$nr" 'BEGIN { exit !(n > 0 && l >= 0.99 * n) }' ||
+        die "the tracking service answered only $nl of $nr GETs from process memory"
+fi
 
 # ci ARGS < lines: "EST [LO, HI]" from build/ratioci, marked when the
 # interval cannot reach 95% (fewer than 4 rounds).
@@ -152,15 +194,24 @@ ci() {
     "$KV_RATIOCI" "$@" | awk '{ if ($5 == 1) printf "%.*f [%.*f, %.*f]", p, $1, p, $2, p, $3
                                 else printf "%.*f [%.*f, %.*f] (n<95%%)", p, $1, p, $2, p, $3 }' p="$PREC"
 }
+# pairs A B: "rateA rateB" of each round.
+pairs() {
+    awk -F'\t' -v a="$1" -v b="$2" '{ v[$1 "\t" $2] = $3; r[$1] = 1 }
+        END { for (i in r) print v[i "\t" a], v[i "\t" b] }' "$RAW"
+}
 {
     echo "| wrk -t$WRKT -c$CONNECTIONS -d${DURATION}s GET $URLPATH, $REPEAT rounds | requests/s, median [95% CI] |"
     echo "|:--|--:|"
     PREC=0
     echo "| kvtest shortener serve --cache none${THREADS:+ --threads $THREADS} | $(awk -F'\t' '$2 == "service" { print $3 }' "$RAW" | ci --median) |"
+    [ "$TRACK" = 0 ] || echo "| kvtest shortener serve --cache valkey+track${THREADS:+ --threads $THREADS}, from process memory | $(awk -F'\t' '$2 == "track" { print $3 }' "$RAW" | ci --median) |"
     echo "| nginx, fixed body (worker_processes auto, $(nproc) cores) | $(awk -F'\t' '$2 == "nginx" { print $3 }' "$RAW" | ci --median) |"
     PREC=3
-    echo "| service / nginx (per-round ratios) | $(awk -F'\t' '{ v[$1 "\t" $2] = $3; r[$1] = 1 }
-        END { for (i in r) print v[i "\tservice"], v[i "\tnginx"] }' "$RAW" | ci) |"
+    echo "| service / nginx (per-round ratios) | $(pairs service nginx | ci) |"
+    if [ "$TRACK" = 1 ]; then
+        echo "| track / nginx (per-round ratios) | $(pairs track nginx | ci) |"
+        echo "| service / track (per-round ratios) | $(pairs service track | ci) |"
+    fi
 } >"$TABLE"
 cat "$TABLE"
 if [ -n "$OUTDIR" ]; then

@@ -42,6 +42,28 @@ setup() {
     assert_failure 1
 }
 
+@test "nginx.sh --track: a third server, the tracking service, between the two; its GETs from process memory" {
+    command -v valkey-server >/dev/null || skip "no valkey-server"
+    mkdir -p "$D/tmp"
+    TMPDIR=$D/tmp run timeout -k 5 120 bash "$SCRIPT" --repeat 2 --duration 1 \
+        --connections 4 --wrk-threads 1 --threads 2 --track --kvtest "$BIN" --out "$D/o"
+    assert_success
+    assert_output --regexp 'track: [1-9][0-9]* of [1-9][0-9]* GETs from process memory'
+    run awk -F'\t' 'NR > 1 { if (!($3 + 0 > 0)) exit 1; printf "%s:%s ", $1, $2 }' "$D/o/nginx.tsv"
+    assert_success
+    assert_output "1:service 1:track 1:nginx 2:nginx 2:track 2:service "
+    run grep -c '^| kvtest shortener serve --cache valkey+track --threads 2, from process memory | [0-9]' "$D/o/nginx.md"
+    assert_output 1
+    run grep -c '^| track / nginx (per-round ratios) | [0-9.]* \[' "$D/o/nginx.md"
+    assert_output 1
+    run grep -c '^| service / track (per-round ratios) | [0-9.]* \[' "$D/o/nginx.md"
+    assert_output 1
+    run find "$D/tmp" -mindepth 1
+    assert_output ""
+    run pgrep -f "$D/tmp"
+    assert_failure 1
+}
+
 @test "nginx.sh: an unknown option or a bad count exits 2 with one line" {
     run bash "$SCRIPT" --bogus
     assert_failure 2
