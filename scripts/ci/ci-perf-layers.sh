@@ -156,8 +156,8 @@ wall_metric() {
 # is inverted, so > 1 always means slower), from kvtest compare --paired:
 # line i of each side is round i's run, the two run back to back, so the
 # machine's speed that minute cancels in their ratio (on this VM the
-# log ratio of a pair spreads 1.3-1.7x less than that of two runs of
-# different rounds: the A/A runs of results/ci-perf).
+# log ratio of a pair spreads 1.4-2.0x less than that of two runs of
+# different rounds: results/ci-perf/wall-unpaired/power.txt).
 wall_stats() {
     local p=$1
     "$KVTEST" compare "$OUT/wall/$p.ref.jsonl" "$OUT/wall/$p.cur.jsonl" --paired --json 2>>"$OUT/logs/compare.txt" |

@@ -11,7 +11,9 @@ with the signed-rank p < 0.05/7; past 24 pairs go on only while the estimate
 is above CONT; at most MORE pairs; FAIL when Holm's p (7 p for the one path
 measured alone) < 0.05 and the interval lies above the limit.
 
-    python3 power.py [TRIALS]      (default 200 per path and rule; ~3 min)
+First, per path, how much less a pair's log ratio spreads than single runs.
+
+    python3 power.py [TRIALS]      (default 200 per path and rule; ~30 s)
 """
 import collections
 import glob
@@ -91,8 +93,27 @@ def one_run(path, effect, more, cont):
     return min(1.0, PATHS * p) < 0.05 and lo > LIMIT, len(d)
 
 
+def spread():
+    """Per path: the spread of a pair's log ratio over sqrt(2) (one run's
+    share of it) against the spread of single runs' logs within a side."""
+    import statistics
+    runs = collections.defaultdict(list)
+    for d in sorted(glob.glob(os.path.join(HERE, "runs", "*-wall-aa-*"))):
+        for line in open(os.path.join(d, "samples.tsv")):
+            k, x = line.split("\t")
+            if k.endswith(".ref"):
+                runs[k[:-4]].append(math.log(float(x)))
+    print("path\tpair_sd_per_run\trun_sd\tratio")
+    for p in sorted(pool):
+        a = statistics.stdev(pool[p]) / math.sqrt(2)
+        b = statistics.stdev(runs[p])
+        print(f"{p}\t{a:.3f}\t{b:.3f}\t{b / a:.2f}")
+    print()
+
+
 def main():
     trials = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    spread()
     random.seed(1)
     print("rule\tpath\tcaught_1.10x\tpairs_1.10x\tfalse_alarm_aa\tpairs_aa_mean\tpairs_aa_max")
     for more, cont in ((48, 1.04), (96, 1.02), (144, 1.02)):
