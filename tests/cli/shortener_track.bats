@@ -140,18 +140,20 @@ c.commit()' "$DB"
 }
 
 @test "track: the threads of one process share the local map (a link read by one is a local hit for all)" {
-    # 4 threads x 500 lookups over 50 links, nothing cached before: with one
-    # map per thread every thread would ask Valkey for about every link
-    # itself (~200 Valkey lookups); with one shared map each link is asked
-    # about about once (a few more while the heartbeat is first confirmed
-    # or when threads miss the same link at the same moment).
+    # 4 threads x 500 lookups over 50 links, nothing cached before. A fill
+    # does not put into the map (track.h), so every link costs at least two
+    # Valkey lookups, a miss and the hit that keeps it: 100 with one shared
+    # map, plus a few where threads miss the same link at the same moment
+    # or a put is refused (108-122 in 35 runs, idle and under load). With
+    # one map per thread each thread pays its own hit: 50 + 4 x 50 = 250
+    # (251-256 in 18 runs of that fault). The bound sits between the two.
     run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --configs valkey-track \
         --threads 4 --lookups 2000 --warmup 0 --repeat 1 --json
     assert_success
     local valkey
     valkey=$(jq '.result.configs[0].cache | .hits + .misses' <<<"$output")
     echo "Valkey lookups: $valkey"
-    [ "$valkey" -ge 50 ]
-    [ "$valkey" -lt 120 ]
+    [ "$valkey" -ge 100 ]
+    [ "$valkey" -lt 175 ]
     [ "$(jq '.result.configs[0].cache.local_hits' <<<"$output")" -gt 1800 ]
 }
