@@ -25,7 +25,8 @@
 #         --cache-sim=no, ASLR off (setarch -R), fixed seed, text output (the
 #         --json environment block reads /proc and varies), each path run at
 #         two amounts of work: (Ir(N2) - Ir(N1)) / (N2 - N1) leaves out start-up
-#         and exit. http: the server's instructions, one client connection.
+#         and exit. http: the server's instructions, one client connection
+#         reading the first N ids of the key file.
 #         FAIL when current/reference > 1 + INSTR_LIMIT (default 0.02: the
 #         A/A spread is below 0.1%, and a 3% growth must never pass).
 #  sys    system calls per operation, the same two amounts of work under
