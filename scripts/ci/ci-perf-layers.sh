@@ -186,9 +186,10 @@ http_servers() {
     done
 }
 
-# layer_wall: ABBA rounds until every path is settled or --max-pairs.
+# layer_wall: ABBA rounds until every path is settled, or --max-pairs, or
+# past it --more-pairs or WALL_BUDGET seconds.
 layer_wall() {
-    local active=" $PATHS " p r a b k st est lo hi pv
+    local active=" $PATHS " p r a b k st est lo hi pv t0=$SECONDS
     say "wall: ABBA pairs, $MIN_PAIRS to $MAX_PAIRS (to $MORE_PAIRS where slower), slowdown limit x$WALL_LIMIT, paired"
     if [[ $active == *" http "* ]]; then
         http_servers || { say "wall: the HTTP services did not start (see $OUT/logs)"; return 1; }
@@ -227,6 +228,12 @@ layer_wall() {
             fi
         done
         [ -n "${active// /}" ] || break
+        # The budget only cuts the extra pairs, never the --max-pairs every
+        # path gets: a path still going is judged on the pairs it has.
+        if ((r >= MAX_PAIRS && SECONDS - t0 >= WALL_BUDGET)); then
+            say "wall: the ${WALL_BUDGET}s budget is spent after $r pairs; judged on those:${active%% }"
+            return 0
+        fi
     done
     [ -z "${active// /}" ] || say "wall: unsettled after $MORE_PAIRS pairs:${active%% }"
     return 0

@@ -42,7 +42,8 @@
 #         interval is wholly below or wholly above WALL_LIMIT stops being
 #         measured; the rest go on up to --max-pairs, and past it those
 #         whose estimate is above halfway to WALL_LIMIT go on up to
-#         --more-pairs.
+#         --more-pairs, while the wall layer has run less than
+#         --wall-budget seconds.
 #
 # Options:
 #   --ref COMMIT          the reference (default: KVTEST_REF, else baseline.json)
@@ -57,6 +58,10 @@
 #                         (default 24)
 #   --more-pairs N        wall pairs at most, for a path still unsettled that
 #                         looks slower (default 96)
+#   --wall-budget S       seconds of wall rounds after which no path goes on
+#                         past --max-pairs (default 300): bounds the whole
+#                         step at about 7 minutes even when every path is
+#                         slower by a little
 #   --holm-family N       correct the wall layer's p-values as for N paths
 #                         (default: the paths measured). Lets one path be
 #                         measured alone and judged as strictly as in the
@@ -79,17 +84,18 @@ source "$CI_DIR/ci-perf-layers.sh"
 BASELINE=$KV_ROOT/results/baseline.json
 ALL_PATHS="sql-read blob-read files-read db-write files-write lookup http"
 REF=${KVTEST_REF:-} LAYERS=instr,sys,wall PATHS=$ALL_PATHS KV="" REF_KV="" INJECT=""
-MIN_PAIRS=8 MAX_PAIRS=24 MORE_PAIRS=96 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF=""
+MIN_PAIRS=8 MAX_PAIRS=24 MORE_PAIRS=96 WALL_BUDGET=300 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF=""
 INSTR_LIMIT=${INSTR_LIMIT:-0.02} SYS_LIMIT=${SYS_LIMIT:-0.05} WALL_LIMIT=${WALL_LIMIT:-1.04}
 while [ $# -gt 0 ]; do
     case $1 in
-        --ref|--layers|--paths|--kvtest|--ref-kvtest|--inject|--min-pairs|--max-pairs|--more-pairs|--holm-family|--out|--judge|--set-reference|--baseline)
+        --ref|--layers|--paths|--kvtest|--ref-kvtest|--inject|--min-pairs|--max-pairs|--more-pairs|--wall-budget|--holm-family|--out|--judge|--set-reference|--baseline)
             if [ $# -lt 2 ] || [ -z "$2" ]; then usage_die "$1 needs a value"; fi
             case $1 in
                 --ref) REF=$2 ;; --layers) LAYERS=$2 ;; --paths) PATHS=${2//,/ } ;;
                 --kvtest) KV=$2 ;; --ref-kvtest) REF_KV=$2 ;; --inject) INJECT=$2 ;;
                 --min-pairs) MIN_PAIRS=$2 ;; --max-pairs) MAX_PAIRS=$2 ;;
-                --more-pairs) MORE_PAIRS=$2 ;; --holm-family) HOLM_FAMILY=$2 ;;
+                --more-pairs) MORE_PAIRS=$2 ;; --wall-budget) WALL_BUDGET=$2 ;;
+                --holm-family) HOLM_FAMILY=$2 ;;
                 --out) OUTDIR=$2 ;; --judge) JUDGE=$2 ;; --set-reference) SET_REF=$2 ;;
                 --baseline) BASELINE=$2 ;;
             esac
@@ -109,6 +115,7 @@ done
 [ "$MIN_PAIRS" -le "$MAX_PAIRS" ] || usage_die "--min-pairs must not exceed --max-pairs"
 { [[ $MORE_PAIRS =~ ^[1-9][0-9]*$ ]] && [ "$MORE_PAIRS" -ge "$MAX_PAIRS" ]; } ||
     usage_die "--more-pairs must be a whole number, at least --max-pairs"
+[[ $WALL_BUDGET =~ ^[0-9]+$ ]] || usage_die "--wall-budget must be a whole number of seconds"
 # Fewer than the paths measured would make the correction weaker than Holm's.
 [ -z "$HOLM_FAMILY" ] || { [[ $HOLM_FAMILY =~ ^[1-9][0-9]*$ ]] && [ "$HOLM_FAMILY" -ge "$(wc -w <<<"$PATHS")" ]; } ||
     usage_die "--holm-family must be a whole number, at least the number of paths measured"

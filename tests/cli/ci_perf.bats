@@ -190,3 +190,25 @@ samples() {
     run wc -l <"$D/o/instr.tsv"
     assert_output 4
 }
+
+@test "ci-perf: --wall-budget stops the pairs past --max-pairs, never those before" {
+    # A limit below 1 makes a build against itself look slower, so its path
+    # goes on past --max-pairs; the p of 6 pairs cannot reach 0.05 / 1 by
+    # less than 2/64, so nothing settles it. Budget 0: judged at --max-pairs.
+    run env TMPDIR="$D" WALL_LIMIT=0.9 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
+        --paths files-read --min-pairs 2 --max-pairs 4 --more-pairs 8 --wall-budget 0 --out "$D/b"
+    assert_success
+    assert_output --partial 'wall: the 0s budget is spent after 4 pairs; judged on those: files-read'
+    run wc -l <"$D/b/wall/files-read.cur.jsonl"
+    assert_output 4
+    # With the default budget the same run goes on to --more-pairs.
+    run env TMPDIR="$D" WALL_LIMIT=0.9 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
+        --paths files-read --min-pairs 2 --max-pairs 4 --more-pairs 8 --out "$D/m"
+    assert_success
+    assert_output --partial 'unsettled after 8 pairs: files-read'
+    run wc -l <"$D/m/wall/files-read.cur.jsonl"
+    assert_output 8
+    run bash "$CI" --wall-budget 5m
+    assert_failure 2
+    assert_output --partial '--wall-budget must be a whole number of seconds'
+}
