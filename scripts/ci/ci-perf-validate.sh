@@ -97,6 +97,11 @@ V=$DEST/validation.tsv
 STAMP=$(date -u +%Y%m%dT%H%M%S)
 CI=$KV_ROOT/scripts/ci/ci-perf.sh
 
+# median < numbers, one a line: their median (nothing for no numbers).
+median() {
+    sort -g | awk 'NF { a[++n] = $1 } END { if (n) printf "%.10g\n", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'
+}
+
 # check NAME KIND TARGET SPEC PATHS [OPTS]: one run of the check (OPTS: more
 # ci-perf.sh options), its rows appended to validation.tsv; the run's small
 # files kept under runs/NAME.
@@ -150,20 +155,16 @@ if [ "$LAYER" = wall ]; then
     # The cost per operation: the median over every sample of every A/A run
     # (both sides run the same build), so one slow or fast minute at the
     # start does not make every injection larger or smaller than FACTOR.
-    mapfile -t COST < <(cat "$DEST"/runs/"$STAMP"-wall-aa-*/samples.tsv 2>/dev/null |
-        awk -F'\t' -v c="$(nproc)" '{ sub(/\.(ref|cur)$/, "", $1); v[$1] = v[$1] " " $2 }
-            END {
-                for (p in v) {
-                    n = split(v[p], a, " ")
-                    for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-                    m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-                    # us/blob for the blob paths, a rate for lookup and http
-                    if (p == "lookup") m = 1e9 / m
-                    else if (p == "http") m = 1e9 / m * c
-                    else m = m * 1000
-                    printf "%s\t%.1f\n", p, m
-                }
-            }')
+    COST=()
+    for p in $PATHS; do
+        m=$(cat "$DEST"/runs/"$STAMP"-wall-aa-*/samples.tsv 2>/dev/null |
+            awk -F'\t' -v p="$p" '{ sub(/\.(ref|cur)$/, "", $1) } $1 == p { print $2 }' | median)
+        [ -n "$m" ] || continue
+        # us/blob for the blob paths, a rate for lookup and http
+        COST+=("$(awk -v p="$p" -v m="$m" -v c="$(nproc)" 'BEGIN {
+            if (p == "lookup") m = 1e9 / m; else if (p == "http") m = 1e9 / m * c; else m = m * 1000
+            printf "%s\t%.1f\n", p, m }')")
+    done
 fi
 [ ${#COST[@]} -eq 0 ] || printf '%s\n' "${COST[@]}" >"$DEST/runs/$STAMP-$LAYER-cost.tsv"
 [ "$RUNS" -gt 0 ] || { summarize; exit 0; }
@@ -196,11 +197,10 @@ for p in $PATHS; do
         done
         # The median change of the calibration runs; the spin scaled to
         # FACTOR (a change at or below x1.01 says nothing: left nominal).
-        read -r med scaled < <(awk -v l="$changes" -v f="$FACTOR" -v ns="$ns" 'BEGIN {
-                n = split(l, a, " ")
-                for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-                m = n == 0 ? 0 : (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
-                printf "%s %d\n", (n ? m : "-"), (m > 1.01 ? ns * (f - 1) / (m - 1) + 0.5 : ns) }')
+        med=$(tr ' ' '\n' <<<"$changes" | median)
+        scaled=$(awk -v m="${med:-0}" -v f="$FACTOR" -v ns="$ns" 'BEGIN {
+            printf "%d", (m > 1.01 ? ns * (f - 1) / (m - 1) + 0.5 : ns) }')
+        med=${med:--}
         [ "$CALIBRATE" -eq 0 ] || say "$p: nominal spin ${ns} ns measured x$med; injecting ${scaled} ns"
         printf '%s\t%s\t%s\t%s\n' "$p" "$ns" "$med" "$scaled" >>"$DEST/runs/$STAMP-wall-spin.tsv"
         spec=$p:ns:$scaled

@@ -358,8 +358,17 @@ static double *t_null_cdf(size_t n)
     return c;
 }
 
-/* The signed-rank test of the log ratios d[0..n), two-sided. */
-static double signed_rank_p(const double *d, size_t n)
+/* By magnitude: the signed-rank test ranks |d|, the sign rides along. */
+static int cmp_abs(const void *a, const void *b)
+{
+    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+    return (x > y) - (x < y);
+}
+
+/* The signed-rank test of the log ratios d[0..n), two-sided; cdf: the
+ * null distribution of n pairs (t_null_cdf), or NULL for the normal
+ * approximation. */
+static double signed_rank_p(const double *d, size_t n, const double *cdf)
 {
     /* |d| of the non-zero ratios, sorted with their signs. */
     double *a = malloc((n ? n : 1) * sizeof *a);
@@ -373,14 +382,7 @@ static double signed_rank_p(const double *d, size_t n)
         free(a);
         return 1.0;   /* every pair equal: nothing to tell apart */
     }
-    /* Sort by magnitude (insertion: the sign rides along). */
-    for (size_t i = 1; i < m; i++) {
-        double x = a[i];
-        size_t j = i;
-        for (; j > 0 && fabs(a[j - 1]) > fabs(x); j--)
-            a[j] = a[j - 1];
-        a[j] = x;
-    }
+    qsort(a, m, sizeof *a, cmp_abs);
     double tplus = 0, tie = 0;
     int ties = 0;
     for (size_t i = 0; i < m;) {
@@ -397,14 +399,10 @@ static double signed_rank_p(const double *d, size_t n)
     }
     free(a);
     double M = (double)m * (double)(m + 1) / 2;
-    if (!ties && m == n && n <= EXACT_PAIRS_MAX) {
-        double *cdf = t_null_cdf(n);
-        if (cdf) {
-            /* Symmetric: the upper tail of T is the lower tail of M - T. */
-            double p = 2 * cdf[(size_t)fmin(tplus, M - tplus)];
-            free(cdf);
-            return p > 1 ? 1 : p;
-        }
+    if (!ties && m == n && cdf) {
+        /* Symmetric: the upper tail of T is the lower tail of M - T. */
+        double p = 2 * cdf[(size_t)fmin(tplus, M - tplus)];
+        return p > 1 ? 1 : p;
     }
     double var = (double)m * (double)(m + 1) * (double)(2 * m + 1) / 24.0 - tie / 48.0;
     if (!(var > 0))
@@ -414,21 +412,20 @@ static double signed_rank_p(const double *d, size_t n)
 }
 
 /* The largest t with P(T <= t) <= 2.5% under the null for n pairs; -1
- * when even T = 0 is likelier (fewer than 6 pairs). */
-static long tukey_t(size_t n)
+ * when even T = 0 is likelier (fewer than 6 pairs). cdf as signed_rank_p
+ * (NULL up to EXACT_PAIRS_MAX pairs: out of memory, so no interval). */
+static long tukey_t(size_t n, const double *cdf)
 {
     double M = (double)n * (double)(n + 1) / 2;
     if (n > EXACT_PAIRS_MAX) {
         double sd = sqrt(M * (double)(2 * n + 1) / 12.0);
         return (long)floor(M / 2 - Z975 * sd - 0.5);
     }
-    double *cdf = t_null_cdf(n);
     if (!cdf)
         return -1;
     long t = -1;
     for (size_t u = 0; u <= (size_t)M && cdf[u] <= (1 - LEVEL) / 2; u++)
         t = (long)u;
-    free(cdf);
     return t;
 }
 
@@ -455,7 +452,9 @@ int stats_compare_paired(const double *old, const double *nw, size_t n, struct s
             w[x++] = (d[i] + d[j]) / 2;
     qsort(w, k, sizeof *w, cmp_double);
     out->ratio.est = exp(median_sorted(w, k));
-    long t = tukey_t(n);
+    /* Built once for the interval and the test: O(n^3) at 200 pairs. */
+    double *cdf = n <= EXACT_PAIRS_MAX ? t_null_cdf(n) : NULL;
+    long t = tukey_t(n, cdf);
     if (t >= 0 && (size_t)t < k / 2) {
         out->ratio.lo = exp(w[t]);
         out->ratio.hi = exp(w[k - 1 - (size_t)t]);
@@ -464,9 +463,9 @@ int stats_compare_paired(const double *old, const double *nw, size_t n, struct s
         out->ratio.lo = exp(w[0]);
         out->ratio.hi = exp(w[k - 1]);
     }
-    out->p = out->p_adj = signed_rank_p(d, n);
+    out->p = out->p_adj = signed_rank_p(d, n, cdf);
     out->nold = out->nnew = n;
-    free(d), free(w);
+    free(d), free(w), free(cdf);
     return 0;
 }
 
