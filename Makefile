@@ -21,9 +21,11 @@ endif
 # Our code: strict C11. _GNU_SOURCE for what the shortener's libraries and
 # epoll need; the blob commands themselves need only POSIX.1-2008 (the core
 # build below is compiled without it).
-CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -MMD -MP
+# libpq's header lives in its own directory (Debian: /usr/include/postgresql).
+PG_CFLAGS  := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
+CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -MMD -MP
 OPT         = -O2 -g
-LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -lpthread -lm
+LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -lpq -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone
@@ -250,11 +252,12 @@ FUZZ_TIME ?= 30
 # cache/) and base/, without the HTTP server library (the glue lives in http/).
 FUZZ_SRCS = tests/fuzz/fuzz_request.c \
             $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
-            $(filter-out src/base/json_core.c,$(wildcard src/base/*.c)) src/measure/keys/rng.c
-FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
+            $(filter-out src/base/json_core.c,$(wildcard src/base/*.c)) src/measure/keys/rng.c \
+            src/measure/progress.c
+FUZZ_LIBS = -lhiredis -lcjson -lpq -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)
-	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc -g -O1 \
+	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \
 	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRCS) build/sqlite3.o $(FUZZ_LIBS)
 fuzz: build/fuzz/fuzz_request
 	@mkdir -p build/fuzz/corpus

@@ -9,6 +9,7 @@ struct progress {
     int64_t total;         /* items expected */
     uint64_t t0, last;     /* ns */
     int on;                /* stderr is a tty */
+    const char *unit;      /* what is counted: "blobs" unless set after start */
 };
 
 void progress_start(struct progress *p, const char *cmd, int64_t total);

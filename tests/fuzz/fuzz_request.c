@@ -49,7 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         fprintf(stderr, "%s\n", err);
         abort();
     }
-    struct service_opts o = {1, 1, NULL};
+    struct service_opts o = {.workers = 1, .sqlite_cache = 1};
     svc = service_new(db, &o, err, sizeof err);
     if (!svc) {
         fprintf(stderr, "%s\n", err);

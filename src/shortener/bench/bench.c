@@ -54,16 +54,20 @@
 #endif
 #include "shortener/bench/bench_int.h"
 #include "shortener/cli/shortener_cmds.h"
+#include "shortener/cli/store_arg.h"
 #include "shortener/cache/track.h"
 
 #define CMD BENCH_CMD
 
 const char help_shortener_bench[] =
-    "Usage: kvtest shortener bench DBFILE [options]\n"
+    "Usage: kvtest shortener bench DBFILE|--store URL [options]\n"
     "\n"
     "Time link lookups in-process through the service's own lookup code\n"
     "(cache_lookup), without HTTP, for each configuration:\n"
     "  sqlite           SQLite with its default page cache\n"
+    "  postgres         with --store postgres://...: the PostgreSQL store (the\n"
+    "                   row --configs calls sqlite or postgres); the valkey and\n"
+    "                   valkey-track rows are then in front of it\n"
     "  sqlite-nocache   PRAGMA cache_size=0, temp_store=0\n"
     "  valkey           Valkey cache-aside in front of sqlite\n"
     "  valkey-nocache   Valkey cache-aside in front of sqlite-nocache\n"
@@ -72,6 +76,11 @@ const char help_shortener_bench[] =
     "  valkey-track-nocache  the same in front of sqlite-nocache\n"
     "  sqlite-SCHEMA    with --compare-db: sqlite on the second database\n"
     "\n"
+    "  --store URL        the links store instead of DBFILE: sqlite:PATH or\n"
+    "                     postgres://USER@HOST:PORT/DB (one connection per\n"
+    "                     thread and configuration, prepared statements)\n"
+    "  --replicas URL[,URL...]  PostgreSQL read replicas, routed as serve\n"
+    "                     routes them (round-robin, the primary for a miss)\n"
     "  --configs LIST     comma-separated, or all (default with --cache\n"
     "                     valkey://: the four without tracking; with\n"
     "                     valkey+track://: all; else sqlite,sqlite-nocache)\n"
@@ -83,10 +92,12 @@ const char help_shortener_bench[] =
     "                     lookups per primary to the output\n"
     "  --track-size N     links in process memory for valkey-track, shared by\n"
     "                     the threads (default 524288)\n"
-    "  --compare-db DB2   add a row for DB2, a database with the same links in\n"
+    "  --compare-db DB2   add a row for DB2, a store with the same links in\n"
     "                     another schema (kvtest shortener init DB2 --schema\n"
-    "                     covering --from DBFILE); lookups use DBFILE's ids and\n"
-    "                     the row's ratio is against the sqlite row\n"
+    "                     covering --from DBFILE) or in PostgreSQL (init\n"
+    "                     postgres://... --from DBFILE: a row \"postgres\");\n"
+    "                     lookups use DBFILE's ids and the row's ratio is\n"
+    "                     against the sqlite row\n"
     "  --lookups N        lookups per configuration and run (default 20000)\n"
     "  --threads T        threads sharing those lookups, each with its own\n"
     "                     connections (default 1)\n"
@@ -95,14 +106,16 @@ const char help_shortener_bench[] =
     "  --repeat R         measured runs per configuration (default 3)\n"
     "  --warmup W         discarded runs first (default 1; they also fill Valkey)\n"
     "  --cold             before each run reopen the SQLite connections and evict\n"
-    "                     DBFILE from the OS page cache (Valkey is left as is)\n"
+    "                     DBFILE from the OS page cache (Valkey is left as is;\n"
+    "                     not with a PostgreSQL store, whose pages are its\n"
+    "                     server's)\n"
     "  --mem-limit SIZE   run in a memory cgroup of its own limited to SIZE\n"
     "                     (4MiB at least; 32M = 32,000,000 bytes, 32MiB), which\n"
     "                     counts the page cache of DBFILE too: a database larger\n"
     "                     than SIZE is then read from storage (with --cold it\n"
     "                     also starts cold). Linux, root only; Valkey, a process\n"
     "                     of its own, stays outside the limit. The group is\n"
-    "                     removed at exit\n"
+    "                     removed at exit. SQLite stores only\n"
     "  --seed N           seed of the id sequence (default 1)\n"
     "  --json             one JSON object with options, environment and results\n"
     "  --csv              the --json fields as CSV: one row per configuration\n"
@@ -116,8 +129,9 @@ const char help_shortener_bench[] =
     "Ids come from DBFILE; every answer is checked (an\n"
     "existing id must be found, a missing one must not).\n"
     "After the table, with sqlite and valkey rows, one line states the cache\n"
-    "break-even from this run's medians: cache-aside pays off only when an\n"
-    "SQLite lookup costs more than a cache hit (warm, or with --cold).\n";
+    "break-even from this run's medians: cache-aside pays off only when a\n"
+    "lookup in the store (SQLite or PostgreSQL) costs more than a cache hit\n"
+    "(warm, or with --cold).\n";
 
 const char *const bench_conf_names[BENCH_MAXCONF] = {
     "sqlite", "sqlite-nocache", "valkey", "valkey-nocache",
@@ -132,9 +146,13 @@ int bench_conf_valkey(int c) { return c >= BENCH_CONF_VALKEY && c <= BENCH_CONF_
 int bench_conf_track(int c) { return c == BENCH_CONF_TRACK || c == BENCH_CONF_TRACK_NOCACHE; }
 const char *bench_conf_name(const struct bench *b, int c)
 {
+    if (c == BENCH_CONF_SQLITE && b->o->kind == LINKS_KIND_POSTGRES)
+        return "postgres";   /* the store's own row, no cache */
     return c == BENCH_CONF_COMPARE && b->compare_name[0] ? b->compare_name : bench_conf_names[c];
 }
 
+/* --configs into conf; "postgres" names the store's own row (as "sqlite"
+ * does). 0, or -1 for a list that is not one. */
 static int parse_configs(const char *list, int *conf, int *nconf)
 {
     *nconf = 0;
@@ -147,7 +165,7 @@ static int parse_configs(const char *list, int *conf, int *nconf)
     while (*p) {
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        int found = -1;
+        int found = len == 8 && strncmp(p, "postgres", 8) == 0 ? BENCH_CONF_SQLITE : -1;
         for (int c = 0; c < BENCH_NAMED; c++)
             if (strlen(bench_conf_names[c]) == len && strncmp(bench_conf_names[c], p, len) == 0)
                 found = c;
@@ -191,13 +209,44 @@ static void bench_free(struct bench_state *st)
     free(st->ids);
 }
 
+/* The stores: kinds, SQLite files, names as shown, replicas, and what a
+ * PostgreSQL store cannot do. 0 or the exit status. */
+static int bench_parse_stores(struct bench_opts *o)
+{
+    int rc = store_arg_kind(CMD, o->store, &o->kind, &o->file);
+    if (rc || (o->compare_store &&
+               (rc = store_arg_kind(CMD, o->compare_store, &o->compare_kind, &o->compare_file))))
+        return rc;
+    if ((rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
+                                 sizeof o->replicas_buf, o->replicas, &o->nreplicas)))
+        return rc;
+    links_store_show(o->store, o->path_buf, sizeof o->path_buf);
+    o->path = o->path_buf;
+    if (o->compare_store) {
+        links_store_show(o->compare_store, o->compare_buf, sizeof o->compare_buf);
+        o->compare = o->compare_buf;
+    }
+    int pg = o->kind == LINKS_KIND_POSTGRES || (o->compare && o->compare_kind == LINKS_KIND_POSTGRES);
+    if (o->kind == LINKS_KIND_POSTGRES)
+        o->file = NULL;
+    if (o->compare && o->compare_kind == LINKS_KIND_POSTGRES)
+        o->compare_file = NULL;
+    if (pg && (o->cold || o->mem_limit))
+        return cli_usage(CMD, "%s evicts an SQLite database file from the page cache; a "
+                         "PostgreSQL store's pages are its server's",
+                         o->cold ? "--cold" : "--mem-limit");
+    return 0;
+}
+
 /* Options into *o (and the configurations into st). 0 or the exit status. */
 static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench_state *st)
 {
     const struct cli_opt opts[] = {
+        CLI_PATH_OPT("store", &o->store),
+        CLI_STR_OPT("replicas", &o->replicas_list),
         CLI_STR_OPT("configs", &o->configs),
         CLI_STR_OPT("cache", &o->cache_url),
-        CLI_PATH_OPT("compare-db", &o->compare),
+        CLI_PATH_OPT("compare-db", &o->compare_store),
         CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
         CLI_INT_OPT("lookups", &o->lookups, 1, 1000000000000LL),
         CLI_INT_OPT("threads", &o->threads, 1, 256),
@@ -211,9 +260,10 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
-    int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts),
-                           &o->path, "missing DBFILE");
-    if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")))
+    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store,
+                             "kvtest shortener bench DBFILE [options]");
+    if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")) ||
+        (rc = bench_parse_stores(o)))
         return rc;
     if (o->lookups < o->threads)
         return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",
@@ -221,14 +271,25 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
     if (o->cache_url && strcmp(o->cache_url, "none") == 0)
         o->cache_url = NULL;
     const char *list = o->configs ? o->configs
-                     : !o->cache_url ? "sqlite,sqlite-nocache"
+                     : !o->cache_url ? (o->kind == LINKS_KIND_POSTGRES ? "sqlite"
+                                                                      : "sqlite,sqlite-nocache")
                      : strncmp(o->cache_url, "valkey+track:", 13) == 0 ||
                                strncmp(o->cache_url, "valkey-cluster+track:", 21) == 0
                            ? "all" : "classic";
+    if (o->kind == LINKS_KIND_POSTGRES && !o->configs && o->cache_url)
+        list = strncmp(o->cache_url, "valkey+track:", 13) == 0 ||
+                       strncmp(o->cache_url, "valkey-cluster+track:", 21) == 0
+                   ? "sqlite,valkey,valkey-track" : "sqlite,valkey";
     if (parse_configs(list, st->conf, &st->nconf) != 0)
         return cli_usage(CMD, "invalid --configs '%s' (comma-separated: sqlite, "
                          "sqlite-nocache, valkey, valkey-nocache, valkey-track, "
-                         "valkey-track-nocache; or all)", list);
+                         "valkey-track-nocache; postgres for a PostgreSQL store's own "
+                         "row; or all)", list);
+    for (int i = 0; o->kind == LINKS_KIND_POSTGRES && i < st->nconf; i++)
+        if (!bench_conf_sqlite_cache(st->conf[i]))
+            return cli_usage(CMD, "--configs %s: the -nocache rows switch SQLite's page "
+                             "cache off; a PostgreSQL store has none of its own",
+                             bench_conf_names[st->conf[i]]);
     if (o->compare)
         st->conf[st->nconf++] = BENCH_CONF_COMPARE;
     int need_valkey = 0;
@@ -252,7 +313,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
 static int bench_load_ids(struct bench_state *st)
 {
     const struct bench_opts *o = st->b.o;
-    struct links *l0 = links_open(o->path, 1, st->err, sizeof(st->err));
+    struct links *l0 = links_open(o->store, 1, st->err, sizeof(st->err));
     if (!l0)
         return cli_fail(CMD, "%s", st->err);
     if (links_ids(l0, 0, &st->ids, &st->b.nids) != 0) {
@@ -264,11 +325,14 @@ static int bench_load_ids(struct bench_state *st)
     links_close(l0);
     st->b.ids = st->ids;
     if (o->compare) {
-        struct links *l2 = links_open(o->compare, 1, st->err, sizeof(st->err));
+        struct links *l2 = links_open(o->compare_store, 1, st->err, sizeof(st->err));
         if (!l2)
             return cli_fail(CMD, "--compare-db: %s", st->err);
-        snprintf(st->b.compare_name, sizeof(st->b.compare_name), "sqlite-%s",
-                 links_schema_name(links_schema_of(l2)));
+        if (links_kind_of(l2) == LINKS_KIND_POSTGRES)
+            snprintf(st->b.compare_name, sizeof(st->b.compare_name), "postgres");
+        else
+            snprintf(st->b.compare_name, sizeof(st->b.compare_name), "sqlite-%s",
+                     links_schema_name(links_schema_of(l2)));
         links_close(l2);
     }
     if (st->b.nids == 0 && o->miss < 1)
@@ -319,7 +383,8 @@ static int bench_make_cold(struct bench_state *st, int i, int measure)
         ss[t].l = NULL;
     }
     struct coldcache_set cset = {
-        .path = st->conf[i] == BENCH_CONF_COMPARE ? st->b.o->compare : st->b.o->path, .is_db = 1};
+        .path = st->conf[i] == BENCH_CONF_COMPARE ? st->b.o->compare_file : st->b.o->file,
+        .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, st->err, (int)sizeof(st->err)) != 0)
         return cli_fail(CMD, "--cold: %s", st->err);

@@ -41,7 +41,17 @@ const char *bench_conf_name(const struct bench *b, int c);
 /* ---- the setup shared by every run ------------------------------------- */
 
 struct bench_opts {
-    const char *path, *configs, *cache_url, *compare;
+    /* store, compare_store: the stores as given (DBFILE or --store, and
+     * --compare-db), opened by every slot; path, compare: the same as
+     * results show them (a password hidden); file, compare_file: an SQLite
+     * store's database file, NULL for PostgreSQL (--cold, --mem-limit). */
+    const char *store, *compare_store, *path, *compare, *file, *compare_file;
+    enum links_kind kind, compare_kind;
+    const char *replicas_list;   /* --replicas as given */
+    const char *replicas[LINKS_REPLICAS_MAX];
+    int nreplicas;
+    char replicas_buf[4096], path_buf[512], compare_buf[512];
+    const char *configs, *cache_url;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     double zipf, miss;

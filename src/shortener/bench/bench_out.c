@@ -77,6 +77,8 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
     else
         cJSON_AddNullToObject(op, "compare_db");
     cJSON_AddNumberToObject(op, "track_size", (double)o->track_size);
+    cJSON_AddStringToObject(op, "store", links_kind_name(o->kind));
+    cJSON_AddNumberToObject(op, "replicas", o->nreplicas);
     if (o->mem_limit)   /* only then: output without it stays as it was */
         cJSON_AddNumberToObject(op, "mem_limit", (double)o->mem_limit);
 }
@@ -121,6 +123,8 @@ static void json_row(cJSON *row, const struct bench *b, int conf,
     cJSON_AddStringToObject(row, "schema",
                             conf == BENCH_CONF_COMPARE ? b->compare_name + 7 : b->schema);
     cJSON_AddStringToObject(row, "path", conf == BENCH_CONF_COMPARE ? o->compare : o->path);
+    cJSON_AddStringToObject(row, "store",
+                            links_kind_name(conf == BENCH_CONF_COMPARE ? o->compare_kind : o->kind));
     cJSON_AddBoolToObject(row, "sqlite_cache", bench_conf_sqlite_cache(conf));
     cJSON_AddBoolToObject(row, "valkey", bench_conf_valkey(conf));
     double rate = median_of(r->rate, (int)o->repeat);
@@ -210,11 +214,13 @@ static void break_even(const struct bench *b, const int *conf, int nconf,
     be->hit_us = hist_percentile(res[v].h, 50) / 1e3;
     be->hit_ratio = hit_ratio(&res[v], &valid);
     be->sqlite_us = hist_percentile(res[s].h, 50) / 1e3;
+    const char *store = b->o->kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite";
     int n = snprintf(be->text, sizeof(be->text),
-                     "Valkey cache-aside pays off only when an SQLite lookup costs more than "
-                     "%.3g \u00b5s (the median cost of a cache hit here); SQLite lookups cost "
+                     "Valkey cache-aside pays off only when %s %s lookup costs more than "
+                     "%.3g \u00b5s (the median cost of a cache hit here); %s lookups cost "
                      "%.3g \u00b5s %s",
-                     be->hit_us, be->sqlite_us, b->o->cold ? "with --cold" : "warm");
+                     b->o->kind == LINKS_KIND_POSTGRES ? "a" : "an", store, be->hit_us, store,
+                     be->sqlite_us, b->o->cold ? "with --cold" : "warm");
     n += snprintf(be->text + n, sizeof(be->text) - (size_t)n, " (%s)",
                   b->o->cold ? "run without --cold for the warm cost"
                              : "run with --cold for the cost from disk");
@@ -256,6 +262,8 @@ static void json_break_even(cJSON *result, const struct bench *b, const int *con
         cJSON_AddNullToObject(j, "sqlite_cold_us");
     }
     cJSON_AddBoolToObject(j, "pays_off", be.sqlite_us > be.hit_us);
+    /* sqlite_us above is the store's own lookup, whichever engine */
+    cJSON_AddStringToObject(j, "store", links_kind_name(b->o->kind));
     if (be.has_track) {
         cJSON_AddNumberToObject(j, "track_us", be.track_us);
         cJSON_AddNumberToObject(j, "track_local_hit_ratio", be.track_local);
@@ -325,7 +333,8 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
     /* The mean next to the percentiles: lookups/s is 1/mean, so a mean
      * far above p50 says where the time goes (a rare slow lookup). */
     printf("%-15s %11s %8s %8s %8s %8s %9s %8s %9s %9s\n", "config", "lookups/s", "p50 us",
-           "p90 us", "p99 us", "p99.9 us", "max us", "mean us", "hit ratio", "vs sqlite");
+           "p90 us", "p99 us", "p99.9 us", "max us", "mean us", "hit ratio",
+           o->kind == LINKS_KIND_POSTGRES ? "vs postgres" : "vs sqlite");
     for (int i = 0; i < nconf; i++) {
         const struct hist *h = res[i].h;
         double rate = median_of(res[i].rate, (int)o->repeat);

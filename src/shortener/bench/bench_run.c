@@ -118,8 +118,12 @@ double bench_conf_run(const struct bench *b, struct bench_slot *slots, int measu
 
 int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char *err, size_t cap)
 {
-    const char *path = conf == BENCH_CONF_COMPARE ? b->o->compare : b->o->path;
-    s->l = links_open(path, bench_conf_sqlite_cache(conf), err, cap);
+    const struct bench_opts *o = b->o;
+    struct links_opts lo = {bench_conf_sqlite_cache(conf), o->replicas, o->nreplicas, 0};
+    if (conf == BENCH_CONF_COMPARE)   /* the second store: its own, no replicas */
+        lo.nreplicas = 0;
+    s->l = links_open_opts(conf == BENCH_CONF_COMPARE ? o->compare_store : o->store, &lo, err,
+                           cap);
     if (!s->l)
         return -1;
     if (bench_conf_valkey(conf) && !s->c) {

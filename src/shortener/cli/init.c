@@ -1,4 +1,4 @@
-/* init, keys: create a links database and list its ids. */
+/* init, keys: create a links store and list its ids. */
 #include <stdio.h>
 #include <string.h>
 
@@ -6,13 +6,17 @@
 #include "base/cli.h"
 #include "shortener/store/links.h"
 #include "shortener/cli/shortener_cmds.h"
+#include "shortener/cli/store_arg.h"
 
 const char help_shortener_init[] =
-    "Usage: kvtest shortener init DBFILE [--links N] [--seed S] [--force]\n"
-    "                             [--schema seed|covering] [--from SRCDB]\n"
+    "Usage: kvtest shortener init DBFILE|--store URL [--links N] [--seed S]\n"
+    "                             [--force] [--schema seed|covering] [--from SRC]\n"
     "\n"
-    "Create the links database of the URL shortener (SQLite, WAL mode).\n"
+    "Create the links store of the URL shortener: an SQLite database (WAL\n"
+    "mode) or a links table in a PostgreSQL database.\n"
     "\n"
+    "  --store URL sqlite:PATH (the same as DBFILE) or postgres://USER@HOST:PORT/DB\n"
+    "              (a libpq connection URI; the database must exist)\n"
     "  --links N   pre-populate N links with realistic URLs of varied length\n"
     "              (default 0); their ids come from the OS CSPRNG and can be\n"
     "              listed with kvtest shortener keys\n"
@@ -23,21 +27,28 @@ const char help_shortener_init[] =
     "                a lookup descends the link_hash index, then the table\n"
     "      covering  the same columns in a WITHOUT ROWID table keyed by\n"
     "                link_hash (plus an index on id): one descent per lookup\n"
-    "  --from SRCDB  copy the links (ids, URLs, order) of SRCDB instead of\n"
-    "              generating them: the same links in another schema, for\n"
-    "              kvtest shortener bench SRCDB --compare-db DBFILE\n"
-    "  --force     replace an existing DBFILE\n"
+    "              (PostgreSQL has the seed layout only: links(id bigint\n"
+    "              identity primary key, link_hash text unique, link_target,\n"
+    "              created_at))\n"
+    "  --from SRC  copy the links (ids, URLs, order) of the store SRC instead\n"
+    "              of generating them: the same links in another schema or in\n"
+    "              PostgreSQL, for kvtest shortener bench SRC --compare-db DBFILE\n"
+    "              (an SQLite store copies from SQLite only)\n"
+    "  --force     replace an existing DBFILE or links table\n"
     "\n"
-    "The service and bench detect the schema from the database. The database\n"
-    "is built under a temporary name and renamed into place, so an\n"
-    "interrupted init never leaves a partial DBFILE.\n";
+    "The service and bench detect the schema from the database. An SQLite\n"
+    "database is built under a temporary name and renamed into place; a\n"
+    "PostgreSQL table is dropped (--force), created and filled by COPY in one\n"
+    "transaction. Either way an interrupted init leaves no partial store.\n"
+    "Progress on stderr when it is a terminal.\n";
 
 const char help_shortener_keys[] =
-    "Usage: kvtest shortener keys DBFILE [--limit N]\n"
+    "Usage: kvtest shortener keys DBFILE|--store URL [--limit N]\n"
     "\n"
     "Print the ids of existing links, one per line, oldest first, for load\n"
     "tools that need real ids (kvtest shortener load --keys FILE, wrk).\n"
     "\n"
+    "  --store URL sqlite:PATH or postgres://... instead of DBFILE\n"
     "  --limit N   at most N ids (default: all)\n";
 
 int shortener_init(int argc, char **argv)
@@ -48,21 +59,22 @@ int shortener_init(int argc, char **argv)
     /* In the order of enum links_schema, so the index is the schema. */
     static const char *const schemas[] = {"seed", "covering", NULL};
     int schema = LINKS_SCHEMA_SEED;
-    const char *from = NULL;
+    const char *from = NULL, *db = NULL;
     const struct cli_opt opts[] = {
+        CLI_PATH_OPT("store", &db),
         CLI_INT_OPT("links", &n, 0, 1000000000),
         CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
         CLI_FLAG_OPT("force", &force),
         CLI_ENUM_OPT("schema", &schema, schemas),
         CLI_PATH_OPT("from", &from),
     };
-    const char *db;
-    int rc = cli_parse_one(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
-                           "missing DBFILE (usage: kvtest shortener init DBFILE [--links N])");
-    if (rc != 0)
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
+                             "kvtest shortener init DBFILE [--links N]");
+    enum links_kind kind;
+    if (rc != 0 || (from && (rc = store_arg_kind(cmd, from, &kind, NULL)) != 0))
         return rc;
     struct links_create_opts co = {n < 0 ? 0 : n, (uint64_t)seed, force,
-                                   (enum links_schema)schema, from};
+                                   (enum links_schema)schema, from, 1};
     if (from && n >= 0)
         return cli_usage(cmd, "--links and --from exclude each other (--from copies SRCDB's links)");
     char err[512];
@@ -77,7 +89,9 @@ int shortener_init(int argc, char **argv)
             return cli_usage(cmd, "%s", err);
         return cli_fail(cmd, "%s", err);
     }
-    printf("Created %s with %lld links\n", db, (long long)made);
+    char shown[512];
+    links_store_show(db, shown, sizeof shown);
+    printf("Created %s with %lld links\n", shown, (long long)made);
     if (co.schema != LINKS_SCHEMA_SEED || from)
         printf("Schema: %s%s%s\n", links_schema_name(co.schema), from ? ", links copied from " : "",
                from ? from : "");
@@ -95,18 +109,21 @@ int shortener_keys(int argc, char **argv)
 {
     static const char cmd[] = "shortener keys";
     int64_t limit = 0;
+    const char *db = NULL;
     const struct cli_opt opts[] = {
+        CLI_PATH_OPT("store", &db),
         CLI_INT_OPT("limit", &limit, 1, INT64_MAX),
     };
-    const char *db;
-    int rc = cli_parse_one(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
-                           "missing DBFILE (usage: kvtest shortener keys DBFILE [--limit N])");
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
+                             "kvtest shortener keys DBFILE [--limit N]");
     if (rc != 0)
         return rc;
-    char err[512];
+    char err[512], shown[512];
     struct links *l = links_open(db, 1, err, sizeof err);
     if (!l)
         return cli_fail(cmd, "%s", err);
+    links_store_show(db, shown, sizeof shown);
+    db = shown;
     int64_t got = links_foreach_id(l, limit, print_id, stdout);
     if (got < 0) {
         rc = ferror(stdout) ? cli_fail(cmd, "write error on stdout")

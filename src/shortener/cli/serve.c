@@ -27,6 +27,7 @@
 #include "shortener/http/service_http.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/cli/serve_int.h"
+#include "shortener/cli/store_arg.h"
 #include "shortener/cache/track.h"
 
 #define CMD SERVE_CMD
@@ -38,11 +39,22 @@
 #define FD_LIMIT_CAP 1048576   /* when the hard limit is "unlimited" */
 
 const char help_shortener_serve[] =
-    "Usage: kvtest shortener serve DBFILE [options]\n"
+    "Usage: kvtest shortener serve DBFILE|--store URL [options]\n"
     "\n"
     "Run the URL-shortener REST service over HTTP/1.1 (keep-alive) on the\n"
     "links database DBFILE (create it with: kvtest shortener init DBFILE).\n"
     "\n"
+    "  --store URL          the links store instead of DBFILE: sqlite:PATH, or\n"
+    "                       postgres://USER@HOST:PORT/DB (libpq URI), the\n"
+    "                       primary: every worker thread opens its own\n"
+    "                       connection with prepared statements\n"
+    "  --replicas URL[,URL...]  PostgreSQL read replicas (at most 8; streaming\n"
+    "                       replicas of the primary): lookups go round-robin to\n"
+    "                       them, creates to the primary. An id a replica does\n"
+    "                       not have (yet: it may lag) is looked up on the\n"
+    "                       primary, so a link is found right after its create;\n"
+    "                       a replica that fails passes its lookups on\n"
+    "  --store-timeout MS   PostgreSQL connect and query timeout (default 5000)\n"
     "  --bind ADDR          listen address (default 127.0.0.1; IPv4 or IPv6)\n"
     "  --port N             TCP port (default 5000; 0 = any free port)\n"
     "  --threads N          worker threads, each with its own SQLite and\n"
@@ -100,12 +112,18 @@ const char help_shortener_serve[] =
     "  GET  /heart-beat   200 {\"OK\": true}\n"
     "  POST /link         {\"url\": \"https://...\"} -> 201 {\"short_link\": \"<id>\"}\n"
     "  GET  /link/<id>    200 {\"link\": \"<url>\"} or 404 {\"error\": ...}\n"
-    "  GET  /stats        request, cache and SQLite counters\n"
+    "  GET  /stats        request, cache and store counters (with PostgreSQL,\n"
+    "                     \"store\": reads per primary and replicas, fallbacks,\n"
+    "                     failovers, reconnects, unavailable)\n"
     "Errors are {\"error\": \"...\"}: 400 bad JSON, missing/empty/non-string url,\n"
     "scheme not http(s), URL over 2048 bytes or with spaces/control characters,\n"
     "id not 1-64 of [A-Za-z0-9]; 413 body over 64 KiB; 405 wrong method (with\n"
-    "Allow); 404 unknown path or link. A 201 means the link is committed (WAL,\n"
-    "synchronous=NORMAL: it survives a crash or kill -9 of the server).\n"
+    "Allow); 404 unknown path or link; 503 the PostgreSQL primary (for a create)\n"
+    "or every server (for a lookup) cannot be reached: nothing was stored, try\n"
+    "again (a connection that failed is retried after 100 ms, doubling to 2 s).\n"
+    "A 201 means the link is committed (SQLite: WAL, synchronous=NORMAL: it\n"
+    "survives a crash or kill -9 of the server; PostgreSQL: the server's\n"
+    "synchronous_commit, on by default).\n"
     "\n"
     "Valkey failures never fail a request: lookups fall back to SQLite, the\n"
     "failure is counted and the connection is retried with backoff.\n"
@@ -167,6 +185,9 @@ static const char *const on_off[] = {"on", "off", NULL};
 static int serve_parse(int argc, char **argv, struct serve_opts *o)
 {
     const struct cli_opt opts[] = {
+        CLI_PATH_OPT("store", &o->db),
+        CLI_STR_OPT("replicas", &o->replicas_list),
+        CLI_INT_OPT("store-timeout", &o->store_timeout, 1, 3600000),
         CLI_STR_OPT("bind", &o->bind_addr),
         CLI_INT_OPT("port", &o->port, 0, 65535),
         CLI_INT_OPT("threads", &o->threads, 1, 256),
@@ -182,10 +203,20 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
-    int rc = cli_parse_one(CMD, argc, argv, opts, CLI_COUNT(opts), &o->db,
-                           "missing DBFILE (usage: kvtest shortener serve DBFILE [options])");
-    if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0)
+    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->db,
+                             "kvtest shortener serve DBFILE [options]");
+    if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0 ||
+        (rc = store_arg_kind(CMD, o->db, &o->kind, &o->path)) != 0 ||
+        (rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
+                                 sizeof o->replicas_buf, o->replicas, &o->nreplicas)) != 0)
         return rc;
+    if (o->kind == LINKS_KIND_POSTGRES && o->mem_limit)
+        return cli_usage(CMD, "--mem-limit counts the page cache of an SQLite DBFILE; a "
+                         "PostgreSQL store's memory is its server's");
+    if (o->kind == LINKS_KIND_POSTGRES && o->sqlite_cache != SQLITE_CACHE_ON)
+        return cli_usage(CMD, "--sqlite-cache applies to an SQLite store");
+    if (o->kind != LINKS_KIND_POSTGRES && o->store_timeout != STORE_TIMEOUT_MS)
+        return cli_usage(CMD, "--store-timeout applies to a PostgreSQL store");
     char err[512];
     if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
         return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
@@ -228,10 +259,14 @@ void serve_print_start(const struct serve_opts *o, int port, const struct fd_lim
     char procs[32] = "";   /* one process: the line of old */
     if (o->processes > 1)
         snprintf(procs, sizeof procs, "processes %d, ", (int)o->processes);
+    char store[64];   /* SQLite: the line of old */
+    snprintf(store, sizeof store, "sqlite-cache %s", on_off[o->sqlite_cache]);
+    if (o->kind == LINKS_KIND_POSTGRES)
+        snprintf(store, sizeof store, "store postgres, %d replica%s", o->nreplicas,
+                 o->nreplicas == 1 ? "" : "s");
     fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
-            "(%sthreads %d, cache %s, sqlite-cache %s)\n",
-            lb, o->bind_addr, rb, port, procs, (int)o->threads, o->cache_url,
-            on_off[o->sqlite_cache]);
+            "(%sthreads %d, cache %s, %s)\n",
+            lb, o->bind_addr, rb, port, procs, (int)o->threads, o->cache_url, store);
     fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
             "connections %u, header timeout %d s, idle timeout %d s\n",
             (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,
@@ -245,6 +280,22 @@ void serve_print_json(char *txt, int csv)
     else if (txt)
         printf("%s\n", txt);
     cJSON_free(txt);
+}
+
+struct service *serve_open(const struct serve_opts *o, int workers, int ping, char *err,
+                           size_t errcap)
+{
+    int use_cache = strcmp(o->cache_url, "none") != 0;
+    struct service_opts so = {workers, o->sqlite_cache == SQLITE_CACHE_ON,
+                              use_cache ? &o->cc : NULL, o->replicas, o->nreplicas,
+                              (int)o->store_timeout};
+    struct service *s = service_new(o->db, &so, err, errcap);
+    char why[512];
+    if (s && ping && use_cache &&
+        cache_ping(service_worker_cache(service_worker_at(s, 0)), why, sizeof why) != 0)
+        cli_warn(CMD, "cache %s not answering (%s); serving from %s until it does",
+                 o->cache_url, why, o->kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite");
+    return s;
 }
 
 static void print_counters(struct service *s, int json, int csv)
@@ -304,11 +355,11 @@ static int serve_mem_enter(const struct serve_opts *o)
     /* Pages cached before the move stay charged to the old group and
      * readable for free: out with them, so every page a lookup needs is
      * read into this group's budget. */
-    struct coldcache_set cset = {.path = o->db, .is_db = 1};
+    struct coldcache_set cset = {.path = o->path, .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, err, (int)sizeof err) != 0) {
         memlimit_leave(err, sizeof err);
-        return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache", o->db);
+        return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache", o->path);
     }
     struct memlimit_info mi;
     if (memlimit_info(&mi) == 0)
@@ -334,7 +385,7 @@ int shortener_serve(int argc, char **argv)
         .bind_addr = "127.0.0.1", .cache_url = "none", .sqlite_cache = SQLITE_CACHE_ON,
         .port = 5000, .threads = 8, .idle = 30, .header = 5,
         .cache_timeout = CACHE_TIMEOUT_MS, .track_size = TRACK_SIZE_DEFAULT,
-        .processes = 1,
+        .processes = 1, .store_timeout = STORE_TIMEOUT_MS,
     };
     int rc = serve_parse(argc, argv, &o);
     if (rc != 0)
@@ -361,16 +412,9 @@ static int serve_main(struct serve_opts *o, const struct fd_limits *lim)
         return serve_procs(o, lim);
 
     char err[512];
-    int use_cache = strcmp(o->cache_url, "none") != 0;
-    struct service_opts so = {(int)o->threads, o->sqlite_cache == SQLITE_CACHE_ON,
-                              use_cache ? &o->cc : NULL};
-    struct service *s = service_new(o->db, &so, err, sizeof err);
+    struct service *s = serve_open(o, (int)o->threads, 1, err, sizeof err);
     if (!s)
         return cli_fail(CMD, "%s", err);
-    if (use_cache && cache_ping(service_worker_cache(service_worker_at(s, 0)),
-                                err, sizeof err) != 0)
-        cli_warn(CMD, "cache %s not answering (%s); serving from SQLite until it does",
-                 o->cache_url, err);
 
     int real_port = (int)o->port;
     int lfd = serve_socket(o->bind_addr, (int)o->port, 0, 1, &real_port);

@@ -5,12 +5,21 @@
 #include <stdint.h>
 
 #include "shortener/cache/cache.h"
+#include "shortener/store/links.h"
 
 #define SERVE_CMD "shortener serve"
-#define SERVE_PROCS_MAX 256   /* --processes; SERVICE_SHARE_PROCS_MAX too */
+#define SERVE_PROCS_MAX 256
+#define STORE_TIMEOUT_MS 5000   /* --store-timeout default */   /* --processes; SERVICE_SHARE_PROCS_MAX too */
 
 struct serve_opts {
-    const char *db, *bind_addr, *cache_url;
+    const char *db, *bind_addr, *cache_url;   /* db: DBFILE or --store */
+    const char *replicas_list;                /* --replicas as given */
+    const char *replicas[LINKS_REPLICAS_MAX];
+    int nreplicas;
+    char replicas_buf[4096];
+    enum links_kind kind;
+    const char *path;        /* SQLite: the database file (db without sqlite:) */
+    int64_t store_timeout;   /* --store-timeout ms */
     int64_t port, threads, ttl, idle, header, cache_timeout, track_size, processes;
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     int json, csv;
@@ -32,6 +41,12 @@ struct fd_limits {
 int serve_socket(const char *bind_addr, int port, int reuseport, int listen_too,
                  int *out_port);
 void serve_print_start(const struct serve_opts *o, int port, const struct fd_limits *lim);
+/* The service of o with workers workers: the one place that opens it, for
+ * one process and for each of --processes. With ping, a cache that does
+ * not answer is warned about (the service still starts: lookups go to the
+ * store until it answers). NULL with the reason in err. */
+struct service *serve_open(const struct serve_opts *o, int workers, int ping, char *err,
+                           size_t errcap);
 /* The shutdown counters, a cJSON-printed object (taken; NULL prints
  * nothing), as JSON or as CSV. */
 void serve_print_json(char *txt, int csv);

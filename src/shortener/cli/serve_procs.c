@@ -73,9 +73,7 @@ static int child_run(struct procs *p, int k, int ready_fd)
     if (getppid() != p->parent)
         return 1;
     char err[512];
-    struct service_opts so = {(int)o->threads, o->sqlite_cache == SQLITE_CACHE_ON,
-                              strcmp(o->cache_url, "none") != 0 ? &o->cc : NULL};
-    struct service *s = service_new(o->db, &so, err, sizeof err);
+    struct service *s = serve_open(o, (int)o->threads, 0, err, sizeof err);
     if (!s)
         return cli_fail(CMD, "process %d: %s", k, err);
     if (service_attach_share(s, p->sh, k) != 0) {   /* cannot happen: one share for all */
@@ -258,15 +256,9 @@ static int supervise(struct procs *p)
 static int check_once(const struct serve_opts *o)
 {
     char err[512];
-    int use_cache = strcmp(o->cache_url, "none") != 0;
-    struct service_opts so = {1, o->sqlite_cache == SQLITE_CACHE_ON, use_cache ? &o->cc : NULL};
-    struct service *s = service_new(o->db, &so, err, sizeof err);
+    struct service *s = serve_open(o, 1, 1, err, sizeof err);
     if (!s)
         return cli_fail(CMD, "%s", err);
-    if (use_cache && cache_ping(service_worker_cache(service_worker_at(s, 0)),
-                                err, sizeof err) != 0)
-        cli_warn(CMD, "cache %s not answering (%s); serving from SQLite until it does",
-                 o->cache_url, err);
     service_free(s);
     return 0;
 }
@@ -300,7 +292,8 @@ int serve_procs(const struct serve_opts *o, const struct fd_limits *lim)
         return -p.resv_fd;
     struct service_kind kind = {.has_cache = strcmp(o->cache_url, "none") != 0,
                                 .has_track = o->cc.track,
-                                .has_cluster = o->cc.cluster};
+                                .has_cluster = o->cc.cluster,
+                                .store = o->kind};
     p.sh = service_share_new((int)o->processes, (int)o->threads, &kind);
     if (!p.sh) {
         close(p.resv_fd);

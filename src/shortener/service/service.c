@@ -20,7 +20,7 @@
 #include "shortener/service/request.h"
 #include "shortener/service/service_int.h"
 
-static const int statuses[] = {200, 201, 400, 404, 405, 413, 500};
+static const int statuses[] = {200, 201, 400, 404, 405, 413, 500, 503};
 #define NSTATUS ((int)(sizeof statuses / sizeof statuses[0]) + 1)   /* + other */
 _Static_assert(NSTATUS == SERVICE_NSTATUS, "SERVICE_NSTATUS is the statuses + other");
 
@@ -55,7 +55,7 @@ static int status_index(int status)
     return NSTATUS - 1;
 }
 
-struct service *service_new(const char *dbpath, const struct service_opts *o,
+struct service *service_new(const char *store, const struct service_opts *o,
                             char *err, size_t errcap)
 {
     struct service *s = calloc(1, sizeof *s);
@@ -69,12 +69,14 @@ struct service *service_new(const char *dbpath, const struct service_opts *o,
     s->kind.has_track = o->cache && o->cache->track;
     s->kind.has_cluster = o->cache && o->cache->cluster;
     s->started_ns = clock_now_ns();
+    struct links_opts lo = {o->sqlite_cache, o->replicas, o->nreplicas, o->store_timeout_ms};
     for (int i = 0; i < o->workers; i++) {
-        s->w[i].links = links_open(dbpath, o->sqlite_cache, err, errcap);
+        s->w[i].links = links_open_opts(store, &lo, err, errcap);
         if (!s->w[i].links) {
             service_free(s);
             return NULL;
         }
+        s->kind.store = links_kind_of(s->w[i].links);
         if (o->cache && !(s->w[i].cache = cache_open(o->cache))) {
             snprintf(err, errcap, "out of memory");
             service_free(s);
@@ -112,6 +114,8 @@ static void worker_totals(struct service_worker *w, struct service_totals *t)
         for (int k = 0; k < NSTATUS; k++)
             t->req[r][k] = counter_get(&w->req[r][k]);
     t->sqlite_errors = counter_get(&w->sqlite_errors);
+    memset(&t->store, 0, sizeof t->store);
+    links_stats_add(w->links, &t->store);
     cache_stats(w->cache, &t->cache);
 }
 
@@ -225,11 +229,18 @@ void service_handle(struct service *s, struct service_worker *w,
             reply_error(r, 413, "body larger than 65536 bytes");
         else if (request_parse_create(body, bodylen, url, sizeof url, &urllen, &why) != 0)
             reply_error(r, 400, why);
-        else if (links_create(w->links, url, urllen, id) != LINKS_OK) {
-            counter_bump(&w->sqlite_errors);
-            reply_error(r, 500, "storage error");
-        } else
-            reply_string(r, 201, "short_link", id);
+        else
+            switch (links_create(w->links, url, urllen, id)) {
+            case LINKS_OK:
+                reply_string(r, 201, "short_link", id);
+                break;
+            case LINKS_UNAVAILABLE:   /* nothing stored: the client may retry */
+                reply_error(r, 503, "store unavailable: the primary cannot be reached");
+                break;
+            default:
+                counter_bump(&w->sqlite_errors);
+                reply_error(r, 500, "storage error");
+            }
     } else {   /* ROUTE_RESOLVE */
         if (!linkid_valid(m.id, m.idlen)) {
             reply_error(r, 400, "invalid id: expected 1-64 characters of [A-Za-z0-9]");
@@ -240,6 +251,9 @@ void service_handle(struct service *s, struct service_worker *w,
                 break;
             case LINKS_NOTFOUND:
                 reply_error(r, 404, "no such link");
+                break;
+            case LINKS_UNAVAILABLE:
+                reply_error(r, 503, "store unavailable: no server can be reached");
                 break;
             default:
                 counter_bump(&w->sqlite_errors);
@@ -264,6 +278,7 @@ static void sum_counters(struct service *s, struct service_totals *t)
             for (int k = 0; k < NSTATUS; k++)
                 t->req[r][k] += counter_get(&w->req[r][k]);
         t->sqlite_errors += counter_get(&w->sqlite_errors);
+        links_stats_add(w->links, &t->store);
         cache_stats_add(w->cache, &t->cache);
     }
 }
@@ -290,6 +305,25 @@ static void stats_json_cluster(cJSON *cache, const struct cache_stats *cs)
     for (int k = 0; k < cs->nnodes; k++)
         cJSON_AddNumberToObject(cJSON_AddObjectToObject(nodes, cs->nodes[k].addr), "lookups",
                                 (double)cs->nodes[k].lookups);
+}
+
+/* A PostgreSQL store's routing counters ("store"); the store's errors
+ * are also "sqlite"'s, where every client has always read them. */
+static void stats_json_store(cJSON *o, const struct service_totals *t,
+                             const struct service_kind *kind)
+{
+    if (kind->store != LINKS_KIND_POSTGRES)
+        return;
+    const struct links_stats *ls = &t->store;
+    cJSON *st = cJSON_AddObjectToObject(o, "store");
+    cJSON_AddStringToObject(st, "kind", links_kind_name(kind->store));
+    cJSON_AddNumberToObject(st, "errors", (double)t->sqlite_errors);
+    cJSON_AddNumberToObject(st, "primary_reads", (double)ls->primary_reads);
+    cJSON_AddNumberToObject(st, "replica_reads", (double)ls->replica_reads);
+    cJSON_AddNumberToObject(st, "fallbacks", (double)ls->fallbacks);
+    cJSON_AddNumberToObject(st, "failovers", (double)ls->failovers);
+    cJSON_AddNumberToObject(st, "reconnects", (double)ls->reconnects);
+    cJSON_AddNumberToObject(st, "unavailable", (double)ls->unavailable);
 }
 
 void service_totals_json(cJSON *o, const struct service_totals *t,
@@ -339,6 +373,7 @@ void service_totals_json(cJSON *o, const struct service_totals *t,
     cJSON_AddItemToObject(o, "cache", cache);
     cJSON_AddNumberToObject(sq, "errors", (double)t->sqlite_errors);
     cJSON_AddItemToObject(o, "sqlite", sq);
+    stats_json_store(o, t, kind);
 }
 
 /* Which process answered, and the sum of all (serve --processes). */
@@ -424,6 +459,14 @@ void service_totals_print(const struct service_totals *t, const struct service_k
     if (!kind->has_cache)
         fprintf(fp, "Cache: none\n");
     fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)t->sqlite_errors);
+    if (kind->store == LINKS_KIND_POSTGRES)
+        fprintf(fp, "Store: postgres, primary reads %llu, replica reads %llu, fallbacks %llu, "
+                    "failovers %llu, reconnects %llu, unavailable %llu\n",
+                (unsigned long long)t->store.primary_reads,
+                (unsigned long long)t->store.replica_reads,
+                (unsigned long long)t->store.fallbacks, (unsigned long long)t->store.failovers,
+                (unsigned long long)t->store.reconnects,
+                (unsigned long long)t->store.unavailable);
 }
 
 void service_stats_print(struct service *s, void *fpv)

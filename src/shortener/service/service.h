@@ -18,6 +18,9 @@ struct service_opts {
     int workers;                       /* >= 1 */
     int sqlite_cache;                  /* 1 on, 0 off (cache_size=0 ...) */
     const struct cache_config *cache;  /* NULL: no Valkey */
+    const char *const *replicas;       /* PostgreSQL read replicas (links.h) */
+    int nreplicas;
+    int store_timeout_ms;              /* PostgreSQL: 0 for the default */
 };
 
 struct service_reply {
@@ -30,9 +33,10 @@ struct service_reply {
 struct service;
 struct service_worker;
 
-/* Open the database once per worker (and a cache connection each).
- * NULL on failure with a one-line reason in err. */
-struct service *service_new(const char *dbpath, const struct service_opts *o,
+/* Open the store once per worker (and a cache connection each); store is
+ * a path or URL (links_store_kind). NULL on failure with a one-line reason
+ * in err. */
+struct service *service_new(const char *store, const struct service_opts *o,
                             char *err, size_t errcap);
 void service_free(struct service *s);   /* after all workers stopped */
 

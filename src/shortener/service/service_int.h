@@ -14,7 +14,7 @@
 #include "shortener/service/request.h"
 #include "shortener/service/service_share.h"
 
-#define SERVICE_NSTATUS 8   /* 200 201 400 404 405 413 500, other */
+#define SERVICE_NSTATUS 9   /* 200 201 400 404 405 413 500 503, other */
 
 /* Counters of a worker, a process or all processes. Everything up to
  * the cache's per-node list is uint64_t counters: a worker publishes those
@@ -25,7 +25,8 @@
  * processes leaves it out (nnodes 0). */
 struct service_totals {
     uint64_t req[ROUTE_COUNT][SERVICE_NSTATUS];
-    uint64_t sqlite_errors;
+    uint64_t sqlite_errors;     /* store errors (named for /stats' "sqlite") */
+    struct links_stats store;   /* PostgreSQL routing (all uint64_t) */
     struct cache_stats cache;   /* last: its per-node list ends the struct */
 };
 #define SERVICE_TALLY_BYTES \
@@ -34,8 +35,8 @@ struct service_totals {
 _Static_assert(SERVICE_TALLY_BYTES % sizeof(uint64_t) == 0,
                "the summed part of service_totals must be whole uint64_t words");
 
-/* Add the counters to o: requests, routes, cache, sqlite (the fields of
- * /stats and of the shutdown --json). */
+/* Add the counters to o: requests, routes, cache, sqlite, and store for
+ * a PostgreSQL store (the fields of /stats and of the shutdown --json). */
 void service_totals_json(cJSON *o, const struct service_totals *t,
                          const struct service_kind *kind);
 /* The same as the shutdown summary's text lines. */

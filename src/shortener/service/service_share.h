@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "shortener/store/links.h"
+
 #define SERVICE_SHARE_PROCS_MAX 256
 
 struct service_share;
@@ -23,6 +25,7 @@ struct service_kind {
     int has_cache;     /* any cache URL */
     int has_track;     /* client-side caching */
     int has_cluster;   /* valkey-cluster:// */
+    enum links_kind store;
 };
 
 /* The mapping for nprocs (1..SERVICE_SHARE_PROCS_MAX) processes of

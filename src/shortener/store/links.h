@@ -1,12 +1,27 @@
-/* links: the SQLite link store of the URL shortener.
+/* links: the link store of the URL shortener, one interface over two
+ * engines. A store is named by text (links_store_kind):
+ *   PATH or sqlite:PATH        an SQLite database file (embedded)
+ *   postgres://... or postgresql://...   a PostgreSQL server (libpq URI)
  *
- * One `struct links` is one SQLite connection with its prepared statements;
- * it must be used by one thread at a time (open one per worker thread, as
- * the service and the in-process benchmark both do). The database is in WAL
- * mode so readers never block the writer, and every connection has a busy
- * timeout so concurrent writers wait instead of failing.
+ * One `struct links` is one connection (SQLite) or one set of connections
+ * (PostgreSQL: the primary and each read replica) with prepared
+ * statements; it must be used by one thread at a time (open one per worker
+ * thread, as the service and the in-process benchmark both do).
  *
- * Schemas (created by links_create_db; links_open tells them apart by the
+ * SQLite: the database is in WAL mode so readers never block the writer,
+ * and every connection has a busy timeout so concurrent writers wait
+ * instead of failing.
+ *
+ * PostgreSQL: creates go to the primary; lookups go round-robin to the
+ * replicas when there are any, and to the primary when a replica does not
+ * have the id (it may lag behind a create: read-your-writes) or cannot be
+ * reached. A connection that fails is retried after a growing pause (100
+ * ms up to 2 s) while the others answer; when no server can answer, a call
+ * returns LINKS_UNAVAILABLE at once instead of waiting.
+ * One table: links(id bigint identity primary key, link_hash text not null
+ * unique, link_target text not null, created_at bigint not null).
+ *
+ * SQLite schemas (created by links_create_db; links_open tells them apart by the
  * table's definition, and lookups use one statement for both):
  *   seed      links(id INTEGER PRIMARY KEY, link_hash TEXT NOT NULL UNIQUE,
  *                   link_target TEXT NOT NULL, created_at INTEGER NOT NULL)
@@ -30,19 +45,60 @@
 enum links_rc {
     LINKS_OK = 0,
     LINKS_NOTFOUND = 1,
-    LINKS_ERROR = -1,   /* SQLite failed; links_errmsg() says why */
+    LINKS_ERROR = -1,   /* the store failed; links_errmsg() says why */
+    LINKS_UNAVAILABLE = -2,   /* no server of the store can be reached now
+                                 (PostgreSQL): try again later */
 };
+
+enum links_kind { LINKS_KIND_SQLITE = 0, LINKS_KIND_POSTGRES = 1 };
+#define LINKS_REPLICAS_MAX 8
+
+/* Which engine the store text names, and *target: the SQLite path
+ * (without "sqlite:") or the PostgreSQL URL as given. Any other
+ * "SCHEME://" (or an empty text) is a misuse: -1 with the reason in err. */
+int links_store_kind(const char *store, enum links_kind *kind, const char **target,
+                     char *err, size_t errcap);
+const char *links_kind_name(enum links_kind k);   /* "sqlite", "postgres" */
+/* The store text as messages and results show it: a URL's password as
+ * "***". */
+void links_store_show(const char *store, char *out, size_t cap);
 
 enum links_schema { LINKS_SCHEMA_SEED = 0, LINKS_SCHEMA_COVERING = 1 };
 
 struct links;
 
-/* Open an existing links database read-write. sqlite_cache = 1 keeps
- * SQLite's default page cache; 0 applies PRAGMA cache_size=0 and
- * PRAGMA temp_store=0 (the original experiment's switch). Fails (NULL,
- * reason in err) when the file is missing, not SQLite, or has no links
- * table. Never creates a file. */
-struct links *links_open(const char *path, int sqlite_cache,
+struct links_opts {
+    int sqlite_cache;                /* SQLite: see links_open */
+    const char *const *replicas;     /* PostgreSQL: read replicas' URLs */
+    int nreplicas;                   /* 0 .. LINKS_REPLICAS_MAX */
+    int timeout_ms;                  /* PostgreSQL: connect and query
+                                        timeout (0: 5000) */
+};
+
+/* Open an existing store: links_open's contract, plus replicas. A
+ * PostgreSQL store must have a links table on the primary and on every
+ * replica (one line naming the server otherwise). */
+struct links *links_open_opts(const char *store, const struct links_opts *o, char *err,
+                              size_t errcap);
+enum links_kind links_kind_of(const struct links *l);
+
+/* A PostgreSQL store's routing counters (all zero for SQLite): lookups
+ * answered by the primary and by replicas, lookups a replica did not find
+ * and the primary was asked (fallbacks), replica failures that moved a
+ * lookup on (failovers), connections made again, calls answered
+ * LINKS_UNAVAILABLE. Safe from another thread (figures may lag). */
+struct links_stats {
+    uint64_t primary_reads, replica_reads, fallbacks, failovers, reconnects, unavailable;
+};
+void links_stats_add(const struct links *l, struct links_stats *sum);   /* NULL adds 0 */
+
+/* Open an existing links store read-write (store: see links_store_kind).
+ * sqlite_cache = 1 keeps SQLite's default page cache; 0 applies PRAGMA
+ * cache_size=0 and PRAGMA temp_store=0 (the original experiment's switch;
+ * PostgreSQL ignores it). Fails (NULL, reason in err) when the file is
+ * missing, not SQLite, the server cannot be reached or refuses us, or
+ * there is no links table. Never creates a file or a table. */
+struct links *links_open(const char *store, int sqlite_cache,
                          char *err, size_t errcap);
 void links_close(struct links *l);   /* NULL is fine */
 
@@ -59,9 +115,9 @@ enum links_rc links_lookup(struct links *l, const char *id, size_t idlen,
 enum links_rc links_create(struct links *l, const char *url, size_t urllen,
                            char id_out[LINKS_ID_LEN + 1]);
 
-/* Call fn for up to limit ids (limit <= 0: all) in rowid order; stops
- * early when fn returns non-zero. Returns the number of ids visited, or
- * -1 on a SQLite error. */
+/* Call fn for up to limit ids (limit <= 0: all) in creation (id) order;
+ * stops early when fn returns non-zero. Returns the number of ids visited,
+ * or -1 on a store error. */
 int64_t links_foreach_id(struct links *l, int64_t limit,
                          int (*fn)(void *ctx, const char *id, size_t len),
                          void *ctx);
@@ -89,13 +145,20 @@ struct links_create_opts {
     uint64_t seed;
     int force;
     enum links_schema schema;
-    const char *from;          /* NULL, or a links database whose links
+    const char *from;          /* NULL, or a links store whose links
                                   (ids, URLs, times, order) are copied */
+    int progress;              /* a progress line on stderr (if a tty) */
 };
-/* links_create_db with a schema choice and copying. Same contract; copying
- * makes two databases with the same links in different schemas, which
- * "shortener bench --compare-db" compares. *copied gets the link count. */
-int links_create_db_opts(const char *path, const struct links_create_opts *o,
+/* links_create_db with a schema choice and copying, for any store text.
+ * Same contract; copying makes two stores with the same links (in
+ * different schemas, or SQLite's in PostgreSQL), which
+ * "shortener bench --compare-db" compares. *copied gets the link count.
+ * At a PostgreSQL URL: the links table is filled by COPY in one
+ * transaction; an existing table is refused unless force, then dropped in
+ * that same transaction, so an interruption (the connection closes)
+ * leaves whatever was there before; only the seed schema exists there
+ * (the covering one is SQLite's WITHOUT ROWID: a misuse). */
+int links_create_db_opts(const char *store, const struct links_create_opts *o,
                          int64_t *copied, char *err, size_t errcap);
 
 /* Schema of an open database and its name ("seed", "covering"). */

@@ -1,45 +1,65 @@
-/* links_int: what links.c (open, lookup, insert, list) and links_create.c
- * (building a database) share. Not for other modules: they use links.h. */
+/* links_int: what the link store's implementations share inside
+ * shortener/store/ (nobody else includes it; they use links.h).
+ *
+ * A store is one operations table and a struct that begins with
+ * struct links: links.c dispatches the public calls through l->ops, so the
+ * service, the cache and the bench never ask which engine they talk to.
+ * links_sqlite*.c is the embedded store (one SQLite connection);
+ * links_pg*.c the networked one (libpq connections to a primary and its
+ * replicas). */
 #ifndef KVTEST_SHORTENER_LINKS_INT_H
 #define KVTEST_SHORTENER_LINKS_INT_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sqlite3.h"
 #include "shortener/store/links.h"
 
+/* The callback of links_foreach_link: one whole link, in creation order. */
+typedef int (*links_link_fn)(void *ctx, int64_t seq, const char *id, size_t idlen,
+                             const char *url, size_t urllen, int64_t created);
+
+struct links_ops {
+    enum links_kind kind;
+    enum links_rc (*lookup)(struct links *l, const char *id, size_t idlen, char *url,
+                            size_t cap, size_t *urllen);
+    enum links_rc (*create)(struct links *l, const char *url, size_t urllen,
+                            char id_out[LINKS_ID_LEN + 1]);
+    int64_t (*foreach_id)(struct links *l, int64_t limit,
+                          int (*fn)(void *ctx, const char *id, size_t len), void *ctx);
+    /* Every link with its creation number (init --from copies them). */
+    int64_t (*foreach_link)(struct links *l, links_link_fn fn, void *ctx);
+    void (*close)(struct links *l);
+};
+
+/* Counters in the store's own struct: single writer (the thread that owns
+ * the connection), read relaxed by /stats (base/counter.h). */
+struct links_counters {
+    _Atomic uint64_t primary_reads, replica_reads, fallbacks, failovers, reconnects,
+        unavailable;
+};
+
 struct links {
-    sqlite3 *db;
-    uint64_t busy_since_ns;   /* start of the current wait for a lock */
-    sqlite3_stmt *get;
-    sqlite3_stmt *put;
+    const struct links_ops *ops;
     enum links_schema schema;
+    struct links_counters n;
     char err[256];
 };
 
-/* The covering schema's table (see links_create.c for why WITHOUT ROWID):
- * keyed by link_hash, so a lookup is one B-tree descent that ends at the
- * URL; id keeps the creation order for listing, with its own index. */
-#define LINKS_SQL_SEED                                                  \
-    "CREATE TABLE links(id INTEGER PRIMARY KEY, "                       \
-    "link_hash TEXT NOT NULL UNIQUE, link_target TEXT NOT NULL, "       \
-    "created_at INTEGER NOT NULL)"
-#define LINKS_SQL_COVERING                                              \
-    "CREATE TABLE links(link_hash TEXT NOT NULL PRIMARY KEY, "          \
-    "link_target TEXT NOT NULL, created_at INTEGER NOT NULL, "          \
-    "id INTEGER NOT NULL) WITHOUT ROWID; "                              \
-    "CREATE INDEX links_id ON links(id)"
+/* Each engine's open (links.c has told the engine from the store text). */
+struct links *links_sqlite_open(const char *path, const struct links_opts *o, char *err,
+                                size_t errcap);
+struct links *links_pg_open(const char *url, const struct links_opts *o, char *err,
+                            size_t errcap);
+/* Each engine's init (links_create_db_opts dispatches to them). */
+int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
+                           int64_t *made, char *err, size_t errcap);
+int links_pg_create_db(const char *url, const struct links_create_opts *o, int64_t *made,
+                       char *err, size_t errcap);
 
-void links_set_err(struct links *l, const char *what);
-int links_exec(struct links *l, const char *sql);
-int links_configure(struct links *l, int sqlite_cache);
-struct links *links_new(const char *path, int flags, char *err, size_t errcap);
-/* Prepare lookup and insert for l->schema. */
-int links_prepare(struct links *l);
-/* Insert url under a fresh random id (written to id), retrying on a
- * collision; pool/pos is the caller's buffer of CSPRNG bytes. */
-enum links_rc links_insert(struct links *l, const char *url, size_t urllen,
-                           int64_t created, char *id,
-                           unsigned char *pool, size_t pooln, size_t *pos);
+/* A fresh id of n letters of [A-Za-z0-9] (unbiased) into id (n + 1 bytes,
+ * NUL-terminated), drawing on pool (pooln bytes of OS CSPRNG output,
+ * refilled when *pos reaches pooln). 0, or -1 when the OS generator fails. */
+int links_fill_id(char *id, size_t n, unsigned char *pool, size_t pooln, size_t *pos);
 
 #endif

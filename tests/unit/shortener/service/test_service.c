@@ -21,7 +21,7 @@ static void test_service_handle(void **st)
     struct fixture *fx = *st;
     char err[512];
     assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {1, 1, NULL};
+    struct service_opts o = {.workers = 1, .sqlite_cache = 1};
     struct service *s = service_new(fx->db, &o, err, sizeof err);
     assert_non_null(s);
     struct service_worker *w = service_claim_worker(s);

@@ -56,7 +56,7 @@ static void test_share_sums(void **st)
     struct fixture *fx = *st;
     char err[512];
     assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {2, 1, NULL};
+    struct service_opts o = {.workers = 2, .sqlite_cache = 1};
     struct service_share *sh = service_share_new(2, 2, &(struct service_kind){0});
     assert_non_null(sh);
     struct service *a = service_new(fx->db, &o, err, sizeof err);
@@ -105,7 +105,7 @@ static void test_share_sums(void **st)
     cJSON_Delete(j);
 
     /* a slot out of range, or a worker count the share was not made for */
-    struct service_opts o1 = {1, 1, NULL};
+    struct service_opts o1 = {.workers = 1, .sqlite_cache = 1};
     struct service *c = service_new(fx->db, &o1, err, sizeof err);
     assert_non_null(c);
     assert_int_equal(service_attach_share(c, sh, 0), -1);
@@ -122,7 +122,7 @@ static void test_no_share(void **st)
     struct fixture *fx = *st;
     char err[512];
     assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {1, 1, NULL};
+    struct service_opts o = {.workers = 1, .sqlite_cache = 1};
     struct service *s = service_new(fx->db, &o, err, sizeof err);
     assert_non_null(s);
     hits(s, 0, 1);

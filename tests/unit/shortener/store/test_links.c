@@ -127,7 +127,7 @@ static void test_schemas_agree(void **st)
     char err[512], cov[320];
     assert_int_equal(links_create_db(fx->db, 2000, 7, 0, err, sizeof err), 0);
     snprintf(cov, sizeof cov, "%s/covering.db", fx->dir);
-    struct links_create_opts o = {0, 1, 0, LINKS_SCHEMA_COVERING, fx->db};
+    struct links_create_opts o = {0, 1, 0, LINKS_SCHEMA_COVERING, fx->db, 0};
     int64_t copied = 0;
     assert_int_equal(links_create_db_opts(cov, &o, &copied, err, sizeof err), 0);
     assert_int_equal(copied, 2000);
@@ -178,6 +178,46 @@ static void test_schemas_agree(void **st)
     assert_int_equal(links_create_db_opts(fx->db, &o, &copied, err, sizeof err), 2);
 }
 
+/* The store text: which engine, what is opened, what is shown. */
+static void test_store_text(void **st)
+{
+    (void)st;
+    enum links_kind k;
+    const char *t;
+    char err[256], shown[256];
+    assert_int_equal(links_store_kind("links.db", &k, &t, err, sizeof err), 0);
+    assert_int_equal(k, LINKS_KIND_SQLITE);
+    assert_string_equal(t, "links.db");
+    assert_int_equal(links_store_kind("sqlite:/tmp/a:b.db", &k, &t, err, sizeof err), 0);
+    assert_int_equal(k, LINKS_KIND_SQLITE);
+    assert_string_equal(t, "/tmp/a:b.db");   /* the prefix goes, a colon in the path stays */
+    assert_int_equal(links_store_kind("postgres://u@h:5/db", &k, &t, err, sizeof err), 0);
+    assert_int_equal(k, LINKS_KIND_POSTGRES);
+    assert_string_equal(t, "postgres://u@h:5/db");
+    assert_int_equal(links_store_kind("postgresql://h/db", &k, &t, err, sizeof err), 0);
+    assert_int_equal(k, LINKS_KIND_POSTGRES);
+    assert_int_equal(links_store_kind("mysql://h/db", &k, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "mysql://h/db"));
+    assert_int_equal(links_store_kind("sqlite:", &k, &t, err, sizeof err), -1);
+    assert_int_equal(links_store_kind("", &k, &t, err, sizeof err), -1);
+    assert_string_equal(links_kind_name(LINKS_KIND_POSTGRES), "postgres");
+    assert_string_equal(links_kind_name(LINKS_KIND_SQLITE), "sqlite");
+    /* a password never reaches a message or a result */
+    links_store_show("postgres://kv:s3cret@127.0.0.1:5432/kv", shown, sizeof shown);
+    assert_string_equal(shown, "postgres://kv:***@127.0.0.1:5432/kv");
+    links_store_show("postgres://kv@127.0.0.1:5432/kv?x=a:b", shown, sizeof shown);
+    assert_string_equal(shown, "postgres://kv@127.0.0.1:5432/kv?x=a:b");
+    links_store_show("postgres://127.0.0.1:5432/kv", shown, sizeof shown);
+    assert_string_equal(shown, "postgres://127.0.0.1:5432/kv");
+    links_store_show("/tmp/x.db", shown, sizeof shown);
+    assert_string_equal(shown, "/tmp/x.db");
+    /* an SQLite store refuses replicas, before opening anything */
+    const char *reps[1] = {"postgres://127.0.0.1:1/x"};
+    struct links_opts lo = {1, reps, 1, 0};
+    assert_null(links_open_opts("/nonexistent/x.db", &lo, err, sizeof err));
+    assert_non_null(strstr(err, "replicas need a PostgreSQL store"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -187,6 +227,7 @@ int main(void)
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_schemas_agree, fixture_dir_setup,
                                         fixture_teardown),
+        cmocka_unit_test(test_store_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

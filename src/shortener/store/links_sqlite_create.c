@@ -1,4 +1,5 @@
-/* links_create: build a links database (links.h, links_create_db).
+/* links_sqlite_create: build an SQLite links database (links.h,
+ * links_create_db_opts).
  *
  * Why the covering schema is a WITHOUT ROWID table and not a covering
  * index: measured here on 100k links (kvtest shortener bench, sqlite row,
@@ -19,11 +20,13 @@
 #include <time.h>
 
 #include "base/aside.h"
-#include "shortener/store/links_int.h"
+#include "measure/progress.h"
+#include "shortener/store/links_sqlite_int.h"
 #include "shortener/store/urlgen.h"
 
-/* Copy every link of o->from into l (inside l's open transaction). */
-static int copy_links(struct links *l, const char *from, int64_t *copied)
+/* Copy every link of the SQLite database from into l (inside l's open
+ * transaction). */
+static int copy_links(struct links_sqlite *l, const char *from, int64_t *copied)
 {
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(l->db, "ATTACH ?1 AS src", -1, &q, NULL);
@@ -37,19 +40,12 @@ static int copy_links(struct links *l, const char *from, int64_t *copied)
         sqlite3_exec(l->db, "INSERT INTO main.links(id, link_hash, link_target, created_at) "
                             "SELECT id, link_hash, link_target, created_at FROM src.links "
                             "ORDER BY id", NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(l->err, sizeof l->err, "copying from %.200s: %s", from, sqlite3_errmsg(l->db));
+        snprintf(l->base.err, sizeof l->base.err, "copying from %.200s: %s", from,
+                 sqlite3_errmsg(l->db));
         return -1;
     }
     *copied = sqlite3_changes64(l->db);
     return 0;
-}
-
-int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
-                    char *err, size_t errcap)
-{
-    struct links_create_opts o = {n, seed, force, LINKS_SCHEMA_SEED, NULL};
-    int64_t copied;
-    return links_create_db_opts(path, &o, &copied, err, errcap);
 }
 
 /* Before creating anything: a readable --from, and a target that may be
@@ -61,9 +57,19 @@ static int check_target(const char *path, const struct links_create_opts *o, cha
         struct links *src = links_open(o->from, 1, err, errcap);
         if (!src)
             return 1;
+        int pg = links_kind_of(src) == LINKS_KIND_POSTGRES;
         links_close(src);
+        if (pg) {
+            snprintf(err, errcap, "--from %s: an SQLite store copies from an SQLite "
+                     "database (a PostgreSQL store can copy from either)", o->from);
+            return 2;
+        }
     }
-    if (o->from && strcmp(o->from, path) == 0) {
+    const char *from_path = NULL;
+    enum links_kind kind;
+    if (o->from)
+        (void)links_store_kind(o->from, &kind, &from_path, err, errcap);   /* opened above */
+    if (from_path && strcmp(from_path, path) == 0) {
         snprintf(err, errcap, "--from %s: cannot copy a database onto itself", path);
         return 2;
     }
@@ -90,30 +96,37 @@ static int check_target(const char *path, const struct links_create_opts *o, cha
 
 /* Schema, then the copied or generated links, in one transaction.
  * 0, or 1 with the reason in l->err. */
-static int fill(struct links *l, const struct links_create_opts *o, int64_t *copied)
+static int fill(struct links_sqlite *l, const struct links_create_opts *o, int64_t *copied)
 {
     unsigned char pool[4096];
     size_t pos = sizeof pool;
     char *url = malloc(LINKS_URL_MAX + 1);
     if (!url) {
-        snprintf(l->err, sizeof l->err, "out of memory");
+        snprintf(l->base.err, sizeof l->base.err, "out of memory");
         return 1;
     }
-    l->schema = o->schema;
-    int bad = links_configure(l, 1) != 0 ||
-              links_exec(l, o->schema == LINKS_SCHEMA_COVERING ? LINKS_SQL_COVERING
-                                                               : LINKS_SQL_SEED) != 0 ||
-              links_prepare(l) != 0 || links_exec(l, "BEGIN") != 0;
+    l->base.schema = o->schema;
+    int bad = links_sqlite_configure(l, 1) != 0 ||
+              links_sqlite_exec(l, o->schema == LINKS_SCHEMA_COVERING ? LINKS_SQL_COVERING
+                                                                      : LINKS_SQL_SEED) != 0 ||
+              links_sqlite_prepare(l) != 0 || links_sqlite_exec(l, "BEGIN") != 0;
     if (!bad && o->from && copy_links(l, o->from, copied) != 0)
         bad = 1;
-    int64_t now = (int64_t)time(NULL);
+    int64_t now = (int64_t)time(NULL), bytes = 0;
     char id[LINKS_ID_LEN + 1];
+    struct progress pr;
+    progress_start(&pr, "shortener init", o->n);
+    pr.unit = "links";
+    pr.on = pr.on && o->progress && !o->from;
     for (int64_t k = 0; !bad && !o->from && k < o->n; k++) {
         size_t len = urlgen_sample(o->seed, (uint64_t)k, url, LINKS_URL_MAX + 1);
-        if (links_insert(l, url, len, now, id, pool, sizeof pool, &pos) != LINKS_OK)
+        if (links_sqlite_insert(l, url, len, now, id, pool, sizeof pool, &pos) != LINKS_OK)
             bad = 1;
+        bytes += (int64_t)len + LINKS_ID_LEN;
+        progress_update(&pr, k + 1, bytes);
     }
-    if (!bad && links_exec(l, "COMMIT") != 0)
+    progress_end(&pr);
+    if (!bad && links_sqlite_exec(l, "COMMIT") != 0)
         bad = 1;
     if (!bad && !o->from)
         *copied = o->n;
@@ -122,13 +135,18 @@ static int fill(struct links *l, const struct links_create_opts *o, int64_t *cop
     return bad;
 }
 
-int links_create_db_opts(const char *path, const struct links_create_opts *o,
-                         int64_t *copied, char *err, size_t errcap)
+int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
+                           int64_t *copied, char *err, size_t errcap)
 {
-    *copied = 0;
     int rc = check_target(path, o, err, errcap);
     if (rc)
         return rc;
+    struct links_create_opts src = *o;   /* --from as a path for ATTACH */
+    if (o->from) {
+        enum links_kind kind;
+        (void)links_store_kind(o->from, &kind, &src.from, err, errcap);   /* opened above */
+    }
+    o = &src;
     /* Built under a temporary name beside the target (base/aside.h), then
      * renamed: a failure, a Ctrl-C or SIGTERM (with cleanup watching) never
      * leaves a half-filled database at path nor the temporary. */
@@ -137,15 +155,15 @@ int links_create_db_opts(const char *path, const struct links_create_opts *o,
         snprintf(err, errcap, "%s: %s", t.path, strerror(errno));
         return 1;
     }
-    struct links *l = links_new(t.path, SQLITE_OPEN_READWRITE, err, errcap);
+    struct links_sqlite *l = links_sqlite_new(t.path, SQLITE_OPEN_READWRITE, err, errcap);
     if (!l) {
         aside_discard(&t);
         return 1;
     }
     int bad = fill(l, o, copied);
     if (bad)
-        snprintf(err, errcap, "%s: %s", path, l->err);
-    links_close(l);   /* last connection: checkpoints and removes the WAL */
+        snprintf(err, errcap, "%s: %s", path, l->base.err);
+    links_close(&l->base);   /* last connection: checkpoints and removes the WAL */
     if (bad) {
         aside_discard(&t);
         return 1;
