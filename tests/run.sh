@@ -57,17 +57,30 @@ for t in "$@"; do
 done
 
 # Command-line and integration suites (bats, TAP output: "1..N" is the plan).
-for b in tests/cli/*.bats; do
-    [ -e "$b" ] || continue
-    name=$(basename "$b" .bats)
-    tap="$log/$name.tap"
-    bats --tap "$b" >"$tap" 2>&1
+# run_bats LABEL FILE [VAR=VALUE...]: one suite, counted under LABEL.
+run_bats() {
+    local label=$1 b=$2 tap="$log/${1//[^A-Za-z0-9_]/_}.tap" rc plan p s f
+    shift 2
+    env "$@" bats --tap "$b" >"$tap" 2>&1
     rc=$?
     plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$tap" | head -n1)
     p=$(grep '^ok ' "$tap" | grep -vc '# skip')
     s=$(grep '^ok ' "$tap" | grep -c '# skip')
     f=$(grep -c '^not ok ' "$tap")
-    count "cli $name" "$rc" "$plan" "$p" "$f" "$s" || grep -v '^ok ' "$tap"
+    count "cli $label" "$rc" "$plan" "$p" "$f" "$s" || grep -v '^ok ' "$tap"
+}
+for b in tests/cli/*.bats; do
+    [ -e "$b" ] && run_bats "$(basename "$b" .bats)" "$b"
+done
+
+# The store suites again on PostgreSQL: a suite that names both stores in a
+# line "# stores: sqlite postgres" runs its tests on a private PostgreSQL
+# server too (KVTEST_STORE=postgres; tests/lib/common.bash), the same tests
+# and assertions, counted as "cli NAME (postgres)".
+for b in tests/cli/*.bats; do
+    if grep -q '^# stores: .*postgres' "$b"; then
+        run_bats "$(basename "$b" .bats) (postgres)" "$b" KVTEST_STORE=postgres
+    fi
 done
 
 # Every shell script passes shellcheck; the bats helpers in tests/lib are

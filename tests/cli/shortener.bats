@@ -2,8 +2,21 @@
 # kvtest shortener init/keys/serve: real SQLite files, a real valkey-server
 # on a free loopback port, real HTTP through curl. Servers are stopped by PID
 # in teardown.
+# stores: sqlite postgres
+# (make test runs this suite on both stores: with KVTEST_STORE=postgres, DB
+# is a fresh database on a private PostgreSQL server started for the suite;
+# tests of SQLite's files say so and are skipped there, and
+# shortener_pg.bats has PostgreSQL's own.)
 
 load '../lib/common'
+
+setup_file() {
+    store_setup_file
+}
+
+teardown_file() {
+    store_teardown_file
+}
 
 setup() {
     shortener_setup
@@ -39,8 +52,10 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
 @test "init creates a links database and keys lists 10-character ids" {
     run bash -c 'umask 022 && "$0" shortener init "$1" --links 500 --seed 7' "$KVTEST" "$DB"
     [ "$status" -eq 0 ]
-    [ -s "$DB" ]
-    [ "$(stat -c %a "$DB")" = 644 ]   # the mode a plain create gives, not mkstemp's 600
+    if store_is_sqlite; then
+        [ -s "$DB" ]
+        [ "$(stat -c %a "$DB")" = 644 ]   # the mode a plain create gives, not mkstemp's 600
+    fi
     run "$KVTEST" shortener keys "$DB"
     [ "$status" -eq 0 ]
     [ "${#lines[@]}" -eq 500 ]
@@ -53,6 +68,7 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
 }
 
 @test "init refuses an existing file without --force and replaces it with" {
+    sqlite_only "a file's content and temporary names"
     echo "precious" >"$DB"
     run "$KVTEST" shortener init "$DB"
     [ "$status" -eq 1 ]
@@ -67,6 +83,7 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
 }
 
 @test "init and keys misuse: one line, exit 2" {
+    sqlite_only "a missing database file"
     run "$KVTEST" shortener init
     [ "$status" -eq 2 ]
     [ "${#lines[@]}" -eq 1 ]
@@ -81,6 +98,7 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
 }
 
 @test "serve startup failures are one line with exit 1 or 2, never a hang" {
+    sqlite_only "missing and foreign database files"
     run timeout 20 "$KVTEST" shortener serve "$BATS_TEST_TMPDIR/missing.db" --port 0
     [ "$status" -eq 1 ]
     [ "${#lines[@]}" -eq 1 ]
@@ -308,6 +326,7 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
 }
 
 @test "--sqlite-cache off serves the same answers" {
+    sqlite_only "SQLite's page cache"
     "$KVTEST" shortener init "$DB" --links 50
     start_service "$DB" --threads 2 --sqlite-cache off
     create https://nocache.example/x
@@ -372,7 +391,7 @@ stat_field() {   # stat_field JQ_PATH: print a /stats field
     [[ "$output" != *'"500"'* ]]
 }
 
-@test "a hung Valkey (SIGSTOP): answers from SQLite, errors counted, backoff; SIGCONT -> hits resume" {
+@test "a hung Valkey (SIGSTOP): answers from the store, errors counted, backoff; SIGCONT -> hits resume" {
     "$KVTEST" shortener init "$DB"
     start_valkey
     start_service "$DB" --threads 1 --cache "$VALKEY_URL"

@@ -1,14 +1,17 @@
 #!/usr/bin/env bats
 # --cache valkey-cluster:// and valkey-cluster+track://: a real Valkey
 # Cluster on loopback (3 primaries, 3 replicas, cluster-node-timeout 1 s;
-# tests/lib/cluster.bash), a real SQLite file and the real service and
+# tests/lib/cluster.bash), a real store (SQLite; PostgreSQL in the postgres
+# run) and the real service and
 # bench. One cluster serves the whole file (starting one takes seconds);
 # the test that kills a primary runs last.
+# stores: sqlite postgres
 
 load '../lib/common'
 load '../lib/cluster'
 
 setup_file() {
+    store_setup_file
     SERVERS_DIR=$BATS_FILE_TMPDIR
     start_cluster "$BATS_FILE_TMPDIR/cluster" 3 1 || return 1
     # The tests run in other processes: they read the cluster from here.
@@ -20,6 +23,7 @@ setup_file() {
 
 teardown_file() {
     stop_cluster
+    store_teardown_file
 }
 
 setup() {
@@ -29,8 +33,13 @@ setup() {
     read -ra CLUSTER_PORTS <<<"$ports"
     read -ra CLUSTER_PIDS <<<"$pids"
     CLUSTER_URL=valkey-cluster://127.0.0.1:${CLUSTER_PORTS[0]}
-    # A copy per test: tests that write must not leak into the next one.
-    cp "$BATS_FILE_TMPDIR/links.db" "$DB"
+    # A copy per test: tests that write must not leak into the next one
+    # (the same links and ids in PostgreSQL: init --from).
+    if store_is_sqlite; then
+        cp "$BATS_FILE_TMPDIR/links.db" "$DB"
+    else
+        "$KVTEST" shortener init "$DB" --from "$BATS_FILE_TMPDIR/links.db" >/dev/null
+    fi
     IDS=$BATS_FILE_TMPDIR/ids
     # Every test starts from an empty cache.
     for p in $(cluster_primaries); do valkey-cli -p "$p" flushall >/dev/null; done
@@ -216,7 +225,7 @@ owner_of() {
     expect_error 2 "expected none" shortener bench "$DB" --cache valkey-clusters://127.0.0.1:1
 }
 
-@test "cluster: unreachable seeds or a server without cluster mode: bench fails, serve answers from SQLite" {
+@test "cluster: unreachable seeds or a server without cluster mode: bench fails, serve answers from the store" {
     expect_error 1 "Valkey at valkey-cluster://127.0.0.1:1,127.0.0.1:2:" \
         shortener bench "$DB" --cache valkey-cluster://127.0.0.1:1,127.0.0.1:2 --configs valkey
     start_valkey
@@ -236,7 +245,7 @@ owner_of() {
 }
 
 # Last: it kills a primary of the shared cluster.
-@test "cluster: a primary killed: SQLite answers its keys, the replica takes over, hits resume, no request fails" {
+@test "cluster: a primary killed: the store answers its keys, the replica takes over, hits resume, no request fails" {
     start_service "$DB" --threads 2 --cache "$CLUSTER_URL"
     run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
         --create-ratio 0

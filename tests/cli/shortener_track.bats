@@ -1,14 +1,24 @@
 #!/usr/bin/env bats
 # Client-side caching (--cache valkey+track://): a real valkey-server, a real
-# SQLite file and the real service on free loopback ports.
+# store (an SQLite file; a PostgreSQL server in the postgres run) and the
+# real service on free loopback ports.
 #
 # The invalidation bound (a change in Valkey stops being served from process
 # memory within 100 ms) is measured by tests/lib/track_probe.py over one
 # keep-alive connection, about every millisecond, and asserted on the median
 # of five trials, so one slow moment of a loaded machine cannot fail it; a
 # trial that never sees the change (3 s) fails on its own.
+# stores: sqlite postgres
 
 load '../lib/common'
+
+setup_file() {
+    store_setup_file
+}
+
+teardown_file() {
+    store_teardown_file
+}
 
 setup() {
     shortener_setup
@@ -57,7 +67,7 @@ probe() {
     probe expire 1
 }
 
-@test "track: killing valkey-server empties the local caches; lookups fall back to SQLite, none fails" {
+@test "track: killing valkey-server empties the local caches; lookups fall back to the store, none fails" {
     start_service "$DB" --threads 2 --cache "$TRACK_URL"
     local id n=0
     # Three lookups per id: whichever of the 2 service threads takes each
@@ -70,11 +80,8 @@ probe() {
     done
     run curl -fsS "$SERVICE_URL/stats"
     [ "$(jq .cache.local_hits <<<"$output")" -ge 1 ]
-    # Change every URL in SQLite: a cached answer is now recognisably stale.
-    python3 -c 'import sqlite3, sys
-c = sqlite3.connect(sys.argv[1], timeout=10)
-c.execute("UPDATE links SET link_target = link_target || ?", ("?v=2",))
-c.commit()' "$DB"
+    # Change every URL in the store: a cached answer is now recognisably stale.
+    store_sql "UPDATE links SET link_target = link_target || '?v=2'"
     run curl -fsS "$SERVICE_URL/link/$(ids 1)"
     assert_success
     assert_output --partial '"link"'

@@ -26,7 +26,20 @@
 #   stop_leftover PID         teardown: a command a failed test left running
 #                             in the background (ours) is killed by PID
 #   shortener_setup           KVTEST (default ./kvtest), SERVERS_DIR, DB and
-#                             ASAN_OPTIONS for the shortener suites
+#                             ASAN_OPTIONS for the shortener suites; DB is
+#                             a fresh SQLite path, or with
+#                             KVTEST_STORE=postgres a fresh database on the
+#                             suite's server (a postgres:// URL)
+#
+# The store suites (a line "# stores: sqlite postgres" near the top; make
+# test runs them once per store, tests/run.sh) use:
+#   store_setup_file          from setup_file: with KVTEST_STORE=postgres,
+#                             one private PostgreSQL server for the suite
+#   store_teardown_file       from teardown_file: stop it
+#   store_is_sqlite           true when the suite runs on SQLite
+#   sqlite_only WHY           skip this test on another store, saying why
+#   store_sql SQL             run SQL on $DB's links (python3's sqlite3 or
+#                             psql) and print the first column of its rows
 #   shortener_teardown        stop every server; a service still running
 #                             must exit 0 on SIGTERM (under AddressSanitizer
 #                             a leak or memory error at shutdown makes that
@@ -36,6 +49,7 @@ bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
 load '../lib/servers'
+load '../lib/pg'
 
 common_setup() {
     : "${KVTEST:?KVTEST must name the binary under test}"
@@ -106,7 +120,44 @@ shortener_setup() {
     KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
     SERVERS_DIR=$BATS_TEST_TMPDIR
     DB=$BATS_TEST_TMPDIR/links.db
+    if ! store_is_sqlite; then
+        DB=$(pg_new_db "t$BATS_TEST_NUMBER")
+    fi
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+}
+
+store_is_sqlite() {
+    [ "${KVTEST_STORE:-sqlite}" = sqlite ]
+}
+
+store_setup_file() {
+    if ! store_is_sqlite; then
+        start_pg
+    fi
+}
+
+store_teardown_file() {
+    if ! store_is_sqlite; then
+        stop_all_pg
+    fi
+}
+
+sqlite_only() {
+    if ! store_is_sqlite; then
+        skip "SQLite only: $1"
+    fi
+}
+
+store_sql() {
+    if store_is_sqlite; then
+        python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], timeout=10)
+for row in c.execute(sys.argv[2]):
+    print(row[0])
+c.commit()' "$DB" "$1"
+    else
+        psql -X -q -A -t -v ON_ERROR_STOP=1 -d "$DB" -c "$1"
+    fi
 }
 
 shortener_teardown() {

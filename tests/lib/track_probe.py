@@ -2,13 +2,14 @@
 """track_probe.py: how soon a change in Valkey stops being served from a
 "kvtest shortener serve --cache valkey+track://" process's memory.
 
-  track_probe.py MODE VALKEY_PORT HTTP_PORT DBFILE TTL_S ID...
+  track_probe.py MODE VALKEY_PORT HTTP_PORT STORE TTL_S ID...
 
 MODE: del (DEL the key), set (overwrite it), expire (the service's own
 --cache-ttl TTL_S runs out). VALKEY_PORT may be any node of a Valkey
 Cluster: commands follow -MOVED to the key's owner. One trial per ID, over one keep-alive HTTP
-connection: make the service cache the link, change the URL in SQLite
-(so a cached answer is recognisably stale), check the stale URL is still
+connection: make the service cache the link, change the URL in the store
+(an SQLite file, or a postgres:// URL changed through psql), so a cached
+answer is recognisably stale, check the stale URL is still
 served, make the change in Valkey, then poll GET /link/ID about every
 millisecond until the answer changes (at most 3 s). The latency is from
 just before the change (for expire: from just before the request that
@@ -20,6 +21,7 @@ import json
 import socket
 import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 
@@ -50,25 +52,41 @@ def get(conn, ident):
     return json.loads(body)["link"]
 
 
-def set_url(db, ident, url):
-    c = sqlite3.connect(db, timeout=10)
-    c.execute("UPDATE links SET link_target=? WHERE link_hash=?", (url, ident))
+def quote(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
+def store_sql(db, sql, params):
+    """Run sql (with ? placeholders) on the store; the first column of the
+    first row, or None."""
+    if db.startswith(("postgres://", "postgresql://")):
+        parts = sql.split("?")   # the values may hold "?" themselves
+        sql = parts[0] + "".join(quote(p) + rest for p, rest in zip(params, parts[1:]))
+        out = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                              "-d", db, "-c", sql], check=True, capture_output=True,
+                             text=True).stdout
+        return out.rstrip("\n") or None
+    c = sqlite3.connect(db[len("sqlite:"):] if db.startswith("sqlite:") else db, timeout=10)
+    row = c.execute(sql, params).fetchone()
     c.commit()
     c.close()
+    return row[0] if row else None
+
+
+def set_url(db, ident, url):
+    store_sql(db, "UPDATE links SET link_target=? WHERE link_hash=?", (url, ident))
 
 
 def trial(mode, vport, conn, db, ttl, ident):
     key = PREFIX + ident
     resp(vport, "DEL", key)
-    c = sqlite3.connect(db, timeout=10)
-    orig = c.execute("SELECT link_target FROM links WHERE link_hash=?", (ident,)).fetchone()[0]
-    c.close()
+    orig = store_sql(db, "SELECT link_target FROM links WHERE link_hash=?", (ident,))
     t_fill = time.monotonic()
     if get(conn, ident) != orig:      # miss: SQLite, SET (EX ttl), local fill
         raise SystemExit("first lookup of %s did not return its URL" % ident)
     for _ in range(3):
         get(conn, ident)
-    fresh = orig + "?v=sqlite"
+    fresh = orig + "?v=store"
     set_url(db, ident, fresh)
     try:
         if get(conn, ident) != orig:
