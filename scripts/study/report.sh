@@ -127,6 +127,8 @@ findings_tsv() {
                 (.ci // null | if . == null then null elif .lo_open then "-inf" else .lo end),
                 (.ci // null | if . == null then null elif .hi_open then "inf" else .hi end), "bytes"])
           | map(num) | join("\t")'
+        # The store tier (scripts/study/storetier.sh), from its own intervals.
+        if [ -s "$C/storetier-summary.csv" ]; then bash "$KV_SCRIPTS/report-storetier.sh" --findings "$OUT"; fi
     } >"$OUT/findings.tsv"
 }
 param() { [ -s "$1" ] || return 0; awk -F'\t' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
@@ -300,6 +302,9 @@ if [ -s "$C/memlimit.json" ]; then
         "- **A database larger than memory** (`scripts/study/memlimit.sh`: a \(if $db != "" then "\($db | tonumber / 1e6 | r(0)) MB " else "" end)links database, the process in a memory cgroup of \($m) that counts its page cache, Valkey outside it, \($n) rounds): does a cache pay off? " + ($parts | join(". ")) + "."
         else empty end' >>"$R"
 fi
+if [ -s "$C/storetier-summary.csv" ]; then
+    bash "$KV_SCRIPTS/report-storetier.sh" --headline "$OUT" >>"$R"
+fi
 if [ -s "$OUT/logs/blobs-skipped.txt" ]; then
     w "- **Not measured in this run:** $(paste -sd';' "$OUT/logs/blobs-skipped.txt" | sed 's/;/; /g')."
 fi
@@ -433,6 +438,19 @@ fi
 figure shortener-throughput "Shortener throughput" '^shortener-'
 figure shortener-latency "Shortener latency percentiles" '^shortener-'
 figure shortener-timeline "Shortener latency and throughput over each run (first round)" '^shortener-load'
+if [ -s "$C/storetier-summary.csv" ]; then
+    # SQLite beside PostgreSQL, each with and without a cache
+    # (scripts/study/storetier.sh; the section is report-storetier.sh's).
+    if [ ! -s "$C/shortener-bench.json" ] && [ ! -s "$C/shortener-http.json" ]; then
+        w "" "## 2. Does a Valkey cache speed up the service?"
+    fi
+    bash "$KV_SCRIPTS/report-storetier.sh" "$OUT" >>"$R"
+    w "<details><summary>Commands</summary>" "" '```sh'
+    cmds '^storetier-' >>"$R"
+    w "# SCRATCH: any empty directory; OUT: this directory; PORT: a free port; the servers:" \
+      "# source tests/lib/pg.bash; start_pg; start_pg_replica; start_pg_replica (PostgreSQL)" \
+      "# source tests/lib/servers.bash; start_valkey (valkey-server)" '```' "" "</details>"
+fi
 
 # ---------------------------------------------------------- environment
 w "" "## Environment" "" '```'
