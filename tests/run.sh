@@ -16,12 +16,13 @@ skipped=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
-# count NAME RC PLAN P F S: add one suite's figures to the totals. A suite
+# count NAME RC PLAN P F S [SECS]: add one suite's figures to the totals
+# (SECS, its wall time, is printed after them). A suite
 # that exits non-zero, prints no plan, or reports fewer tests than it
 # planned fails, whatever its own pass/fail lines say: the tests it never
 # ran count as failed (at least one).
 count() {
-    local name=$1 rc=$2 plan=$3 p=$4 f=$5 s=$6 why=""
+    local name=$1 rc=$2 plan=$3 p=$4 f=$5 s=$6 secs=${7:-} why=""
     if [ -z "$plan" ]; then
         why="no plan (the suite died before it started)"
         [ "$f" -gt 0 ] || f=1
@@ -34,7 +35,7 @@ count() {
         f=1
     fi
     passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-    echo "$name: $p passed, $f failed, $s skipped${why:+ ($why)}"
+    echo "$name: $p passed, $f failed, $s skipped${why:+ ($why)}${secs:+, ${secs} s}"
     [ "$f" -eq 0 ]
 }
 
@@ -59,15 +60,16 @@ done
 # Command-line and integration suites (bats, TAP output: "1..N" is the plan).
 # run_bats LABEL FILE [VAR=VALUE...]: one suite, counted under LABEL.
 run_bats() {
-    local label=$1 b=$2 tap="$log/${1//[^A-Za-z0-9_]/_}.tap" rc plan p s f
+    local label=$1 b=$2 tap="$log/${1//[^A-Za-z0-9_]/_}.tap" rc plan p s f t0=$SECONDS
     shift 2
     env "$@" bats --tap "$b" >"$tap" 2>&1
     rc=$?
+    echo "$((SECONDS - t0))" >"$tap.secs"
     plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$tap" | head -n1)
     p=$(grep '^ok ' "$tap" | grep -vc '# skip')
     s=$(grep '^ok ' "$tap" | grep -c '# skip')
     f=$(grep -c '^not ok ' "$tap")
-    count "cli $label" "$rc" "$plan" "$p" "$f" "$s" || grep -v '^ok ' "$tap"
+    count "cli $label" "$rc" "$plan" "$p" "$f" "$s" "$(cat "$tap.secs")" || grep -v '^ok ' "$tap"
 }
 for b in tests/cli/*.bats; do
     [ -e "$b" ] && run_bats "$(basename "$b" .bats)" "$b"
