@@ -133,55 +133,6 @@ const char help_shortener_bench[] =
     "lookup in the store (SQLite or PostgreSQL) costs more than a cache hit\n"
     "(warm, or with --cold).\n";
 
-const char *const bench_conf_names[BENCH_MAXCONF] = {
-    "sqlite", "sqlite-nocache", "valkey", "valkey-nocache",
-    "valkey-track", "valkey-track-nocache", "sqlite-compare",
-};
-int bench_conf_sqlite_cache(int c)
-{
-    return c == BENCH_CONF_SQLITE || c == BENCH_CONF_VALKEY || c == BENCH_CONF_TRACK ||
-           c == BENCH_CONF_COMPARE;
-}
-int bench_conf_valkey(int c) { return c >= BENCH_CONF_VALKEY && c <= BENCH_CONF_TRACK_NOCACHE; }
-int bench_conf_track(int c) { return c == BENCH_CONF_TRACK || c == BENCH_CONF_TRACK_NOCACHE; }
-const char *bench_conf_name(const struct bench *b, int c)
-{
-    if (c == BENCH_CONF_SQLITE && b->o->kind == LINKS_KIND_POSTGRES)
-        return "postgres";   /* the store's own row, no cache */
-    return c == BENCH_CONF_COMPARE && b->compare_name[0] ? b->compare_name : bench_conf_names[c];
-}
-
-/* --configs into conf; "postgres" names the store's own row (as "sqlite"
- * does). 0, or -1 for a list that is not one. */
-static int parse_configs(const char *list, int *conf, int *nconf)
-{
-    *nconf = 0;
-    if (strcmp(list, "all") == 0 || strcmp(list, "classic") == 0) {
-        for (int c = 0; c < (list[0] == 'a' ? BENCH_NAMED : BENCH_CONF_TRACK); c++)
-            conf[(*nconf)++] = c;
-        return 0;
-    }
-    const char *p = list;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        int found = len == 8 && strncmp(p, "postgres", 8) == 0 ? BENCH_CONF_SQLITE : -1;
-        for (int c = 0; c < BENCH_NAMED; c++)
-            if (strlen(bench_conf_names[c]) == len && strncmp(bench_conf_names[c], p, len) == 0)
-                found = c;
-        if (found < 0)
-            return -1;
-        for (int i = 0; i < *nconf; i++)
-            if (conf[i] == found)
-                return -1;
-        conf[(*nconf)++] = found;
-        p = e ? e + 1 : p + len;
-        if (e && !*p)
-            return -1;
-    }
-    return *nconf ? 0 : -1;
-}
-
 /* Everything one invocation holds: freed by bench_free. */
 struct bench_state {
     struct bench b;
@@ -209,35 +160,6 @@ static void bench_free(struct bench_state *st)
     free(st->ids);
 }
 
-/* The stores: kinds, SQLite files, names as shown, replicas, and what a
- * PostgreSQL store cannot do. 0 or the exit status. */
-static int bench_parse_stores(struct bench_opts *o)
-{
-    int rc = store_arg_kind(CMD, o->store, &o->kind, &o->file);
-    if (rc || (o->compare_store &&
-               (rc = store_arg_kind(CMD, o->compare_store, &o->compare_kind, &o->compare_file))))
-        return rc;
-    if ((rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
-                                 sizeof o->replicas_buf, o->replicas, &o->nreplicas)))
-        return rc;
-    links_store_show(o->store, o->path_buf, sizeof o->path_buf);
-    o->path = o->path_buf;
-    if (o->compare_store) {
-        links_store_show(o->compare_store, o->compare_buf, sizeof o->compare_buf);
-        o->compare = o->compare_buf;
-    }
-    int pg = o->kind == LINKS_KIND_POSTGRES || (o->compare && o->compare_kind == LINKS_KIND_POSTGRES);
-    if (o->kind == LINKS_KIND_POSTGRES)
-        o->file = NULL;
-    if (o->compare && o->compare_kind == LINKS_KIND_POSTGRES)
-        o->compare_file = NULL;
-    if (pg && (o->cold || o->mem_limit))
-        return cli_usage(CMD, "%s evicts an SQLite database file from the page cache; a "
-                         "PostgreSQL store's pages are its server's",
-                         o->cold ? "--cold" : "--mem-limit");
-    return 0;
-}
-
 /* Options into *o (and the configurations into st). 0 or the exit status. */
 static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench_state *st)
 {
@@ -263,24 +185,15 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
     int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store,
                              "kvtest shortener bench DBFILE [options]");
     if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")) ||
-        (rc = bench_parse_stores(o)))
+        (rc = bench_conf_stores(o)))
         return rc;
     if (o->lookups < o->threads)
         return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",
                          (long long)o->lookups, (long long)o->threads);
     if (o->cache_url && strcmp(o->cache_url, "none") == 0)
         o->cache_url = NULL;
-    const char *list = o->configs ? o->configs
-                     : !o->cache_url ? (o->kind == LINKS_KIND_POSTGRES ? "sqlite"
-                                                                      : "sqlite,sqlite-nocache")
-                     : strncmp(o->cache_url, "valkey+track:", 13) == 0 ||
-                               strncmp(o->cache_url, "valkey-cluster+track:", 21) == 0
-                           ? "all" : "classic";
-    if (o->kind == LINKS_KIND_POSTGRES && !o->configs && o->cache_url)
-        list = strncmp(o->cache_url, "valkey+track:", 13) == 0 ||
-                       strncmp(o->cache_url, "valkey-cluster+track:", 21) == 0
-                   ? "sqlite,valkey,valkey-track" : "sqlite,valkey";
-    if (parse_configs(list, st->conf, &st->nconf) != 0)
+    const char *list = o->configs ? o->configs : bench_conf_default(o);
+    if (bench_conf_parse(list, st->conf, &st->nconf) != 0)
         return cli_usage(CMD, "invalid --configs '%s' (comma-separated: sqlite, "
                          "sqlite-nocache, valkey, valkey-nocache, valkey-track, "
                          "valkey-track-nocache; postgres for a PostgreSQL store's own "

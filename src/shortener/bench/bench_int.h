@@ -1,5 +1,6 @@
 /* bench_int: the parts of "kvtest shortener bench" shared by its files:
- * bench.c (options, setup, the run loop), bench_run.c (one timed run of
+ * bench.c (options, setup, the run loop), bench_conf.c (the configurations
+ * and the stores they run on), bench_run.c (one timed run of
  * one configuration over its threads) and bench_out.c (text and JSON). */
 #ifndef KVTEST_SHORTENER_BENCH_INT_H
 #define KVTEST_SHORTENER_BENCH_INT_H
@@ -17,7 +18,7 @@
 #define BENCH_MAXCONF 7
 #define BENCH_MAXREPEAT 1024
 
-/* ---- the configurations: what one row of the table measures (bench.c) -- */
+/* ---- the configurations: what one row of the table measures (bench_conf.c) -- */
 
 /* BENCH_CONF_COMPARE: sqlite (page cache on) on the --compare-db database. */
 enum bench_conf {
@@ -37,6 +38,16 @@ int bench_conf_track(int c);
 struct bench;
 /* Name of a configuration (the compare row is "sqlite-<its schema>"). */
 const char *bench_conf_name(const struct bench *b, int c);
+struct bench_opts;
+/* --configs LIST into conf (its *nconf entries); "postgres" names the
+ * store's own row as "sqlite" does. 0, or -1 for a list that is not one. */
+int bench_conf_parse(const char *list, int *conf, int *nconf);
+/* The --configs list used when none is given, for o's store and cache. */
+const char *bench_conf_default(const struct bench_opts *o);
+/* Fill o's store fields from o->store and o->compare_store (kinds, SQLite
+ * files, names as shown, replicas) and refuse what a PostgreSQL store
+ * cannot do. 0, or 2 after printing the misuse. */
+int bench_conf_stores(struct bench_opts *o);
 
 /* ---- the setup shared by every run ------------------------------------- */
 

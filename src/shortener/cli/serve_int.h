@@ -18,7 +18,7 @@ struct serve_opts {
     int nreplicas;
     char replicas_buf[4096];
     enum links_kind kind;
-    const char *path;        /* SQLite: the database file (db without sqlite:) */
+    const char *path;        /* SQLite: the database file (db without sqlite:); NULL for PostgreSQL */
     int64_t store_timeout;   /* --store-timeout ms */
     int64_t port, threads, ttl, idle, header, cache_timeout, track_size, processes;
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */

@@ -12,7 +12,7 @@ int store_arg_kind(const char *cmd, const char *store, enum links_kind *kind,
     if (links_store_kind(store, kind, &target, err, sizeof err) != 0)
         return cli_usage(cmd, "%s", err);
     if (path)
-        *path = target;
+        *path = *kind == LINKS_KIND_SQLITE ? target : NULL;
     return 0;
 }
 

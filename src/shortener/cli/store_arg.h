@@ -14,8 +14,8 @@ int store_arg_parse(const char *cmd, int argc, char **argv, const struct cli_opt
                     int nopts, const char **store, const char *usage);
 
 /* The engine of store (a misuse for a URL of another kind) and, when path
- * is not NULL, its target: an SQLite file's path (without "sqlite:"), a
- * URL as is. */
+ * is not NULL, an SQLite store's database file (store without "sqlite:");
+ * NULL for PostgreSQL, whose files are its server's. */
 int store_arg_kind(const char *cmd, const char *store, enum links_kind *kind,
                    const char **path);
 

@@ -188,14 +188,14 @@ static int pc_wait(PGconn *c, uint64_t deadline)
 /* Run prepared statement stmt on pc. On PG_ROW the URL (row 0, column 0)
  * is copied into url when url is not NULL. */
 static enum pg_out pc_run(struct links_pg *p, struct pgconn *pc, const char *stmt, int nparams,
-                          const char *const *vals, const int *lens, char *url, size_t cap,
-                          size_t *urllen)
+                          const char *const *vals, char *url, size_t cap, size_t *urllen)
 {
     if (pc_ready(p, pc) != 0)
         return PG_DOWN;
     uint64_t deadline = clock_now_ns() + (uint64_t)p->timeout_ms * 1000000u;
     PGresult *r = NULL;
-    if (!PQsendQueryPrepared(pc->c, stmt, nparams, vals, lens, NULL, 0) ||
+    /* text parameters: NUL-terminated, no lengths needed */
+    if (!PQsendQueryPrepared(pc->c, stmt, nparams, vals, NULL, NULL, 0) ||
         pc_wait(pc->c, deadline) != 0 || !(r = PQgetResult(pc->c))) {
         links_pg_errline(pc->c, NULL, p->base.err, sizeof p->base.err);
         pc_down(pc, clock_now_ns(), 0);
@@ -244,16 +244,14 @@ static enum pg_out pc_run(struct links_pg *p, struct pgconn *pc, const char *stm
 static enum pg_out pc_lookup(struct links_pg *p, struct pgconn *pc, const char *id,
                              size_t idlen, char *url, size_t cap, size_t *urllen)
 {
-    const char *vals[1] = {id};
-    int lens[1] = {(int)idlen};
     char idz[LINKS_ID_MAX + 1];   /* text parameters are NUL-terminated */
     memcpy(idz, id, idlen);
     idz[idlen] = '\0';
-    vals[0] = idz;
+    const char *vals[1] = {idz};
     int had = pc->c != NULL;
-    enum pg_out o = pc_run(p, pc, "kv_get", 1, vals, lens, url, cap, urllen);
+    enum pg_out o = pc_run(p, pc, "kv_get", 1, vals, url, cap, urllen);
     if (o == PG_DOWN && had)
-        o = pc_run(p, pc, "kv_get", 1, vals, lens, url, cap, urllen);
+        o = pc_run(p, pc, "kv_get", 1, vals, url, cap, urllen);
     return o;
 }
 
@@ -306,13 +304,12 @@ static enum links_rc pg_create(struct links *base, const char *url, size_t urlle
     urlz[urllen] = '\0';
     snprintf(created, sizeof created, "%lld", (long long)time(NULL));
     const char *vals[3] = {id_out, urlz, created};
-    int lens[3] = {LINKS_ID_LEN, (int)urllen, (int)strlen(created)};
     for (int attempt = 0; attempt < 10; attempt++) {
         if (links_fill_id(id_out, LINKS_ID_LEN, p->pool, sizeof p->pool, &p->pos) != 0) {
             snprintf(base->err, sizeof base->err, "OS random generator failed");
             return LINKS_ERROR;
         }
-        switch (pc_run(p, &p->primary, "kv_put", 3, vals, lens, NULL, 0, NULL)) {
+        switch (pc_run(p, &p->primary, "kv_put", 3, vals, NULL, 0, NULL)) {
         case PG_NOROW:
         case PG_ROW:
             return LINKS_OK;

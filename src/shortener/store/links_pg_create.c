@@ -184,8 +184,8 @@ static int finish_table(PGconn *c, char *err, size_t errcap)
            links_pg_exec(c, "ANALYZE links", err, errcap) != 0 ? -1 : 0;
 }
 
-static int fill(PGconn *c, const char *url, const struct links_create_opts *o, int64_t *made,
-                char *err, size_t errcap)
+static int fill(PGconn *c, const struct links_create_opts *o, int64_t *made, char *err,
+                size_t errcap)
 {
     if (links_pg_exec(c, "BEGIN", err, errcap) != 0)
         return 1;
@@ -193,7 +193,7 @@ static int fill(PGconn *c, const char *url, const struct links_create_opts *o, i
     if (exists < 0)
         return 1;
     if (exists && !o->force) {
-        snprintf(err, errcap, "%s: table links exists (use --force to replace it)", url);
+        snprintf(err, errcap, "table links exists (use --force to replace it)");
         return 1;
     }
     struct copy cp = {.c = c, .show = o->progress};
@@ -232,12 +232,10 @@ int links_pg_create_db(const char *url, const struct links_create_opts *o, int64
     PGconn *c = links_pg_connect(url, 10000, err, errcap);
     if (!c)
         return 1;
-    char why[400];
-    why[0] = '\0';
-    int rc = fill(c, shown, o, made, why, sizeof why);
+    char why[400] = "";
+    int rc = fill(c, o, made, why, sizeof why);
     if (rc)   /* closing the connection rolls the transaction back */
-        snprintf(err, errcap, "%s%s%s", strncmp(why, shown, strlen(shown)) ? shown : "",
-                 strncmp(why, shown, strlen(shown)) ? ": " : "", why);
+        snprintf(err, errcap, "%s: %s", shown, why);
     PQfinish(c);
     return rc;
 }

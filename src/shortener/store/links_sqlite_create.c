@@ -48,8 +48,9 @@ static int copy_links(struct links_sqlite *l, const char *from, int64_t *copied)
     return 0;
 }
 
-/* Before creating anything: a readable --from, and a target that may be
- * written. 0, or the exit status with the reason in err. */
+/* Before creating anything: a readable --from (an SQLite path), and a
+ * target that may be written. 0, or the exit status with the reason in
+ * err. */
 static int check_target(const char *path, const struct links_create_opts *o, char *err,
                         size_t errcap)
 {
@@ -57,19 +58,9 @@ static int check_target(const char *path, const struct links_create_opts *o, cha
         struct links *src = links_open(o->from, 1, err, errcap);
         if (!src)
             return 1;
-        int pg = links_kind_of(src) == LINKS_KIND_POSTGRES;
         links_close(src);
-        if (pg) {
-            snprintf(err, errcap, "--from %s: an SQLite store copies from an SQLite "
-                     "database (a PostgreSQL store can copy from either)", o->from);
-            return 2;
-        }
     }
-    const char *from_path = NULL;
-    enum links_kind kind;
-    if (o->from)
-        (void)links_store_kind(o->from, &kind, &from_path, err, errcap);   /* opened above */
-    if (from_path && strcmp(from_path, path) == 0) {
+    if (o->from && strcmp(o->from, path) == 0) {
         snprintf(err, errcap, "--from %s: cannot copy a database onto itself", path);
         return 2;
     }
@@ -138,15 +129,20 @@ static int fill(struct links_sqlite *l, const struct links_create_opts *o, int64
 int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
                            int64_t *copied, char *err, size_t errcap)
 {
+    /* --from as the path ATTACH takes; the store text tells its engine */
+    struct links_create_opts src = *o;
+    enum links_kind kind = LINKS_KIND_SQLITE;
+    if (o->from && links_store_kind(o->from, &kind, &src.from, err, errcap) != 0)
+        return 2;
+    if (kind != LINKS_KIND_SQLITE) {
+        snprintf(err, errcap, "--from %s: an SQLite store copies from an SQLite "
+                 "database (a PostgreSQL store can copy from either)", o->from);
+        return 2;
+    }
+    o = &src;
     int rc = check_target(path, o, err, errcap);
     if (rc)
         return rc;
-    struct links_create_opts src = *o;   /* --from as a path for ATTACH */
-    if (o->from) {
-        enum links_kind kind;
-        (void)links_store_kind(o->from, &kind, &src.from, err, errcap);   /* opened above */
-    }
-    o = &src;
     /* Built under a temporary name beside the target (base/aside.h), then
      * renamed: a failure, a Ctrl-C or SIGTERM (with cleanup watching) never
      * leaves a half-filled database at path nor the temporary. */
