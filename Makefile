@@ -23,9 +23,13 @@ endif
 # build below is compiled without it).
 # libpq's header lives in its own directory (Debian: /usr/include/postgresql).
 PG_CFLAGS  := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
-CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -MMD -MP
+# RocksDB's version is only in a C++ header; its C API is what we compile against.
+ROCKSDB_VERSION := $(shell sed -n 's/^\#define ROCKSDB_\(MAJOR\|MINOR\|PATCH\) //p' \
+                     /usr/include/rocksdb/version.h 2>/dev/null | paste -sd.)
+CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -MMD -MP \
+              -DKVTEST_ROCKSDB_VERSION='"$(ROCKSDB_VERSION)"'
 OPT         = -O2 -g
-LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -lpq -lpthread -lm
+LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -lpq -llmdb -lrocksdb -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone
@@ -55,8 +59,10 @@ SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 ALL_SRCS  := $(sort $(shell find src -name '*.c'))
 SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 # The core leaves out what needs the Debian libraries: the shortener, the
-# HTTP load engine, and compare (it parses JSON).
-CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/%,$(ALL_SRCS))
+# HTTP load engine, compare (it parses JSON), and the LMDB and RocksDB
+# stores (store_kv.c then says they are left out).
+CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/% \
+               src/stores/store_lmdb.c src/stores/store_rocksdb.c,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
          $(OBJ)/asan/tests/base/test_os_fallback \

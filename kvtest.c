@@ -32,6 +32,8 @@
 #include <string.h>
 
 #include "sqlite3.h"
+#include "stores/layout.h"
+#include "stores/store_kv.h"
 #include "base/cli.h"
 #include "base/os.h"
 #include "measure/report.h"
@@ -158,6 +160,18 @@ int main(int argc, char **argv)
         strcmp(name, "version") == 0) {
         printf("kvtest %s\nSQLite version: %s %s\nBuild: %s, %s OS layer\n", KVTEST_VERSION,
                sqlite3_libversion(), sqlite3_sourceid(), KVTEST_BUILD, os_flavour());
+        /* The optional stores: a script asks here before it runs them. */
+        printf("Stores: db, files");
+        for (enum layout_kind k = LAYOUT_LMDB; k <= LAYOUT_ROCKSDB; k++)
+            if (!store_kv_missing(k))
+                printf(", %s %s", layout_kind_name(k), store_kv_version(k));
+        const char *sep = " (not in this build: ";
+        for (enum layout_kind k = LAYOUT_LMDB; k <= LAYOUT_ROCKSDB; k++)
+            if (store_kv_missing(k)) {
+                printf("%s%s", sep, layout_kind_name(k));
+                sep = ", ";
+            }
+        printf("%s\n", sep[0] == ',' ? ")" : "");
         return 0;
     }
     if (strcmp(name, "__options") == 0)

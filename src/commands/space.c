@@ -22,6 +22,8 @@
 #include "commands/commands.h"
 #include "measure/report.h"
 #include "commands/space.h"
+#include "stores/layout.h"
+#include "stores/store_kv.h"
 
 struct dir_space {
     int tree;            /* has a "00" subdirectory */
@@ -234,6 +236,21 @@ static void print_pct(const char *label, double v, const char *note)
         printf("%-19s %7.1f%%\n", label, v);
 }
 
+/* A directory's bytes, as stat --json gives them for any layout (an
+ * export's also with its directory and other entry counts). */
+static void dir_json(const struct dir_space *d, int entries, cJSON *json)
+{
+    cJSON_AddNumberToObject(json, "files", (double)d->files);
+    if (entries) {
+        cJSON_AddNumberToObject(json, "directories", (double)d->dirs);
+        cJSON_AddNumberToObject(json, "other_entries", (double)d->others);
+    }
+    cJSON_AddNumberToObject(json, "apparent_bytes", (double)d->apparent);
+    cJSON_AddNumberToObject(json, "allocated_bytes", (double)d->allocated);
+    cJSON_AddNumberToObject(json, "directory_bytes", (double)d->dir_bytes);
+    cJSON_AddNumberToObject(json, "total_bytes", (double)(d->allocated + d->dir_bytes));
+}
+
 int space_stat_dir(const char *path, cJSON *json)
 {
     struct dir_space d;
@@ -245,13 +262,7 @@ int space_stat_dir(const char *path, cJSON *json)
     if (json) {
         if (!cJSON_GetObjectItemCaseSensitive(json, "layout"))
             cJSON_AddStringToObject(json, "layout", d.tree ? "tree" : "flat");
-        cJSON_AddNumberToObject(json, "files", (double)d.files);
-        cJSON_AddNumberToObject(json, "directories", (double)d.dirs);
-        cJSON_AddNumberToObject(json, "other_entries", (double)d.others);
-        cJSON_AddNumberToObject(json, "apparent_bytes", (double)d.apparent);
-        cJSON_AddNumberToObject(json, "allocated_bytes", (double)d.allocated);
-        cJSON_AddNumberToObject(json, "directory_bytes", (double)d.dir_bytes);
-        cJSON_AddNumberToObject(json, "total_bytes", (double)total);
+        dir_json(&d, 1, json);
         return 0;
     }
     print_line("Layout:", d.tree ? "tree" : "flat");
@@ -265,6 +276,55 @@ int space_stat_dir(const char *path, cJSON *json)
     print_int("Directory overhead:", d.dir_bytes);
     print_int("Total on disk:", total);
     print_pct("Space overhead:", pct(total - d.apparent, d.apparent), "on disk vs apparent");
+    return 0;
+}
+
+/* The engine's own figures, as JSON or one text line. */
+static void kv_engine(const char *path, const struct store_kv_facts *f, cJSON *json)
+{
+    if (layout_prefix_kind(path) == LAYOUT_LMDB) {
+        if (json) {
+            cJSON *o = cJSON_AddObjectToObject(json, "lmdb");
+            cJSON_AddNumberToObject(o, "page_size", (double)f->page_size);
+            cJSON_AddNumberToObject(o, "pages_used", (double)f->pages_used);
+            cJSON_AddNumberToObject(o, "used_bytes", (double)(f->pages_used * f->page_size));
+            cJSON_AddNumberToObject(o, "map_size", (double)f->map_size);
+        } else {
+            printf("LMDB: page size %" PRId64 ", %" PRId64 " pages used (%" PRId64
+                   " bytes), map size %" PRId64 "\n", f->page_size, f->pages_used,
+                   f->pages_used * f->page_size, f->map_size);
+        }
+    } else if (json) {
+        cJSON *o = cJSON_AddObjectToObject(json, "rocksdb");
+        cJSON_AddNumberToObject(o, "sst_files", (double)f->sst_files);
+        cJSON_AddNumberToObject(o, "sst_bytes", (double)f->sst_bytes);
+    } else {
+        printf("RocksDB: %" PRId64 " SST files, %" PRId64 " bytes\n", f->sst_files,
+               f->sst_bytes);
+    }
+}
+
+int space_stat_kv(const char *path, const struct store_kv_facts *f, cJSON *json)
+{
+    struct dir_space d;
+    char err[4200];
+    int rc = dir_measure(layout_fs_path(path), &d, err, sizeof err);
+    if (rc != 0)
+        return cli_fail("stat", "%s", err);
+    int64_t total = d.allocated + d.dir_bytes;
+    kv_engine(path, f, json);
+    if (json) {
+        dir_json(&d, 0, json);
+        return 0;
+    }
+    print_int("Number of files:", d.files);
+    print_int("Apparent bytes:", d.apparent);
+    print_int("Allocated bytes:", d.allocated);
+    print_int("Total on disk:", total);
+    print_int("Blob bytes:", f->value_bytes);
+    if (f->value_bytes > 0)
+        print_pct("Space overhead:", pct(total - f->value_bytes, f->value_bytes),
+                  "on disk vs blob bytes");
     return 0;
 }
 
@@ -311,16 +371,18 @@ int space_stat_db(const char *path, cJSON *json)
 /* ---- kvtest space ---------------------------------------------------- */
 
 const char help_space[] =
-    "Usage: kvtest space DBFILE DIR [TREE] [--json]\n"
+    "Usage: kvtest space DBFILE STORE... [--json]\n"
     "\n"
-    "Disk space of the same blobs in each layout, side by side: the database,\n"
-    "its flat export DIR and optionally its tree export TREE (made with\n"
-    "\"kvtest export DBFILE DIR\" and \"kvtest export DBFILE TREE --tree\").\n"
+    "Disk space of the same blobs in each layout, side by side: the database\n"
+    "and up to four of its exports: a flat DIR, a tree TREE, lmdb:DIR and\n"
+    "rocksdb:DIR (made with \"kvtest export DBFILE DIR\", \"... TREE --tree\",\n"
+    "\"... lmdb:DIR\" and \"... rocksdb:DIR\").\n"
     "\n"
     "Columns:\n"
     "  files       regular files (1 for the database; its -wal counts too)\n"
     "  content     bytes the blobs hold: sum(length(v)) for the database,\n"
-    "              total file size for an export\n"
+    "              total file size for an export, the values' bytes in LMDB\n"
+    "              and RocksDB\n"
     "  allocated   bytes the filesystem spends on the files (st_blocks*512)\n"
     "  dirs        bytes spent on the directories themselves\n"
     "  on disk     allocated + dirs\n"
@@ -331,7 +393,9 @@ const char help_space[] =
     "  --csv       the --json fields as CSV: one row per layout (layouts)\n"
     "\n"
     "\"kvtest stat PATH\" prints the same figures for one layout, with the\n"
-    "database's payload bytes and page utilisation from SQLite's dbstat.\n";
+    "database's payload bytes and page utilisation from SQLite's dbstat.\n"
+    "For LMDB a line gives the pages in use as mdb_stat counts them (its\n"
+    "\"Number of pages used\" times the page size); for RocksDB its SST bytes.\n";
 
 struct row {
     const char *layout, *path;
@@ -364,23 +428,43 @@ static int space_compare(const char **pos, int npos, int json)
     if (s.entries < 0)
         return cli_fail("space", "%s: no kv table (not a kvtest database)", pos[0]);
 
-    struct row rows[3];
+    struct row rows[5];
+    struct store_kv_facts kvf[5];
     int nrows = 0;
     rows[nrows++] = (struct row){"database", pos[0], 1 + (s.wal_bytes > 0),
                                  s.blob_bytes, s.allocated + s.wal_allocated, 0};
     for (int i = 1; i < npos; i++) {
         struct dir_space d;
-        rc = dir_measure(pos[i], &d, err, sizeof err);
+        enum layout_kind kk = layout_prefix_kind(pos[i]);
+        if (kk != LAYOUT_MISSING) {
+            const char *missing = store_kv_missing(kk);
+            if (missing)
+                return cli_usage("space", "%s: %s", pos[i], missing);
+            char why[600];
+            if (layout_detect(pos[i], why, sizeof why) != kk)
+                return cli_fail("space", "%s", why);
+        }
+        rc = dir_measure(layout_fs_path(pos[i]), &d, err, sizeof err);
         if (rc == 2)
             return cli_usage("space", "%s", err);
         if (rc != 0)
             return cli_fail("space", "%s", err);
-        if (d.files != s.entries)
-            cli_warn("space", "%s holds %" PRId64 " files but %s has %" PRId64
+        int64_t blobs = d.files, content = d.apparent;
+        memset(&kvf[nrows], 0, sizeof kvf[nrows]);
+        if (kk != LAYOUT_MISSING) {
+            if (store_kv_facts(pos[i], NULL, NULL, &kvf[nrows], err, sizeof err) != 0)
+                return cli_fail("space", "%s", err);
+            blobs = kvf[nrows].entries;
+            content = kvf[nrows].value_bytes;
+        }
+        if (blobs != s.entries)
+            cli_warn("space", "%s holds %" PRId64 " %s but %s has %" PRId64
                      " blobs: not the same data, the comparison is unfair",
-                     pos[i], d.files, pos[0], s.entries);
-        rows[nrows++] = (struct row){d.tree ? "tree" : "flat", pos[i], d.files,
-                                     d.apparent, d.allocated, d.dir_bytes};
+                     pos[i], blobs, kk != LAYOUT_MISSING ? "blobs" : "files", pos[0],
+                     s.entries);
+        rows[nrows++] = (struct row){kk != LAYOUT_MISSING ? layout_kind_name(kk)
+                                     : d.tree ? "tree" : "flat",
+                                     pos[i], d.files, content, d.allocated, d.dir_bytes};
     }
     int64_t db_total = rows[0].allocated;
 
@@ -389,8 +473,12 @@ static int space_compare(const char **pos, int npos, int json)
         if (!o)
             return cli_fail("space", "out of memory");
         cJSON *arr = cJSON_AddArrayToObject(o, "layouts");
-        for (int i = 0; i < nrows; i++)
-            cJSON_AddItemToArray(arr, row_json(&rows[i], db_total));
+        for (int i = 0; i < nrows; i++) {
+            cJSON *rj = row_json(&rows[i], db_total);
+            if (i > 0 && layout_prefix_kind(rows[i].path) != LAYOUT_MISSING)
+                kv_engine(rows[i].path, &kvf[i], rj);
+            cJSON_AddItemToArray(arr, rj);
+        }
         if (s.payload >= 0) {
             cJSON *dbo = cJSON_AddObjectToObject(o, "database");
             cJSON_AddNumberToObject(dbo, "page_size", (double)s.page_size);
@@ -423,6 +511,9 @@ static int space_compare(const char **pos, int npos, int json)
         printf("Database: page size %" PRId64 ", %" PRId64 " pages (%" PRId64
                " free), page utilisation %.1f%%\n", s.page_size, s.page_count,
                s.freelist, pct(s.used, s.page_size * s.page_count));
+    for (int i = 1; i < nrows; i++)
+        if (layout_prefix_kind(rows[i].path) != LAYOUT_MISSING)
+            kv_engine(rows[i].path, &kvf[i], NULL);
     return 0;
 }
 
@@ -433,13 +524,13 @@ int cmd_space(int argc, char **argv)
         CLI_FLAG_OPT("json", &json),
         CLI_FLAG_OPT("csv", &csv),
     };
-    const char *pos[3];
+    const char *pos[5];
     int npos = 0;
-    int rc = cli_parse("space", argc, argv, opts, CLI_COUNT(opts), pos, 3, &npos);
+    int rc = cli_parse("space", argc, argv, opts, CLI_COUNT(opts), pos, 5, &npos);
     if (rc || (rc = report_csv_option("space", &json, csv, "layouts")))
         return rc;
     if (npos < 2)
-        return cli_usage("space", "expected DBFILE DIR [TREE] (try: kvtest help space)");
+        return cli_usage("space", "expected DBFILE STORE... (try: kvtest help space)");
     /* space creates nothing, but a walk over a large tree takes a while:
      * Ctrl-C ends it with the same one line and status as the others. */
     cleanup_begin("space");

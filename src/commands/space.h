@@ -13,4 +13,11 @@ int space_stat_dir(const char *path, cJSON *json);
  * bytes, page utilisation. Same conventions. */
 int space_stat_db(const char *path, cJSON *json);
 
+/* kvtest stat lmdb:DIR / rocksdb:DIR after its entry lines: the engine's
+ * own figures (LMDB: page size, pages in use as mdb_stat counts them, map
+ * size; RocksDB: SST files and bytes) and the directory's bytes on disk.
+ * f: what store_kv_facts found. Same conventions. */
+struct store_kv_facts;
+int space_stat_kv(const char *path, const struct store_kv_facts *f, cJSON *json);
+
 #endif

@@ -10,6 +10,7 @@
 #include "commands/space.h"
 #include "sqlite3.h"
 #include "stores/store.h"
+#include "stores/store_kv.h"
 #include "stores/walk.h"
 #include "measure/sizedist.h"
 #include <stdlib.h>
@@ -23,7 +24,9 @@ const char help_stat[] =
     "  Page-count, Freelist-count, Integrity-check\n"
     "followed by space accounting (file size, allocated bytes, payload\n"
     "bytes, page utilisation). For a flat or tree export: number of files,\n"
-    "apparent bytes, allocated bytes and directory overhead.\n"
+    "apparent bytes, allocated bytes and directory overhead. For lmdb:DIR or\n"
+    "rocksdb:DIR: the entry lines, the engine's own figures (LMDB's pages in\n"
+    "use as mdb_stat counts them; RocksDB's SST files) and bytes on disk.\n"
     "\n"
     "Then, for a database or any directory, the size distribution of the\n"
     "blobs (files): count, min, p10, p50, p90, p99, max, mean (nearest-rank\n"
@@ -223,6 +226,71 @@ static int stat_dir_dist(const char *path, cJSON *r)
     return 0;
 }
 
+struct sizes {
+    int64_t *v, n, cap;
+    int oom;
+};
+
+static void add_size(void *arg, int64_t n)
+{
+    struct sizes *z = arg;
+    if (z->n == z->cap) {
+        int64_t cap = z->cap ? 2 * z->cap : 4096;
+        int64_t *nv = realloc(z->v, (size_t)cap * sizeof *nv);
+        if (!nv) {
+            z->oom = 1;
+            return;
+        }
+        z->v = nv;
+        z->cap = cap;
+    }
+    z->v[z->n++] = n;
+}
+
+/* lmdb:DIR or rocksdb:DIR: the entry lines of a database, the engine's
+ * figures and the space, then the size distribution. */
+static int stat_kv(const char *path, int json)
+{
+    struct store_kv_facts f;
+    struct sizes z = {0};
+    char err[4200];
+    if (store_kv_facts(path, add_size, &z, &f, err, sizeof err) != 0 || z.oom) {
+        free(z.v);
+        return cli_fail("stat", "%s", z.oom ? "out of memory" : err);
+    }
+    struct sizedist d;
+    sizedist_own(&d, z.v, z.n);
+    cJSON *j = NULL, *r = NULL;
+    enum layout_kind k = layout_prefix_kind(path);
+    if (json) {
+        j = report_json_new("stat", path);
+        r = cJSON_AddObjectToObject(j, "result");
+        cJSON_AddStringToObject(r, "layout", layout_kind_name(k));
+        cJSON_AddStringToObject(r, "engine_version", store_kv_version(k));
+        cJSON_AddNumberToObject(r, "entries", (double)f.entries);
+        cJSON_AddNumberToObject(r, "avg_size", sizedist_mean(&d));
+        cJSON_AddNumberToObject(r, "min_size", (double)sizedist_pct(&d, 0));
+        cJSON_AddNumberToObject(r, "max_size", (double)sizedist_pct(&d, 100));
+        cJSON_AddNumberToObject(r, "blob_bytes", (double)f.value_bytes);
+    } else {
+        printf("Store:              %s %s\n", k == LAYOUT_LMDB ? "LMDB" : "RocksDB",
+               store_kv_version(k));
+        printf("Number of entries:  %8lld\n", (long long)f.entries);
+        printf("Average value size: %8lld\n", (long long)sizedist_mean(&d));
+        printf("Minimum value size: %8lld\n", (long long)sizedist_pct(&d, 0));
+        printf("Maximum value size: %8lld\n", (long long)sizedist_pct(&d, 100));
+    }
+    int rc = space_stat_kv(path, &f, r);
+    if (rc == 0) {
+        if (r)
+            sizedist_json(&d, r);
+        else
+            sizedist_print(&d, stdout);
+    }
+    sizedist_free(&d);
+    return json_finish(j, rc);
+}
+
 static int stat_db(const char *path, int vacuum, int json)
 {
     char why[600];
@@ -294,6 +362,14 @@ int cmd_stat(int argc, char **argv)
         }
         return json_finish(j, rc2);
     }
+    case LAYOUT_LMDB:
+    case LAYOUT_ROCKSDB:
+        if (vacuum)
+            return cli_usage("stat", "--vacuum applies to a database, and %s is an %s store",
+                             path, layout_kind_name(k));
+        if (store_kv_missing(k))
+            return cli_usage("stat", "%s: %s", path, store_kv_missing(k));
+        return stat_kv(path, json);
     default:
         return cli_fail("stat", "%s", why);
     }

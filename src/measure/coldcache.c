@@ -7,6 +7,7 @@
  * another process, or a filesystem that ignores the hint) show up in the
  * mincore() count, and the caller reports them instead of calling the run
  * cold. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -52,6 +53,26 @@ static void one_file(const char *path, int evict, int missing_ok,
     close(fd);
 }
 
+/* Every regular file directly in dir (an LMDB or RocksDB directory). */
+static void whole_dir(const char *dir, int evict, struct coldcache_stat *st, char *err,
+                      int errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (st->errors++ == 0 && err)
+            snprintf(err, (size_t)errlen, "%s: %s", dir, strerror(errno));
+        return;
+    }
+    struct dirent *e;
+    char p[PATH_MAX];
+    struct stat sb;
+    while ((e = readdir(d)) != NULL)
+        if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p &&
+            lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+            one_file(p, evict, 1, st, err, errlen);
+    closedir(d);
+}
+
 static int walk(const struct coldcache_set *s, int evict,
                 struct coldcache_stat *st, char *err, int errlen)
 {
@@ -76,7 +97,9 @@ static int walk(const struct coldcache_set *s, int evict,
         return -1;
     }
     char p[PATH_MAX];
-    if (s->is_db) {
+    if (s->whole_dir) {
+        whole_dir(s->path, evict, st, err, errlen);
+    } else if (s->is_db) {
         one_file(s->path, evict, 0, st, err, errlen);
         /* Committed data may still sit in the WAL; reads come from there. */
         if (snprintf(p, sizeof p, "%s-wal", s->path) < (int)sizeof p)

@@ -28,12 +28,15 @@ int coldcache_is_cold(double resident);
 #define COLDCACHE_METHOD "posix_fadvise(POSIX_FADV_DONTNEED) after write-back"
 
 /* The files behind a store: for a database the db file and any -wal file;
- * for a flat/tree export the files of keys 1..max_id. */
+ * for a flat/tree export the files of keys 1..max_id; for a store that is a
+ * directory of its own files (LMDB, RocksDB: whole_dir) every regular file
+ * in it. */
 struct coldcache_set {
     const char *path;
     int is_db;          /* 1: database; 0: export directory */
     int tree;           /* export layout: 1 tree, 0 flat */
     int64_t max_id;
+    int whole_dir;      /* every regular file directly in path */
 };
 
 struct coldcache_stat {

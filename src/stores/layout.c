@@ -17,13 +17,86 @@ const char *layout_kind_name(enum layout_kind k)
     case LAYOUT_DB: return "db";
     case LAYOUT_FLAT: return "flat";
     case LAYOUT_TREE: return "tree";
+    case LAYOUT_LMDB: return "lmdb";
+    case LAYOUT_ROCKSDB: return "rocksdb";
     case LAYOUT_MISSING: return "missing";
     default: return "other";
     }
 }
 
+enum layout_kind layout_prefix_kind(const char *path)
+{
+    if (strncmp(path, LAYOUT_LMDB_PREFIX, strlen(LAYOUT_LMDB_PREFIX)) == 0)
+        return LAYOUT_LMDB;
+    if (strncmp(path, LAYOUT_ROCKSDB_PREFIX, strlen(LAYOUT_ROCKSDB_PREFIX)) == 0)
+        return LAYOUT_ROCKSDB;
+    return LAYOUT_MISSING;
+}
+
+const char *layout_fs_path(const char *path)
+{
+    switch (layout_prefix_kind(path)) {
+    case LAYOUT_LMDB: return path + strlen(LAYOUT_LMDB_PREFIX);
+    case LAYOUT_ROCKSDB: return path + strlen(LAYOUT_ROCKSDB_PREFIX);
+    default: return path;
+    }
+}
+
+int layout_is_kv(enum layout_kind k)
+{
+    return k == LAYOUT_LMDB || k == LAYOUT_ROCKSDB;
+}
+
+/* The file that marks each key-value store's directory. */
+static int has_file(const char *dir, const char *name)
+{
+    char p[4096];
+    struct stat st;
+    return snprintf(p, sizeof p, "%s/%s", dir, name) < (int)sizeof p && stat(p, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+/* A prefixed path: the directory must hold that store, and the message
+ * names the other store when it holds that one instead. */
+static enum layout_kind detect_kv(const char *path, enum layout_kind want, char *why,
+                                  size_t whylen)
+{
+    const char *dir = layout_fs_path(path);
+    struct stat st;
+    if (!*dir) {
+        snprintf(why, whylen, "%s: no directory after the prefix", path);
+        return LAYOUT_OTHER;
+    }
+    if (stat(dir, &st) != 0) {
+        snprintf(why, whylen, "%s: %s", dir, strerror(errno));
+        return errno == ENOENT ? LAYOUT_MISSING : LAYOUT_OTHER;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "%s: not a directory", dir);
+        return LAYOUT_OTHER;
+    }
+    int lmdb = has_file(dir, "data.mdb"), rocks = has_file(dir, "CURRENT");
+    if (want == LAYOUT_LMDB && lmdb)
+        return LAYOUT_LMDB;
+    if (want == LAYOUT_ROCKSDB && rocks)
+        return LAYOUT_ROCKSDB;
+    if (lmdb || rocks)
+        snprintf(why, whylen, "%s holds %s, not %s (name it %s%s)", dir,
+                 lmdb ? "an LMDB environment" : "a RocksDB database",
+                 want == LAYOUT_LMDB ? "an LMDB environment" : "a RocksDB database",
+                 lmdb ? LAYOUT_LMDB_PREFIX : LAYOUT_ROCKSDB_PREFIX, dir);
+    else
+        snprintf(why, whylen, "%s: not %s (no %s)", dir,
+                 want == LAYOUT_LMDB ? "an LMDB environment" : "a RocksDB database",
+                 want == LAYOUT_LMDB ? "data.mdb" : "CURRENT");
+    return LAYOUT_OTHER;
+}
+
 enum layout_kind layout_detect(const char *path, char *why, size_t whylen)
 {
+    enum layout_kind pk = layout_prefix_kind(path);
+    if (pk != LAYOUT_MISSING)
+        return detect_kv(path, pk, why, whylen);
     struct stat st;
     if (stat(path, &st) != 0) {
         snprintf(why, whylen, "%s: %s", path, strerror(errno));

@@ -13,13 +13,33 @@ enum layout_kind {
     LAYOUT_FLAT,     /* a directory without a "00" subdirectory */
     LAYOUT_TREE,     /* a directory with a "00" subdirectory */
     LAYOUT_OTHER,    /* a regular file that is not SQLite, a device, ... */
+    LAYOUT_LMDB,     /* "lmdb:DIR": an LMDB environment (DIR/data.mdb) */
+    LAYOUT_ROCKSDB,  /* "rocksdb:DIR": a RocksDB database (DIR/CURRENT) */
 };
 
-/* "db", "flat", "tree", "missing", "other". */
+/* The key-value stores are named by a prefix, so that a plain path keeps
+ * the meaning it had before they existed: "lmdb:DIR", "rocksdb:DIR". */
+#define LAYOUT_LMDB_PREFIX "lmdb:"
+#define LAYOUT_ROCKSDB_PREFIX "rocksdb:"
+
+/* LAYOUT_LMDB or LAYOUT_ROCKSDB if path starts with that store's prefix,
+ * else LAYOUT_MISSING (a plain path). */
+enum layout_kind layout_prefix_kind(const char *path);
+
+/* The directory a prefixed path names ("lmdb:x" -> "x"); path itself when
+ * it has no prefix. Points into path. */
+const char *layout_fs_path(const char *path);
+
+/* Is k one of the key-value stores (LMDB, RocksDB)? */
+int layout_is_kv(enum layout_kind k);
+
+/* "db", "flat", "tree", "lmdb", "rocksdb", "missing", "other". */
 const char *layout_kind_name(enum layout_kind k);
 
 /* Classify path. On LAYOUT_MISSING/LAYOUT_OTHER a one-line reason
- * (errno text, "not an SQLite database") is written to why. */
+ * (errno text, "not an SQLite database") is written to why. A prefixed
+ * path is that store or nothing: "lmdb:DIR" where DIR holds a RocksDB
+ * database (or nothing of either) is LAYOUT_OTHER, saying so. */
 enum layout_kind layout_detect(const char *path, char *why, size_t whylen);
 
 /* The name of key's file relative to the export directory: "000001" or

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stores/store_int.h"
+#include "stores/store_kv.h"
 
 int store_buf_reserve(struct store_buf *b, int64_t n)
 {
@@ -32,6 +33,8 @@ const struct store_ops *store_ops_for(enum layout_kind kind)
     case LAYOUT_DB: return &store_db_ops;
     case LAYOUT_FLAT:
     case LAYOUT_TREE: return &store_files_ops;
+    case LAYOUT_LMDB:
+    case LAYOUT_ROCKSDB: return store_kv_engine(kind) ? store_kv_engine(kind)->ops : NULL;
     default: return NULL;
     }
 }
@@ -41,7 +44,10 @@ int store_open(struct store **out, const struct store_opts *o, char *err, int er
     *out = NULL;
     const struct store_ops *ops = store_ops_for(o->kind);
     if (!ops) {
-        snprintf(err, (size_t)errlen, "%s: not a database or an export directory", o->path);
+        if (layout_is_kv(o->kind))
+            snprintf(err, (size_t)errlen, "%s: %s", o->path, store_kv_missing(o->kind));
+        else
+            snprintf(err, (size_t)errlen, "%s: not a database or an export directory", o->path);
         return -1;
     }
     return ops->open(out, o, err, errlen);
@@ -77,6 +83,14 @@ int64_t store_max_key(const char *path, enum layout_kind kind, char *err, int er
 {
     if (kind == LAYOUT_DB)
         return store_db_max_key(path, err, errlen);
+    if (layout_is_kv(kind)) {
+        const struct store_kv_engine *e = store_kv_engine(kind);
+        if (!e) {
+            snprintf(err, (size_t)errlen, "%s: %s", path, store_kv_missing(kind));
+            return -1;
+        }
+        return e->max_key(layout_fs_path(path), err, errlen);
+    }
     int64_t k = layout_max_key(path, kind == LAYOUT_TREE);
     if (k < 0)
         snprintf(err, (size_t)errlen, "%s: %s", path, strerror(errno));
@@ -90,6 +104,19 @@ int store_count_holes(const char *path, enum layout_kind kind, int64_t max_id, i
     if (kind == LAYOUT_DB)
         return 0;
     int64_t present = 0, largest = 0;
+    if (layout_is_kv(kind)) {
+        const struct store_kv_engine *e = store_kv_engine(kind);
+        if (!e) {
+            snprintf(err, (size_t)errlen, "%s: %s", path, store_kv_missing(kind));
+            return -1;
+        }
+        int rc = e->count(layout_fs_path(path), max_id, &present, &largest, err, errlen);
+        if (rc != 1)
+            return rc;
+        *range = largest < max_id ? largest : max_id;
+        *missing = *range > present ? *range - present : 0;
+        return 1;
+    }
     if (layout_count_keys(path, kind == LAYOUT_TREE, max_id, &present, &largest) != 0) {
         snprintf(err, (size_t)errlen, "%s: %s", path, strerror(errno));
         return -1;

@@ -29,6 +29,18 @@ struct store_db_opts {
     int multitrans;          /* no enclosing transaction */
 };
 
+/* The key-value stores' own knobs (LMDB, RocksDB): the database's
+ * --nosync and --multitrans mean the same there (store_kv.h says how). */
+struct store_kv_opts {
+    int nosync;              /* no sync at commit: LMDB MDB_NOSYNC, RocksDB no WAL sync */
+    int multitrans;          /* each write its own durable transaction */
+    int64_t block_cache;     /* RocksDB: block cache bytes (0: STORE_ROCKSDB_CACHE) */
+};
+
+/* RocksDB's own default block cache in 7.x (8 MiB), which kvtest states
+ * rather than leaves implicit. */
+#define STORE_ROCKSDB_CACHE ((int64_t)8 << 20)
+
 /* The files store's own knobs. */
 struct store_files_opts {
     int fsync;               /* fsync after each write */
@@ -41,6 +53,7 @@ struct store_opts {
     int fadvise;             /* -1 leave, 0 POSIX_FADV_NORMAL, 1 RANDOM */
     struct store_db_opts db;
     struct store_files_opts files;
+    struct store_kv_opts kv;
 };
 
 /* What the result lines say about an open store. Zero/empty for files. */
@@ -51,6 +64,7 @@ struct store_desc {
     int user_blobs;          /* made by "init --from": the blobs are the user's
                                 files, not sealed by kvtest (kv_path exists) */
     struct sql_stats stats;  /* with_stats: SQLite's counters (have = 0 for files) */
+    int64_t block_cache;     /* RocksDB: block cache bytes in use by this store */
 };
 
 struct store;
@@ -79,8 +93,9 @@ struct store_ops {
 extern const struct store_ops store_db_ops;
 extern const struct store_ops store_files_ops;
 
-/* The implementation for a layout (LAYOUT_DB -> db, FLAT/TREE -> files);
- * NULL for any other kind. */
+/* The implementation for a layout (LAYOUT_DB -> db, FLAT/TREE -> files,
+ * LMDB and RocksDB -> theirs, store_kv.h); NULL for any other kind, or a
+ * key-value store this build leaves out (store_kv_missing says why). */
 const struct store_ops *store_ops_for(enum layout_kind kind);
 
 /* Shorthands that open through store_ops_for(o->kind) and dispatch through

@@ -24,4 +24,48 @@ void store_buf_free(struct store_buf *b);
 /* SELECT max(k) FROM kv (store_dbfile.c). 0 if empty, -1 with reason. */
 int64_t store_db_max_key(const char *path, char *err, int errlen);
 
+/* ---- the key-value stores (store_lmdb.c, store_rocksdb.c) -------------- */
+
+struct store_kv_facts;
+struct store_kv_writer {
+    const struct store_kv_engine *e;
+};
+
+/* One engine: its operations, and store_kv.h's whole-path functions on a
+ * directory (the prefix already taken off). */
+struct store_kv_engine {
+    const struct store_ops *ops;
+    const char *version;
+    int64_t (*max_key)(const char *dir, char *err, int errlen);
+    /* Keys in 1..max_id present, and the largest key: 1 counted, 0 not
+     * counted (too dear), -1 error. */
+    int (*count)(const char *dir, int64_t max_id, int64_t *present, int64_t *largest,
+                 char *err, int errlen);
+    int (*facts)(const char *dir, void (*size)(void *, int64_t), void *arg,
+                 struct store_kv_facts *f, char *err, int errlen);
+    int (*create)(struct store_kv_writer **w, const char *dir, int64_t count, int64_t bytes,
+                  char *err, int errlen);
+    int (*put)(struct store_kv_writer *w, int64_t key, const void *v, int64_t n, char *err,
+               int errlen);
+    int (*finish)(struct store_kv_writer *w, char *err, int errlen);
+    void (*abandon)(struct store_kv_writer *w);
+};
+
+/* The engines (not in the core build) and their operations. */
+extern const struct store_kv_engine store_lmdb_engine, store_rocksdb_engine;
+extern const struct store_ops store_lmdb_ops, store_rocksdb_ops;
+
+/* "0.9.24" from an engine's version macros. */
+#define VERSION_TEXT(a, b, c) VERSION_STR(a) "." VERSION_STR(b) "." VERSION_STR(c)
+#define VERSION_STR(x) VERSION_STR2(x)
+#define VERSION_STR2(x) #x
+
+/* NULL in a build without that engine (the core). */
+const struct store_kv_engine *store_kv_engine(enum layout_kind k);
+
+/* Both engines key by the kv table's integer key as 8 big-endian bytes:
+ * both compare keys byte-wise, so byte order is key order. */
+void store_kv_key(unsigned char out[8], int64_t key);
+int64_t store_kv_key_parse(const void *p, size_t n);
+
 #endif

@@ -47,8 +47,10 @@ setup() {
     [ "$status" -eq 2 ]; [[ "$output" == "kvtest space: "* ]]
     run "$KVTEST" space "$D/x.db"
     [ "$status" -eq 2 ]
-    run "$KVTEST" space "$D/x.db" "$D/flat" "$D/tree" extra
+    run "$KVTEST" space "$D/x.db" "$D/flat" "$D/tree" "$D/flat" "$D/tree" extra
     [ "$status" -eq 2 ]; [[ "$output" == *"unexpected argument"* ]]
+    run "$KVTEST" space "$D/x.db" "$D/flat" "$D/tree" "$D/extra"
+    [ "$status" -eq 1 ]; [[ "$output" == "kvtest space: $D/extra: "* ]]
     run "$KVTEST" space "$D/x.db" "$D/flat" --bogus
     [ "$status" -eq 2 ]; [[ "$output" == *"unknown option"* ]]
     run "$KVTEST" space "$D/none.db" "$D/flat"
@@ -248,7 +250,7 @@ setup() {
 
 @test "help space and help sweep are the reference" {
     run "$KVTEST" help space
-    [ "$status" -eq 0 ]; [[ "$output" == "Usage: kvtest space DBFILE DIR [TREE]"* ]]
+    [ "$status" -eq 0 ]; [[ "$output" == "Usage: kvtest space DBFILE STORE..."* ]]
     run "$KVTEST" help sweep
     [ "$status" -eq 0 ]; [[ "$output" == "Usage: kvtest sweep DIR"* ]]
     [[ "$output" == *"--keep"* && "$output" == *"--force"* && "$output" == *"Crossover"* ]]

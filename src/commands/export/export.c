@@ -14,9 +14,11 @@
 #include "measure/report.h"
 #include "stores/layout.h"
 #include "stores/store.h"
+#include "stores/store_kv.h"
 
 const char help_export[] =
     "Usage: kvtest export DBFILE DIRECTORY [options]\n"
+    "       kvtest export DBFILE lmdb:DIRECTORY | rocksdb:DIRECTORY\n"
     "\n"
     "Write every blob of the kv table of DBFILE to its own file in DIRECTORY,\n"
     "byte-identical to the blob. DIRECTORY is created if missing. Files are\n"
@@ -42,7 +44,16 @@ const char help_export[] =
     "takes its place only when every file is complete; a failure, a full disk,\n"
     "Ctrl-C or SIGTERM leaves DIRECTORY as it was and removes the rest.\n"
     "\n"
-    "Example: kvtest export x1.db x1 --tree --jobs 2\n";
+    "With lmdb:DIRECTORY or rocksdb:DIRECTORY the blobs go into a new LMDB\n"
+    "environment or RocksDB database there instead, keyed by the key as 8\n"
+    "big-endian bytes, by one writer in key order (LMDB pages filled by\n"
+    "appending; RocksDB flushed and compacted into its last level at the end,\n"
+    "without compression: the blobs are random bytes). Such a DIRECTORY is\n"
+    "replaced only if it is empty or holds a store of the same kind; --tree,\n"
+    "--force and --jobs apply to files only. \"kvtest run lmdb:DIRECTORY\" reads it.\n"
+    "\n"
+    "Example: kvtest export x1.db x1 --tree --jobs 2\n"
+    "         kvtest export x1.db lmdb:x1.lmdb\n";
 
 void export_defaults(struct export_opts *o)
 {
@@ -56,6 +67,16 @@ static int check_source(const struct export_opts *o, const char *cmd)
         return cli_usage(cmd, "missing DBFILE or DIRECTORY");
     if (o->jobs < 1 || o->jobs > 256)
         return cli_usage(cmd, "--jobs must be between 1 and 256, got %lld", (long long)o->jobs);
+    if (o->kv != LAYOUT_MISSING) {
+        const char *missing = store_kv_missing(o->kv);
+        if (missing)
+            return cli_usage(cmd, "%s", missing);
+        if (!o->dir[0])
+            return cli_usage(cmd, "no directory after %s:", layout_kind_name(o->kv));
+        if (o->tree || o->force)
+            return cli_usage(cmd, "%s applies to files, not to an %s store",
+                             o->tree ? "--tree" : "--force", layout_kind_name(o->kv));
+    }
     char why[600];
     enum layout_kind k = layout_detect(o->db, why, sizeof why);
     if (k == LAYOUT_MISSING || k == LAYOUT_OTHER)
@@ -72,6 +93,8 @@ static void export_report(const struct export_opts *o, const struct export_run *
 {
     if (o->quiet)
         return;
+    const char *layout = o->kv != LAYOUT_MISSING ? layout_kind_name(o->kv)
+                         : o->tree ? "tree" : "flat";
     if (o->json) {
         cJSON *j = report_json_new("export", o->dir);
         cJSON *op = cJSON_AddObjectToObject(j, "options");
@@ -81,7 +104,7 @@ static void export_report(const struct export_opts *o, const struct export_run *
         cJSON_AddNumberToObject(op, "jobs", (double)o->jobs);
         cJSON_AddBoolToObject(op, "force", o->force);
         cJSON *res = cJSON_AddObjectToObject(j, "result");
-        cJSON_AddStringToObject(res, "layout", o->tree ? "tree" : "flat");
+        cJSON_AddStringToObject(res, "layout", layout);
         cJSON_AddNumberToObject(res, "files", (double)r->done);
         cJSON_AddNumberToObject(res, "bytes", (double)r->bytes);
         cJSON_AddNumberToObject(res, "stale_removed", (double)stale);
@@ -89,8 +112,7 @@ static void export_report(const struct export_opts *o, const struct export_run *
         report_json_print(j);
     } else {
         printf("Exported %lld blobs (%lld bytes) from %s to %s (%s) in %.3f s\n",
-               (long long)r->done, (long long)r->bytes, o->db, o->dir,
-               o->tree ? "tree" : "flat", secs);
+               (long long)r->done, (long long)r->bytes, o->db, o->dir, layout, secs);
         if (stale)
             printf("Removed %lld files of an earlier export beyond key %lld\n",
                    (long long)stale, (long long)r->hi);
@@ -107,7 +129,7 @@ static int export_build(const struct export_opts *o, const char *cmd, struct exp
         return rc;
     r->o = o;
     r->build = s.build.path;
-    if (export_jobs_run(r, cmd) != 0) {
+    if ((o->kv != LAYOUT_MISSING ? export_kv_run(r, cmd) : export_jobs_run(r, cmd)) != 0) {
         export_stage_discard(&s);
         return cli_fail(cmd, "%s", r->err);
     }
@@ -153,6 +175,7 @@ int cmd_export(int argc, char **argv)
         return cli_usage("export", "missing %s (usage: kvtest export DBFILE DIRECTORY [--tree])",
                          npos ? "DIRECTORY" : "DBFILE and DIRECTORY");
     o.db = pos[0];
-    o.dir = pos[1];
+    o.kv = layout_prefix_kind(pos[1]);
+    o.dir = layout_fs_path(pos[1]);
     return export_write(&o, "export");
 }

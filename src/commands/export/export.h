@@ -2,10 +2,14 @@
 #ifndef KVTEST_EXPORT_H
 #define KVTEST_EXPORT_H
 #include <stdint.h>
+#include "stores/layout.h"
 
 struct export_opts {
     const char *db;        /* DBFILE */
-    const char *dir;       /* DIRECTORY (created if missing) */
+    const char *dir;       /* DIRECTORY (created if missing), without a store prefix */
+    enum layout_kind kv;   /* LAYOUT_LMDB / LAYOUT_ROCKSDB: into that store (the
+                              DIRECTORY was "lmdb:DIR" / "rocksdb:DIR");
+                              LAYOUT_MISSING: one file per blob */
     int tree;              /* 00/00/01 instead of 000001 */
     int force;             /* write into a non-empty directory that is not an export */
     int64_t jobs;          /* writer threads (default 1) */

@@ -24,6 +24,11 @@ struct export_run {
  * under o->dir. Returns 0, or -1 with r->err set. */
 int export_jobs_run(struct export_run *r, const char *cmd);
 
+/* The same into a key-value store (export_kv.c): one writer, keys in
+ * order, the store made durable and compact at the end. 0, or -1 with
+ * r->err set. */
+int export_kv_run(struct export_run *r, const char *cmd);
+
 /* --- where the export is built, and how it takes DIR's place ------------ */
 
 enum export_commit {

@@ -37,7 +37,18 @@ static int check_existing(struct export_stage *s, const struct export_opts *o,
     if (ex < 0)
         return cli_fail(cmd, "%s: %s", o->dir, strerror(errno));
     s->how = EXPORT_REPLACE;
-    if (nent > 0) {
+    if (nent > 0 && o->kv != LAYOUT_MISSING) {
+        /* A store replaces a store of its kind, never anything else: its
+         * files cannot be merged into other content. */
+        char why[600], named[PATH_MAX + 16];
+        snprintf(named, sizeof named, "%s%s", o->kv == LAYOUT_LMDB ? LAYOUT_LMDB_PREFIX
+                                                                 : LAYOUT_ROCKSDB_PREFIX, s->dir);
+        if (layout_detect(named, why, sizeof why) != o->kv)
+            return cli_fail(cmd, "%s is not empty and not an earlier %s store; "
+                            "refusing to write into it (use another directory)", o->dir,
+                            layout_kind_name(o->kv));
+        s->earlier = 1;
+    } else if (nent > 0) {
         char why[600];
         enum layout_kind was = layout_detect(s->dir, why, sizeof why);
         int same = ex && (was == LAYOUT_TREE) == (o->tree != 0);
@@ -108,6 +119,9 @@ int export_stage_open(struct export_stage *s, const struct export_opts *o, const
         return cli_fail(cmd, "cannot create %s: %s", o->dir, strerror(EEXIST));
     }
     const char *fmt = ASIDE_SIBLING;
+    if (s->how != EXPORT_RENAME && !sibling_ok(s->dir) && o->kv != LAYOUT_MISSING)
+        return cli_fail(cmd, "%s: cannot build a store beside it (a symlink, a mount point, "
+                        "or its parent is not writable)", o->dir);
     if (s->how != EXPORT_RENAME && !sibling_ok(s->dir)) {
         fmt = "%s/" ASIDE_INFIX "XXXXXX";   /* DIR/.kvtest-tmp-XXXXXX */
         s->how = EXPORT_MERGE;
@@ -216,7 +230,7 @@ static int replace_dir(struct export_stage *s, const struct export_opts *o, int6
         return -1;
     int rc = aside_commit_with(&s->build, swap_dirs, &old);
     int e = errno;
-    if (rc == 0 && s->earlier)
+    if (rc == 0 && s->earlier && o->kv == LAYOUT_MISSING)
         *stale = stale_files(old.path, o->tree, maxk, 0);
     aside_discard(&old);
     errno = e;

@@ -240,6 +240,12 @@ static int init_validate(const struct init_opts *o, const char *cmd)
 {
     if (!o->path || !*o->path)
         return cli_usage(cmd, "missing DBFILE");
+    /* An LMDB or RocksDB store is made from a database, so that every
+     * store holds the same bytes under the same keys (and --from data
+     * is read once): two steps, said rather than guessed. */
+    if (layout_prefix_kind(o->path) != LAYOUT_MISSING)
+        return cli_usage(cmd, "%s: init makes an SQLite database; make one, then "
+                         "\"kvtest export DBFILE %s\"", o->path, o->path);
     if (o->count < 1 || o->count > INIT_MAX_COUNT)
         return cli_usage(cmd, "--count must be between 1 and %lld, got %lld",
                          (long long)INIT_MAX_COUNT, (long long)o->count);

@@ -32,10 +32,13 @@ const char help_run[] =
     "\n"
     "Time reads (or, with --update, overwrites) of --count blobs from PATH: a\n"
     "database made by \"kvtest init\", or a flat or tree directory made by\n"
-    "\"kvtest export\" (a tree has a 00 subdirectory). Databases are read with\n"
+    "\"kvtest export\" (a tree has a 00 subdirectory), or lmdb:DIR / rocksdb:DIR\n"
+    "made by \"kvtest export DBFILE lmdb:DIR\". Databases are read with\n"
     "SELECT v FROM kv WHERE k=?1 or the incremental blob API; files with\n"
-    "fopen, fread of the whole file and fclose per blob. The timer spans open\n"
-    "to close (a WAL checkpoint counts unless --nocheckpoint).\n"
+    "fopen, fread of the whole file and fclose per blob; LMDB in place in its\n"
+    "map (every page of the value touched, nothing copied); RocksDB pinned in\n"
+    "its block cache. The timer spans open to close (a WAL checkpoint counts\n"
+    "unless --nocheckpoint).\n"
     "\n"
     "Options of SQLite's kvtest (same meaning and defaults):\n"
     "  --count N           blobs to access (default 1000)\n"
@@ -88,6 +91,16 @@ const char help_run[] =
     "                      always 0, as a failed access ends the run)\n"
     "  --interval D        the --timeline interval (default 1s; also 200ms, 2s)\n"
     "  --csv               the --json fields as CSV: one row per round (result.runs)\n"
+    "\n"
+    "LMDB and RocksDB (the other database options are ignored, said on stderr):\n"
+    "  --multitrans        each read its own read transaction (LMDB), each write\n"
+    "                      its own synced transaction (LMDB commit, RocksDB sync\n"
+    "                      write); without it, one transaction for the run: LMDB\n"
+    "                      commits once, RocksDB syncs its WAL once, at the end\n"
+    "  --nosync            no sync at all (LMDB MDB_NOSYNC, RocksDB unsynced WAL)\n"
+    "  --fadvise random    LMDB: MDB_NORDAHEAD (no readahead on its map)\n"
+    "  --block-cache B     RocksDB's LRU block cache in bytes (default 8388608,\n"
+    "                      RocksDB 7's own default, stated in the result)\n"
     "\n"
     "Output: the lines of SQLite's kvtest (SQLite version, --count/--max-id,\n"
     "--cache-size/--jmode, --mmap, Database page size, Total elapsed time,\n"
@@ -204,6 +217,7 @@ int cmd_run(int argc, char **argv)
         CLI_FLAG_OPT("blob-api", &o.blob_api),
         CLI_STR_OPT("cache-size", &cache_size),
         CLI_INT_OPT("mmap", &o.mmap, 0, INT64_MAX / 2),
+        CLI_INT_OPT("block-cache", &o.block_cache, 1, (int64_t)1 << 40),
         CLI_ENUM_ANYCASE_OPT("jmode", &jmode, jmodes),
         CLI_FLAG_OPT("nosync", &o.nosync),
         CLI_ENUM_ANYCASE_OPT("synchronous", &sync, syncs),

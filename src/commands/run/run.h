@@ -21,6 +21,7 @@ struct run_opts {
     int blob_api;
     int64_t cache_size;     /* default 1000 */
     int64_t mmap;           /* default 0 */
+    int64_t block_cache;    /* RocksDB block cache bytes, 0 = STORE_ROCKSDB_CACHE */
     const char *jmode;      /* NULL = leave as is */
     int nosync, fsync, nocheckpoint, multitrans, update;
     const char *synchronous; /* PRAGMA synchronous mode, NULL = SQLite's default */

@@ -8,6 +8,7 @@
 #include "measure/clock.h"
 #include "base/cli.h"
 #include "stores/layout.h"
+#include "stores/store_kv.h"
 #include "measure/report.h"
 #include "stores/store.h"
 
@@ -88,6 +89,8 @@ static double timer_cost_ns(void)
 
 static const char *api_name(const struct run_plan *p)
 {
+    if (layout_is_kv(p->kind))
+        return layout_kind_name(p->kind);
     return !p->is_db ? "stdio" : p->o->blob_api ? "blob" : "sql";
 }
 
@@ -145,6 +148,13 @@ static void figures_json(cJSON *res, const struct run_plan *p, const struct run_
     cJSON_AddNumberToObject(res, "mb_per_s", s->mb[s->med]);
     if (p->is_db)
         cJSON_AddStringToObject(res, "jmode", fm->jmode);
+    if (layout_is_kv(p->kind)) {
+        cJSON_AddStringToObject(res, "engine_version", store_kv_version(p->kind));
+        if (p->kind == LAYOUT_LMDB)
+            cJSON_AddNumberToObject(res, "page_size", (double)p->desc.page_size);
+        else
+            cJSON_AddNumberToObject(res, "block_cache", (double)p->desc.block_cache);
+    }
     if (s->merged) {
         cJSON_AddItemToObject(res, "latency", report_hist_json(s->merged));
         double tc = timer_cost_ns();
@@ -234,6 +244,14 @@ static void text_upstream(const struct run_plan *p, const struct run_summary *s,
 {
     const struct run_opts *o = p->o;
     const struct run_fig *fm = &s->figs[s->med];
+    if (p->kind == LAYOUT_LMDB)
+        printf("LMDB version: %s\n", store_kv_version(p->kind));
+    if (p->kind == LAYOUT_ROCKSDB)
+        printf("RocksDB version: %s, block cache %lld bytes\n", store_kv_version(p->kind),
+               (long long)p->desc.block_cache);
+    if (layout_is_kv(p->kind) && (o->nosync || o->multitrans))
+        printf("%s%s%s\n", o->nosync ? "--nosync" : "", o->nosync && o->multitrans ? " " : "",
+               o->multitrans ? "--multitrans" : "");
     if (p->is_db) {
         printf("SQLite version: %s\n", store_db_version());
         for (int i = 0; i < s->integrity.n; i++)
@@ -254,7 +272,8 @@ static void text_upstream(const struct run_plan *p, const struct run_summary *s,
             printf("--synchronous %s\n", o->synchronous);
     }
     if (p->desc.page_size)
-        printf("Database page size: %lld\n", (long long)p->desc.page_size);
+        printf("%s page size: %lld\n", p->kind == LAYOUT_LMDB ? "LMDB" : "Database",
+               (long long)p->desc.page_size);
     printf("Total elapsed time: %.3f\n", fm->seconds);
     printf("Microseconds per BLOB %s: %.3f\n", rw, s->us[s->med]);
     printf("Content %s rate: %.1f MB/s\n", rw, s->mb[s->med]);

@@ -14,6 +14,7 @@
 #include "measure/keys/order.h"
 #include "stores/blobsum.h"
 #include "stores/store.h"
+#include "stores/store_kv.h"
 
 static int in_list(const char *m, const char *const *list, size_t n)
 {
@@ -98,6 +99,33 @@ static int check_directory(const struct run_opts *o, enum layout_kind kind, cons
     return 0;
 }
 
+/* An LMDB or RocksDB store: --nosync and --multitrans mean what they mean
+ * for the database (store_kv.h), the other database options and --fsync
+ * have nothing to act on, and --block-cache is RocksDB's alone. 0, or 1/2
+ * after the error. */
+static int check_kv(const struct run_opts *o, enum layout_kind kind, const char *cmd)
+{
+    const char *missing = store_kv_missing(kind);
+    if (missing)
+        return cli_usage(cmd, "%s", missing);
+    char given[160] = "";
+    const struct { int on; const char *name; } ignored[] = {
+        {o->blob_api, "--blob-api"}, {o->jmode != NULL, "--jmode"}, {o->mmap != 0, "--mmap"},
+        {o->synchronous != NULL, "--synchronous"}, {o->nocheckpoint, "--nocheckpoint"},
+        {o->integrity_check, "--integrity-check"}, {o->fsync, "--fsync"}};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+        if (ignored[i].on)
+            snprintf(given + strlen(given), sizeof given - strlen(given), "%s%s",
+                     given[0] ? " " : "", ignored[i].name);
+    if (given[0] && !o->quiet)
+        cli_warn(cmd, "%s: option(s) ignored for an %s store", given, layout_kind_name(kind));
+    if (o->block_cache && kind != LAYOUT_ROCKSDB)
+        return cli_usage(cmd, "--block-cache applies to a RocksDB store");
+    if (o->update && access(layout_fs_path(o->path), W_OK) != 0)
+        return cli_fail(cmd, "%s: %s", layout_fs_path(o->path), strerror(errno));
+    return 0;
+}
+
 /* What PATH is, checked as far as is cheap. 0, or 1 after the error. */
 static int detect(struct run_plan *p, const char *cmd)
 {
@@ -107,6 +135,10 @@ static int detect(struct run_plan *p, const char *cmd)
     if (p->kind == LAYOUT_MISSING || p->kind == LAYOUT_OTHER)
         return cli_fail(cmd, "%s", why);
     p->is_db = p->kind == LAYOUT_DB;
+    if (layout_is_kv(p->kind))
+        return check_kv(o, p->kind, cmd);
+    if (o->block_cache)
+        return cli_usage(cmd, "--block-cache applies to a RocksDB store");
     if (!p->is_db)
         return check_directory(o, p->kind, cmd);
     if (store_db_check(o->path, why, sizeof why) != 0)
@@ -216,8 +248,10 @@ int run_plan_make(struct run_plan *p, const struct run_opts *o, const char *cmd)
         .db = {.blob_api = o->blob_api, .cache_size = o->cache_size, .mmap = o->mmap,
                .jmode = o->jmode, .nosync = o->nosync, .synchronous = o->synchronous,
                .nocheckpoint = o->nocheckpoint, .multitrans = o->multitrans},
-        .files = {.fsync = o->fsync}};
-    if (p->is_db && describe_db(p, cmd) != 0)
+        .files = {.fsync = o->fsync},
+        .kv = {.nosync = o->nosync, .multitrans = o->multitrans,
+               .block_cache = o->block_cache}};
+    if ((p->is_db || layout_is_kv(p->kind)) && describe_db(p, cmd) != 0)
         return 1;
     p->vs = RUN_VERIFY_OFF;
     if (o->verify) {

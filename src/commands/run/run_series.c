@@ -44,7 +44,8 @@ static int measure_runs(const struct run_plan *p, struct run_pass *ps, struct ru
                         struct run_summary *s, const char *cmd)
 {
     const struct run_opts *o = p->o;
-    struct coldcache_set cset = {o->path, p->is_db, p->kind == LAYOUT_TREE, p->max_id};
+    struct coldcache_set cset = {layout_fs_path(o->path), p->is_db, p->kind == LAYOUT_TREE,
+                                 p->max_id, layout_is_kv(p->kind)};
     struct run_fig scratch;
     char why[1024];
     int ret;

@@ -1,0 +1,508 @@
+/* store_rocksdb: blobs in a RocksDB database (an LSM tree), keyed by 8
+ * big-endian bytes of the kv key (store_int.h), through RocksDB's C API.
+ *
+ * Settings, the same for every open so that runs compare: no compression
+ * (kvtest's blobs are random bytes: compressing them costs time and saves
+ * nothing), RocksDB's default 4 KiB blocks, and an LRU block cache of a
+ * size kvtest states (--block-cache, default STORE_ROCKSDB_CACHE). A
+ * database is opened once per process and directory (its LOCK file would
+ * refuse a second open): the threads of a run share it, and the last close
+ * closes it, which empties its block cache for the next cold run. */
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <rocksdb/c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stores/blobsum.h"
+#include "stores/store_int.h"
+#include "stores/store_kv.h"
+
+#ifndef KVTEST_ROCKSDB_VERSION
+#define KVTEST_ROCKSDB_VERSION "unknown"
+#endif
+
+#define ROCKS_SLOTS 8
+/* Export writes in batches of about this many bytes. */
+#define ROCKS_BATCH_BYTES ((int64_t)32 << 20)
+
+/* err from RocksDB (malloc'd, or NULL) into the caller's line; frees it. */
+static int said(char *e, char *err, int errlen, const char *dir, const char *what)
+{
+    if (!e)
+        return 0;
+    snprintf(err, (size_t)errlen, "%s: %s: %s", dir, what, e);
+    rocksdb_free(e);
+    return -1;
+}
+
+/* The options every open uses (block cache of cache_bytes). */
+static rocksdb_options_t *options_new(int64_t cache_bytes, rocksdb_cache_t **cache,
+                                      rocksdb_block_based_table_options_t **table)
+{
+    rocksdb_options_t *o = rocksdb_options_create();
+    rocksdb_options_set_compression(o, rocksdb_no_compression);
+    /* Every open starts an info LOG; keep one old one, not one per run. */
+    rocksdb_options_set_keep_log_file_num(o, 1);
+    *table = rocksdb_block_based_options_create();
+    *cache = rocksdb_cache_create_lru((size_t)cache_bytes);
+    rocksdb_block_based_options_set_block_cache(*table, *cache);
+    rocksdb_options_set_block_based_table_factory(o, *table);
+    return o;
+}
+
+struct db_slot {
+    char dir[PATH_MAX];
+    rocksdb_t *db;
+    rocksdb_options_t *opts;
+    rocksdb_cache_t *cache;
+    rocksdb_block_based_table_options_t *table;
+    int64_t cache_bytes;
+    int rw;
+    int refs;
+};
+
+static struct db_slot slots[ROCKS_SLOTS];
+static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void slot_close(struct db_slot *sl)
+{
+    if (sl->db)
+        rocksdb_close(sl->db);
+    rocksdb_options_destroy(sl->opts);
+    rocksdb_block_based_options_destroy(sl->table);
+    rocksdb_cache_destroy(sl->cache);
+    sl->db = NULL;
+    sl->dir[0] = '\0';
+}
+
+/* dir's shared database; cache_bytes 0 takes one open with any cache. */
+static struct db_slot *slot_get(const char *dir, int rw, int64_t cache_bytes, char *err,
+                                int errlen)
+{
+    pthread_mutex_lock(&slots_mu);
+    struct db_slot *free_slot = NULL, *got = NULL;
+    int clash = 0;
+    for (int i = 0; i < ROCKS_SLOTS; i++) {
+        if (slots[i].refs > 0 && strcmp(slots[i].dir, dir) == 0) {
+            if (slots[i].rw == rw && (!cache_bytes || slots[i].cache_bytes == cache_bytes))
+                got = &slots[i];
+            else
+                clash = 1;
+            break;
+        }
+        if (slots[i].refs == 0 && !free_slot)
+            free_slot = &slots[i];
+    }
+    if (clash) {
+        snprintf(err, (size_t)errlen, "%s: already open with other settings", dir);
+    } else if (!got && (!free_slot || strlen(dir) >= sizeof free_slot->dir)) {
+        snprintf(err, (size_t)errlen, "%s: too many RocksDB databases open", dir);
+    } else if (!got) {
+        struct db_slot *sl = free_slot;
+        if (!cache_bytes)
+            cache_bytes = STORE_ROCKSDB_CACHE;
+        sl->opts = options_new(cache_bytes, &sl->cache, &sl->table);
+        char *e = NULL;
+        /* Reads open read-only: no LOCK taken, nothing flushed or
+         * compacted under the measured run. */
+        sl->db = rw ? rocksdb_open(sl->opts, dir, &e)
+                    : rocksdb_open_for_read_only(sl->opts, dir, 0, &e);
+        if (said(e, err, errlen, dir, "open") == 0 && sl->db) {
+            snprintf(sl->dir, sizeof sl->dir, "%s", dir);
+            sl->rw = rw;
+            sl->cache_bytes = cache_bytes;
+            got = sl;
+        } else {
+            slot_close(sl);
+        }
+    }
+    if (got)
+        got->refs++;
+    pthread_mutex_unlock(&slots_mu);
+    return got;
+}
+
+static void slot_put(struct db_slot *sl)
+{
+    pthread_mutex_lock(&slots_mu);
+    if (--sl->refs == 0)
+        slot_close(sl);
+    pthread_mutex_unlock(&slots_mu);
+}
+
+/* ---- the store ---------------------------------------------------------- */
+
+struct rocks_store {
+    struct store base;          /* first: struct store * <-> struct rocks_store * */
+    struct db_slot *slot;
+    rocksdb_readoptions_t *ro;
+    rocksdb_writeoptions_t *wo;
+    rocksdb_pinnableslice_t *pinned;   /* the last value read, until the next call */
+    int update, multitrans, nosync, wrote;
+    struct store_buf buf;
+};
+
+static struct rocks_store *rocks_of(struct store *s)
+{
+    return (struct rocks_store *)s;
+}
+
+static int rocks_open(struct store **out, const struct store_opts *o, char *err, int errlen)
+{
+    struct rocks_store *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    int64_t cache = o->kv.block_cache > 0 ? o->kv.block_cache : STORE_ROCKSDB_CACHE;
+    s->slot = slot_get(layout_fs_path(o->path), o->update, cache, err, errlen);
+    if (!s->slot) {
+        free(s);
+        return -1;
+    }
+    s->base.ops = &store_rocksdb_ops;
+    s->ro = rocksdb_readoptions_create();
+    s->wo = rocksdb_writeoptions_create();
+    s->update = o->update;
+    s->multitrans = o->kv.multitrans;
+    s->nosync = o->kv.nosync;
+    /* Each write synced with --multitrans; otherwise one WAL sync at the
+     * end (rocks_commit) stands for the database's one transaction. */
+    rocksdb_writeoptions_set_sync(s->wo, s->multitrans && !s->nosync);
+    *out = &s->base;
+    return 0;
+}
+
+static void unpin(struct rocks_store *s)
+{
+    if (s->pinned)
+        rocksdb_pinnableslice_destroy(s->pinned);
+    s->pinned = NULL;
+}
+
+/* The value at key, pinned. 1 found (*v, *n), 0 missing or empty, -1. */
+static int get(struct rocks_store *s, int64_t key, const char **v, size_t *n, char *err,
+               int errlen)
+{
+    unpin(s);
+    unsigned char kb[8];
+    store_kv_key(kb, key);
+    char *e = NULL;
+    s->pinned = rocksdb_get_pinned(s->slot->db, s->ro, (const char *)kb, sizeof kb, &e);
+    if (said(e, err, errlen, s->slot->dir, "get") != 0)
+        return -1;
+    if (!s->pinned)
+        return 0;
+    *v = rocksdb_pinnableslice_value(s->pinned, n);
+    return *n > 0;
+}
+
+static int rocks_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
+                      int errlen)
+{
+    struct rocks_store *s = rocks_of(base);
+    const char *v;
+    size_t len = 0;
+    *n = 0;
+    int rc = get(s, key, &v, &len, err, errlen);
+    if (rc == 1) {
+        *data = v;
+        *n = (int64_t)len;
+    }
+    return rc;
+}
+
+static int rocks_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err,
+                        int errlen)
+{
+    struct rocks_store *s = rocks_of(base);
+    const char *v;
+    size_t len = 0;
+    *n = 0;
+    int rc = get(s, key, &v, &len, err, errlen);
+    unpin(s);
+    if (rc != 1)
+        return rc;
+    if (store_buf_reserve(&s->buf, (int64_t)len) != 0) {
+        snprintf(err, (size_t)errlen, "out of memory for a %zu-byte value", len);
+        return -1;
+    }
+    rng_fill(r, s->buf.p, len);
+    blobsum_seal(s->buf.p, len);
+    unsigned char kb[8];
+    store_kv_key(kb, key);
+    char *e = NULL;
+    rocksdb_put(s->slot->db, s->wo, (const char *)kb, sizeof kb, (const char *)s->buf.p, len,
+                &e);
+    if (said(e, err, errlen, s->slot->dir, "put") != 0)
+        return -1;
+    s->wrote = 1;
+    *n = (int64_t)len;
+    return 1;
+}
+
+static int rocks_commit(struct store *base, char *err, int errlen)
+{
+    struct rocks_store *s = rocks_of(base);
+    unpin(s);
+    if (!s->wrote || s->multitrans || s->nosync)
+        return 0;
+    char *e = NULL;
+    rocksdb_flush_wal(s->slot->db, 1, &e);
+    s->wrote = 0;
+    return said(e, err, errlen, s->slot->dir, "WAL sync");
+}
+
+static int rocks_close(struct store *base, char *err, int errlen)
+{
+    (void)err;
+    (void)errlen;
+    struct rocks_store *s = rocks_of(base);
+    unpin(s);
+    rocksdb_readoptions_destroy(s->ro);
+    rocksdb_writeoptions_destroy(s->wo);
+    slot_put(s->slot);
+    store_buf_free(&s->buf);
+    free(s);
+    return 0;
+}
+
+static void rocks_describe(struct store *base, struct store_desc *d, int with_stats)
+{
+    (void)with_stats;
+    d->block_cache = rocks_of(base)->slot->cache_bytes;
+}
+
+const struct store_ops store_rocksdb_ops = {
+    .name = "rocksdb",
+    .open = rocks_open,
+    .read = rocks_read,
+    .update = rocks_update,
+    .commit = rocks_commit,
+    .close = rocks_close,
+    .describe = rocks_describe,
+};
+
+/* ---- whole-database functions ------------------------------------------ */
+
+struct walk {
+    struct db_slot *sl;
+    rocksdb_readoptions_t *ro;
+    rocksdb_iterator_t *it;
+};
+
+static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->sl = slot_get(dir, 0, 0, err, errlen);
+    if (!w->sl)
+        return -1;
+    w->ro = rocksdb_readoptions_create();
+    /* A scan of everything should not evict the cache a run warmed. */
+    rocksdb_readoptions_set_fill_cache(w->ro, 0);
+    w->it = rocksdb_create_iterator(w->sl->db, w->ro);
+    return 0;
+}
+
+static int walk_close(struct walk *w, char *err, int errlen)
+{
+    char *e = NULL;
+    rocksdb_iter_get_error(w->it, &e);
+    rocksdb_iter_destroy(w->it);
+    rocksdb_readoptions_destroy(w->ro);
+    int rc = said(e, err, errlen, w->sl->dir, "read");
+    slot_put(w->sl);
+    return rc;
+}
+
+static int64_t rocks_max_key(const char *dir, char *err, int errlen)
+{
+    struct walk w;
+    if (walk_open(&w, dir, err, errlen) != 0)
+        return -1;
+    rocksdb_iter_seek_to_last(w.it);
+    int64_t top = 0;
+    if (rocksdb_iter_valid(w.it)) {
+        size_t n;
+        const char *k = rocksdb_iter_key(w.it, &n);
+        top = store_kv_key_parse(k, n);
+    }
+    if (walk_close(&w, err, errlen) != 0)
+        return -1;
+    if (top < 0) {
+        snprintf(err, (size_t)errlen, "%s: a key is not one kvtest writes", dir);
+        return -1;
+    }
+    return top;
+}
+
+/* An LSM tree keeps keys beside their values in its blocks: counting them
+ * reads every block, so run does not (as for the database). */
+static int rocks_count(const char *dir, int64_t max_id, int64_t *present, int64_t *largest,
+                       char *err, int errlen)
+{
+    (void)dir;
+    (void)max_id;
+    (void)err;
+    (void)errlen;
+    *present = *largest = 0;
+    return 0;
+}
+
+static int64_t property(rocksdb_t *db, const char *name)
+{
+    char *v = rocksdb_property_value(db, name);
+    int64_t x = v ? strtoll(v, NULL, 10) : 0;
+    rocksdb_free(v);
+    return x;
+}
+
+static int64_t count_sst(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int64_t n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        n += len > 4 && strcmp(e->d_name + len - 4, ".sst") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+static int rocks_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
+                       struct store_kv_facts *f, char *err, int errlen)
+{
+    struct walk w;
+    if (walk_open(&w, dir, err, errlen) != 0)
+        return -1;
+    for (rocksdb_iter_seek_to_first(w.it); rocksdb_iter_valid(w.it); rocksdb_iter_next(w.it)) {
+        size_t kn, vn;
+        const char *k = rocksdb_iter_key(w.it, &kn);
+        rocksdb_iter_value(w.it, &vn);
+        int64_t key = store_kv_key_parse(k, kn);
+        f->entries++;
+        f->value_bytes += (int64_t)vn;
+        if (key > f->max_key)
+            f->max_key = key;
+        if (size)
+            size(arg, (int64_t)vn);
+    }
+    f->sst_bytes = property(w.sl->db, "rocksdb.total-sst-files-size");
+    f->sst_files = count_sst(dir);
+    return walk_close(&w, err, errlen);
+}
+
+/* ---- making one --------------------------------------------------------- */
+
+struct rocks_writer {
+    struct store_kv_writer base;
+    char dir[PATH_MAX];
+    rocksdb_t *db;
+    rocksdb_options_t *opts;
+    rocksdb_cache_t *cache;
+    rocksdb_block_based_table_options_t *table;
+    rocksdb_writeoptions_t *wo;
+    rocksdb_writebatch_t *batch;
+    int64_t batch_bytes;
+};
+
+static void rocks_abandon(struct store_kv_writer *base)
+{
+    struct rocks_writer *w = (struct rocks_writer *)base;
+    if (w->db)
+        rocksdb_close(w->db);
+    rocksdb_writebatch_destroy(w->batch);
+    rocksdb_writeoptions_destroy(w->wo);
+    rocksdb_options_destroy(w->opts);
+    rocksdb_block_based_options_destroy(w->table);
+    rocksdb_cache_destroy(w->cache);
+    free(w);
+}
+
+static int rocks_create(struct store_kv_writer **out, const char *dir, int64_t count,
+                        int64_t bytes, char *err, int errlen)
+{
+    (void)count;
+    (void)bytes;
+    struct rocks_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    w->base.e = &store_rocksdb_engine;
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    w->opts = options_new(STORE_ROCKSDB_CACHE, &w->cache, &w->table);
+    rocksdb_options_set_create_if_missing(w->opts, 1);
+    rocksdb_options_set_error_if_exists(w->opts, 1);
+    w->wo = rocksdb_writeoptions_create();
+    /* No WAL while loading: the memtables are flushed and synced into
+     * SST files at the end, and a failed export is removed anyway. */
+    rocksdb_writeoptions_disable_WAL(w->wo, 1);
+    w->batch = rocksdb_writebatch_create();
+    char *e = NULL;
+    w->db = rocksdb_open(w->opts, dir, &e);
+    if (said(e, err, errlen, dir, "create") != 0 || !w->db) {
+        rocks_abandon(&w->base);
+        return -1;
+    }
+    *out = &w->base;
+    return 0;
+}
+
+static int batch_write(struct rocks_writer *w, char *err, int errlen)
+{
+    char *e = NULL;
+    rocksdb_write(w->db, w->wo, w->batch, &e);
+    rocksdb_writebatch_clear(w->batch);
+    w->batch_bytes = 0;
+    return said(e, err, errlen, w->dir, "write");
+}
+
+static int rocks_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
+                     char *err, int errlen)
+{
+    struct rocks_writer *w = (struct rocks_writer *)base;
+    unsigned char kb[8];
+    store_kv_key(kb, key);
+    rocksdb_writebatch_put(w->batch, (const char *)kb, sizeof kb, v, (size_t)n);
+    w->batch_bytes += n + 8;
+    return w->batch_bytes >= ROCKS_BATCH_BYTES ? batch_write(w, err, errlen) : 0;
+}
+
+/* Flush to SST files and compact them into the last level, so a run reads
+ * the settled tree a loaded database has, not a pile of level-0 files. */
+static int rocks_finish(struct store_kv_writer *base, char *err, int errlen)
+{
+    struct rocks_writer *w = (struct rocks_writer *)base;
+    int rc = w->batch_bytes ? batch_write(w, err, errlen) : 0;
+    if (rc == 0) {
+        rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
+        rocksdb_flushoptions_set_wait(fo, 1);
+        char *e = NULL;
+        rocksdb_flush(w->db, fo, &e);
+        rocksdb_flushoptions_destroy(fo);
+        rc = said(e, err, errlen, w->dir, "flush");
+    }
+    if (rc == 0)
+        rocksdb_compact_range(w->db, NULL, 0, NULL, 0);
+    rocks_abandon(base);
+    return rc;
+}
+
+const struct store_kv_engine store_rocksdb_engine = {
+    .ops = &store_rocksdb_ops,
+    .version = KVTEST_ROCKSDB_VERSION,
+    .max_key = rocks_max_key,
+    .count = rocks_count,
+    .facts = rocks_facts,
+    .create = rocks_create,
+    .put = rocks_put,
+    .finish = rocks_finish,
+    .abandon = rocks_abandon,
+};
