@@ -6,7 +6,10 @@
  * files -- the same keys in the same order for all three. The crossover is
  * interpolated where files/blob-api crosses 1 (sweep_cross.c). With several
  * page sizes, the database side is repeated per page size over the same
- * content; the files are read once per size (sweep_page says why).
+ * content; the files are read once per size (sweep_build says why).
+ * --stores puts LMDB and RocksDB beside the files (or instead of them):
+ * exported from the same database, timed in the same rounds with the same
+ * keys, each with its own ratio over the blob API and its own crossover.
  *
  * Ctrl-C (or SIGTERM/SIGHUP) in the middle of a size would leave up to
  * twice --total bytes behind: the size in progress is registered with
@@ -31,6 +34,7 @@
 #include "commands/sweep/sweep_int.h"
 #include "measure/coldcache.h"
 #include "measure/report.h"
+#include "stores/store_kv.h"
 
 const char help_sweep[] =
     "Usage: kvtest sweep DIR [options]\n"
@@ -55,6 +59,19 @@ const char help_sweep[] =
     "size. The table gets a page column and the crossover one line per page\n"
     "size: \"Crossover (page 16384): SIZE\" or \"... none in range\".\n"
     "\n"
+    "--stores puts other stores beside the database: each size's database\n"
+    "is also exported into LMDB (DIR/sweep-SIZE.lmdb) and/or RocksDB\n"
+    "(DIR/sweep-SIZE.rocksdb), as \"kvtest export DBFILE lmdb:DIR\" does, and\n"
+    "each store is timed in the same rounds with the same keys in the same\n"
+    "order. The database is the reference: the table gets each store's\n"
+    "microseconds per blob and its ratio STORE/blob-api (< 1: the store\n"
+    "faster), and the crossover a line per store, \"Crossover (lmdb): SIZE\".\n"
+    "Like the files, a store does not depend on the page size: it is made\n"
+    "from the first page size's database and timed once per size; with\n"
+    "several page sizes each store gets a line per page size, \"Crossover\n"
+    "(lmdb, page 16384): SIZE\" (the files keep \"Crossover (page 16384):\").\n"
+    "Without files in the list, no flat export is made.\n"
+    "\n"
     "Options:\n"
     "  --sizes LIST     blob sizes, comma-separated (default\n"
     "                   1k,4k,10k,30k,100k,300k,1M; k/M = x1000, KiB = x1024)\n"
@@ -64,6 +81,10 @@ const char help_sweep[] =
     "                   default 4k\n"
     "  --pagesize N     one database page size (default 4096); not with\n"
     "                   --page-sizes\n"
+    "  --stores LIST    what to time, comma-separated, from db, files, lmdb\n"
+    "                   and rocksdb, in any order (default db,files); db must\n"
+    "                   be listed (every ratio divides its blob-API time), with\n"
+    "                   at least one other\n"
     "  --mmap N         PRAGMA mmap_size for the database reads (default 0)\n"
     "  --repeat N       measured rounds; each round times every layout once,\n"
     "                   starting one layout further each time, so drift hits\n"
@@ -76,7 +97,7 @@ const char help_sweep[] =
     "                   (see kvtest help run)\n"
     "  --update         time overwrites instead of reads\n"
     "  --seed S         content and order seed (default 1)\n"
-    "  --keep           keep each size's databases and export\n"
+    "  --keep           keep each size's databases, export and stores\n"
     "  --force          sweep inside a DIR that is not empty\n"
     "  --json           one JSON object with every figure\n"
     "  --csv            the --json fields as CSV: one row per blob size (rows)\n"
@@ -84,13 +105,27 @@ const char help_sweep[] =
     "DIR is created if missing. sweep refuses a non-empty DIR unless --force,\n"
     "never overwrites an existing file, and deletes only what it created:\n"
     "DIR/sweep-SIZE.db (with its -wal/-shm/-journal; DIR/sweep-SIZE-pPAGE.db\n"
-    "with several page sizes) and DIR/sweep-SIZE/. It needs about\n"
-    "1.25 x --total x (1 + number of page sizes) of free space: one size's\n"
-    "databases and export exist together while its rounds run.\n";
+    "with several page sizes), DIR/sweep-SIZE/ and DIR/sweep-SIZE.lmdb/,\n"
+    "DIR/sweep-SIZE.rocksdb/ (the files their engine names). It needs about\n"
+    "1.25 x --total x (number of page sizes + stores besides db) of free\n"
+    "space: one size's databases, export and stores exist together while its\n"
+    "rounds run.\n";
 
 #define MIN_COUNT 10
 
-static const char *const api_names[3] = {"sql", "blob", "files"};
+/* What measure() times: 0 SQL, 1 blob API, then 2 + enum sweep_store (the
+ * names are the --keys-out suffixes). */
+#define API_STORE 2
+static const char *const api_names[API_STORE + SWEEP_NSTORES] = {"sql", "blob", "files",
+                                                                  "lmdb", "rocksdb"};
+
+/* The layout export and run know store s by: LAYOUT_MISSING (export's
+ * "one file per blob") for the files. */
+static enum layout_kind store_layout(enum sweep_store s)
+{
+    return s == SWEEP_STORE_LMDB ? LAYOUT_LMDB
+           : s == SWEEP_STORE_ROCKSDB ? LAYOUT_ROCKSDB : LAYOUT_MISSING;
+}
 
 static int parse_sizes(const char *s, int64_t *out, int *n)
 {
@@ -151,22 +186,29 @@ static void progress(const char *what, int64_t size, int64_t page)
     fflush(stderr);
 }
 
-/* Time one round of one layout: api 0 SQL, 1 blob API (database db), 2
- * files; the warm-up runs go before the layout's first round (round 0).
- * Every call asks for the same keys in the same order: count, max_id and
- * seed depend on the blob size only. */
+/* Time one round of one layout: api 0 SQL, 1 blob API (database db), 2 +
+ * a store (its directory); the warm-up runs go before the layout's first
+ * round (round 0). Every call asks for the same keys in the same order:
+ * count, max_id and seed depend on the blob size only. */
 static int measure(const struct sweep_opts *o, const char *path, int api, int64_t page,
                    const struct sweep_row *row, int round, struct run_result *res)
 {
     struct run_opts ro;
     run_defaults(&ro);
+    char kvpath[PATH_MAX + 16];
+    if (api > API_STORE) {   /* a key-value store is named by its prefix */
+        enum layout_kind k = store_layout((enum sweep_store)(api - API_STORE));
+        snprintf(kvpath, sizeof kvpath, "%s%s",
+                 k == LAYOUT_LMDB ? LAYOUT_LMDB_PREFIX : LAYOUT_ROCKSDB_PREFIX, path);
+        path = kvpath;
+    }
     ro.path = path;
     ro.count = row->count;
     ro.max_id = row->count;
     ro.order = ORDER_RANDOM;
     ro.seed = (uint64_t)o->seed;
     ro.blob_api = api == 1;
-    ro.mmap = api == 2 ? 0 : o->mmap;
+    ro.mmap = api >= API_STORE ? 0 : o->mmap;
     ro.update = o->update;
     ro.repeat = 1;
     ro.warmup = round == 0 ? o->warmup : 0;
@@ -174,8 +216,9 @@ static int measure(const struct sweep_opts *o, const char *path, int api, int64_
     ro.quiet = 1;
     char keys[PATH_MAX];
     if (o->keys_out) {
-        if (api == 2)
-            snprintf(keys, sizeof keys, "%s-%" PRId64 "-files", o->keys_out, row->size);
+        if (api >= API_STORE)
+            snprintf(keys, sizeof keys, "%s-%" PRId64 "-%s", o->keys_out, row->size,
+                     api_names[api]);
         else
             snprintf(keys, sizeof keys, "%s-%" PRId64 "-p%" PRId64 "-%s", o->keys_out,
                      row->size, page, api_names[api]);
@@ -183,16 +226,17 @@ static int measure(const struct sweep_opts *o, const char *path, int api, int64_
     }
     char what[48];
     snprintf(what, sizeof what, "timing %s, round %d", api_names[api], round + 1);
-    progress(what, row->size, api == 2 ? 0 : page);
+    progress(what, row->size, api >= API_STORE ? 0 : page);
     return run_measure(&ro, res, "sweep");
 }
 
 /* Page size p of one size: create its database (the same seed, so the
  * same bytes under the same keys for every page size). The first page
- * size also exports its database: the export is the same whatever the
- * page size it came from, so the files are timed once per size, and every
- * page size's ratio divides the same files figure (the crossovers differ
- * by the database alone, and make bench stays within its budget). */
+ * size also exports its database into every store of --stores: a store
+ * is the same whatever the page size it came from, so it is timed once
+ * per size, and every page size's ratio divides the same store figure
+ * (the crossovers differ by the database alone, and make bench stays
+ * within its budget). */
 static int sweep_build(const struct sweep_opts *o, const struct sweep_names *nm, int p,
                        const struct sweep_row *row)
 {
@@ -207,19 +251,25 @@ static int sweep_build(const struct sweep_opts *o, const struct sweep_names *nm,
     io.quiet = 1;
     progress("creating the database", row->size, o->pages[p]);
     int rc = init_create(&io, "sweep");
-    if (rc || p > 0)
-        return rc;
-    struct export_opts eo;
-    export_defaults(&eo);
-    eo.db = nm->db[p];
-    eo.dir = nm->exp;
-    eo.quiet = 1;
-    progress("exporting", row->size, 0);
-    return export_write(&eo, "sweep");
+    for (int i = 0; i < o->nstores && rc == 0 && p == 0; i++) {
+        enum sweep_store s = o->stores[i];
+        struct export_opts eo;
+        export_defaults(&eo);
+        eo.db = nm->db[p];
+        eo.dir = nm->st[s];
+        eo.kv = store_layout(s);
+        eo.quiet = 1;
+        char what[48];
+        snprintf(what, sizeof what, "exporting%s%s", s == SWEEP_STORE_FILES ? "" : " to ",
+                 s == SWEEP_STORE_FILES ? "" : sweep_store_name(s));
+        progress(what, row->size, 0);
+        rc = export_write(&eo, "sweep");
+    }
+    return rc;
 }
 
 /* The rounds of one size, interleaved: each round times every layout once
- * (the files, then SQL and the blob API per page size), starting one
+ * (the stores, then SQL and the blob API per page size), starting one
  * layout further each round. The ratios pair layouts of the same round,
  * so drift on a shared machine (other jobs, the page cache, CPU frequency)
  * hits both sides of a ratio alike instead of landing between them, as it
@@ -227,20 +277,22 @@ static int sweep_build(const struct sweep_opts *o, const struct sweep_names *nm,
 static int sweep_rounds(const struct sweep_opts *o, const struct sweep_names *nm,
                         struct sweep_row *row)
 {
-    int nl = 1 + 2 * o->npages, n = (int)o->repeat;
+    int ns = o->nstores, nl = ns + 2 * o->npages, n = (int)o->repeat;
     struct run_result *got = calloc((size_t)nl * (size_t)n, sizeof *got);
     if (!got)
         return cli_fail("sweep", "out of memory");
     int rc = 0;
     for (int r = 0; r < n && rc == 0; r++)
         for (int k = 0; k < nl && rc == 0; k++) {
-            int l = (r + k) % nl, p = (l - 1) / 2;
+            int l = (r + k) % nl, p = (l - ns) / 2;
             struct run_result *res = &got[l * n + r];
-            rc = l == 0 ? measure(o, nm->exp, 2, 0, row, r, res)
-                        : measure(o, nm->db[p], (l - 1) % 2, o->pages[p], row, r, res);
+            rc = l < ns ? measure(o, nm->st[o->stores[l]], API_STORE + (int)o->stores[l], 0,
+                                  row, r, res)
+                        : measure(o, nm->db[p], (l - ns) % 2, o->pages[p], row, r, res);
         }
     for (int l = 0; l < nl && rc == 0; l++) {
-        struct run_result *dst = l == 0 ? &row->files : &row->db[(l - 1) / 2][(l - 1) % 2];
+        struct run_result *dst = l < ns ? &row->st[o->stores[l]]
+                                        : &row->db[(l - ns) / 2][(l - ns) % 2];
         rc = sweep_rounds_merge(&got[l * n], n, dst);
         if (rc)
             rc = cli_fail("sweep", "out of memory");
@@ -254,7 +306,7 @@ static int sweep_rounds(const struct sweep_opts *o, const struct sweep_names *nm
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 {
     memset(o, 0, sizeof *o);
-    const char *sizes = "1k,4k,10k,30k,100k,300k,1M", *pages = NULL;
+    const char *sizes = "1k,4k,10k,30k,100k,300k,1M", *pages = NULL, *stores = "db,files";
     int64_t pagesize = 0;
     int csv = 0;
     o->total = 200000000;
@@ -266,6 +318,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
         CLI_INT_OPT("total", &o->total, 1, INT64_C(1) << 40),
         CLI_INT_OPT("pagesize", &pagesize, 512, 65536),
         CLI_STR_OPT("page-sizes", &pages),
+        CLI_STR_OPT("stores", &stores),
         CLI_INT_OPT("mmap", &o->mmap, 0, INT64_MAX / 2),
         CLI_INT_OPT("repeat", &o->repeat, 1, 1000),
         CLI_INT_OPT("warmup", &o->warmup, 0, 1000),
@@ -296,6 +349,14 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
     if (pages && sweep_parse_pages(pages, o->pages, SWEEP_MAX_PAGES, &o->npages,
                                    err, sizeof err) != 0)
         return cli_usage("sweep", "%s", err);
+    if (sweep_parse_stores(stores, o->stores, &o->nstores, err, sizeof err) != 0)
+        return cli_usage("sweep", "%s", err);
+    for (int i = 0; i < o->nstores; i++) {
+        enum layout_kind k = store_layout(o->stores[i]);
+        const char *missing = k == LAYOUT_MISSING ? NULL : store_kv_missing(k);
+        if (missing)
+            return cli_usage("sweep", "--stores %s: %s", sweep_store_name(o->stores[i]), missing);
+    }
     rc = parse_sizes(sizes, o->sizes, &o->nsizes);
     if (rc)
         return rc;
@@ -315,7 +376,7 @@ static int check_names(const struct sweep_opts *o)
         rc = cli_fail("sweep", "%s: %s", o->dir, strerror(errno));
     for (int i = 0; i < o->nsizes && rc == 0; i++) {
         char taken[PATH_MAX + 16];
-        if (sweep_names_make(nm, o->dir, o->sizes[i], o->pages, o->npages) != 0)
+        if (sweep_names_make(nm, o, o->sizes[i]) != 0)
             rc = cli_usage("sweep", "%s: path too long", o->dir);
         else if (sweep_names_taken(nm, taken, sizeof taken))
             rc = cli_fail("sweep", "%s already exists; sweep never overwrites "
@@ -325,16 +386,19 @@ static int check_names(const struct sweep_opts *o)
     return rc;
 }
 
-/* One size: a database per page size and the export, then the rounds
+/* One size: a database per page size and the stores, then the rounds
  * (interleaved, so every database exists at once), then each database is
  * removed (unless --keep). Returns 0/1/2; the caller removes a failed
  * size. */
 static int sweep_size(const struct sweep_opts *o, struct sweep_guard *g, struct sweep_row *row)
 {
-    /* Every database + the export, each a little over the content, plus
-     * slack for the WAL or journal of --update. */
+    /* Every database + every store, each a little over the content, plus
+     * slack for the WAL or journal of --update; RocksDB's --update logs a
+     * round's blobs before they reach a table file, so one content more. */
     double content = (double)row->count * (double)row->size;
-    int rc = sweep_check_space(o->dir, (int64_t)(1.25 * content * (1 + o->npages)) + (1 << 20));
+    double wal = o->update && sweep_has_store(o, SWEEP_STORE_ROCKSDB) ? content : 0;
+    int rc = sweep_check_space(o->dir, (int64_t)(1.25 * content * (o->nstores + o->npages) + wal)
+                                       + (1 << 20));
     for (int p = 0; p < o->npages && rc == 0; p++)
         rc = sweep_build(o, &g->nm, p, row);
     if (rc == 0)
@@ -368,7 +432,7 @@ static int run_sizes(const struct sweep_opts *o, struct sweep_row *rows, int mad
         if (row->count < MIN_COUNT)
             row->count = MIN_COUNT;
         cleanup_lock();
-        sweep_names_make(&g->nm, o->dir, row->size, o->pages, o->npages);
+        sweep_names_make(&g->nm, o, row->size);
         g->count = row->count;
         g->active = 1;
         cleanup_unlock();
@@ -409,7 +473,8 @@ int cmd_sweep(int argc, char **argv)
         if (done > 0)
             sweep_report(&o, rows, done);
         for (int i = 0; i < o.nsizes; i++) {
-            run_result_free(&rows[i].files);
+            for (int s = 0; s < SWEEP_NSTORES; s++)
+                run_result_free(&rows[i].st[s]);
             for (int p = 0; p < o.npages; p++)
                 for (int a = 0; a < 2; a++)
                     run_result_free(&rows[i].db[p][a]);

@@ -1,6 +1,6 @@
 /* sweep: blob-size sweep (kvtest sweep) and the crossover interpolation it
- * reports: the blob size at which reading separate files becomes faster
- * than reading the database. */
+ * reports: the blob size at which reading separate files (or another
+ * store of --stores) becomes faster than reading the database. */
 #ifndef KVTEST_SWEEP_H
 #define KVTEST_SWEEP_H
 #include <stddef.h>
@@ -90,6 +90,42 @@ void sweep_crossover_line_ci(const struct sweep_crossing *c, const struct sweep_
  * 512..65536, listed once. 0, or -1 with the problem in err. */
 int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
                       char *err, size_t cap);
+
+/* ---- --stores: what is timed beside the database ---- */
+
+/* The stores a sweep can compare with the database (which is always
+ * timed: its blob-API figure is every ratio's denominator), in the order
+ * the table and the report list them. */
+enum sweep_store {
+    SWEEP_STORE_FILES,     /* the flat export, one file per blob */
+    SWEEP_STORE_LMDB,
+    SWEEP_STORE_ROCKSDB,
+    SWEEP_NSTORES
+};
+
+/* "files", "lmdb", "rocksdb": the --stores spelling, the table's column
+ * and the JSON key. */
+const char *sweep_store_name(enum sweep_store s);
+
+/* Parse a --stores list ("db,files,lmdb") into out[0..*n): the stores
+ * besides db, in enum order whatever the order listed. db must be listed,
+ * with at least one store to compare it with; each name once, none empty.
+ * 0, or -1 with the problem in err. */
+int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, size_t cap);
+
+/* sweep_crossover_line_page for the crossover of store over the database:
+ * store NULL or "files" gives that line as it is; another store's name
+ * goes into the label and the text: "Crossover (lmdb): ... (lmdb faster
+ * than the database ...)", "Crossover (lmdb, page 4096): ...". */
+void sweep_crossover_line_store(const struct sweep_crossing *c, const char *store,
+                                const double *sizes, int n, long pagesize, char *buf,
+                                size_t cap);
+
+/* sweep_crossover_line_ci for a store, as above. */
+void sweep_crossover_line_store_ci(const struct sweep_crossing *c,
+                                   const struct sweep_cross_ci *ci, const char *store,
+                                   const double *sizes, int n, long pagesize, char *buf,
+                                   size_t cap);
 
 /* A size in decimal units, as users type them: 1k, 4k, 23.4k, 1M. */
 void sweep_fmt_size(char *buf, size_t cap, double v);

@@ -157,12 +157,21 @@ static void ci_text(const struct sweep_cross_ci *ci, const double *sizes, int n,
 void sweep_crossover_line_ci(const struct sweep_crossing *c, const struct sweep_cross_ci *ci,
                              const double *sizes, int n, long pagesize, char *buf, size_t cap)
 {
+    sweep_crossover_line_store_ci(c, ci, NULL, sizes, n, pagesize, buf, cap);
+}
+
+void sweep_crossover_line_store_ci(const struct sweep_crossing *c,
+                                   const struct sweep_cross_ci *ci, const char *store,
+                                   const double *sizes, int n, long pagesize, char *buf,
+                                   size_t cap)
+{
     char line[512], text[160];
-    sweep_crossover_line_page(c, sizes, n, pagesize, line, sizeof line);
-    char *paren = strchr(line, '(');
-    /* The label "(page P)" has a parenthesis too: the first one after it. */
-    if (paren && pagesize > 0)
-        paren = strchr(paren + 1, '(');
+    sweep_crossover_line_store(c, store, sizes, n, pagesize, line, sizeof line);
+    /* The label ends at the first colon and may have a parenthesis of its
+     * own ("(page P)", "(lmdb)"): the interval goes into the first one
+     * after it. */
+    char *colon = strchr(line, ':');
+    char *paren = colon ? strchr(colon, '(') : NULL;
     if (c->kind == SWEEP_BAD || !ci || n < 1 || !paren) {
         snprintf(buf, cap, "%s", line);
         return;

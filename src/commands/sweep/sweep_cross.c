@@ -1,6 +1,7 @@
-/* sweep_cross: where the ratio files/database crosses 1 (for each page
- * size), the line that reports it, and the --page-sizes list (pure
- * functions; unit-tested in tests/unit/commands/sweep/test_sweep.c). */
+/* sweep_cross: where the ratio files/database (or another store's)
+ * crosses 1 (for each page size), the line that reports it, and the
+ * --page-sizes and --stores lists (pure functions; unit-tested in
+ * tests/unit/commands/sweep/test_sweep.c). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
@@ -74,9 +75,27 @@ void sweep_crossover_line(const struct sweep_crossing *c, const double *sizes,
 void sweep_crossover_line_page(const struct sweep_crossing *c, const double *sizes,
                                int n, long pagesize, char *buf, size_t cap)
 {
-    char label[48] = "Crossover:";
-    if (pagesize > 0)
+    sweep_crossover_line_store(c, NULL, sizes, n, pagesize, buf, cap);
+}
+
+void sweep_crossover_line_store(const struct sweep_crossing *c, const char *store,
+                                const double *sizes, int n, long pagesize, char *buf,
+                                size_t cap)
+{
+    /* The files keep the labels scripts grep for ("Crossover:", "Crossover
+     * (page P):"); another store is named in its label and its text. */
+    int files = !store || strcmp(store, "files") == 0;
+    char label[80] = "Crossover:", who[32] = "files", are[40] = "files are";
+    if (!files) {
+        snprintf(who, sizeof who, "%s", store);
+        snprintf(are, sizeof are, "%s is", store);
+    }
+    if (pagesize > 0 && files)
         snprintf(label, sizeof label, "Crossover (page %ld):", pagesize);
+    else if (pagesize > 0)
+        snprintf(label, sizeof label, "Crossover (%s, page %ld):", store, pagesize);
+    else if (!files)
+        snprintf(label, sizeof label, "Crossover (%s):", store);
     char lo[32] = "?", hi[32] = "?", at[32];
     if (n >= 1) {
         sweep_fmt_size(lo, sizeof lo, sizes[0]);
@@ -93,9 +112,9 @@ void sweep_crossover_line_page(const struct sweep_crossing *c, const double *siz
         sweep_fmt_size(at, sizeof at, c->size);
         sweep_fmt_size(a, sizeof a, sizes[c->lo]);
         sweep_fmt_size(b, sizeof b, sizes[c->lo + 1]);
-        snprintf(buf, cap, "%s %s bytes (files faster than the database "
+        snprintf(buf, cap, "%s %s bytes (%s faster than the database "
                  "above this blob size; interpolated between %s and %s%s)",
-                 label, at, a, b, more);
+                 label, at, who, a, b, more);
         break;
     }
     case SWEEP_DB_WINS:
@@ -103,8 +122,8 @@ void sweep_crossover_line_page(const struct sweep_crossing *c, const double *siz
                  "faster at every size)", label, lo, hi);
         break;
     case SWEEP_FILES_WIN:
-        snprintf(buf, cap, "%s none in range %s..%s (files are already "
-                 "faster at the smallest size%s)", label, lo, hi, more);
+        snprintf(buf, cap, "%s none in range %s..%s (%s already "
+                 "faster at the smallest size%s)", label, lo, hi, are, more);
         break;
     default:
         snprintf(buf, cap, "%s unknown (no valid measurements)", label);
@@ -187,4 +206,65 @@ int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
             return 0;
         p = comma + 1;
     }
+}
+
+static const char *const store_names[SWEEP_NSTORES] = {"files", "lmdb", "rocksdb"};
+
+const char *sweep_store_name(enum sweep_store s)
+{
+    return (unsigned)s < SWEEP_NSTORES ? store_names[s] : "?";
+}
+
+int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, size_t cap)
+{
+    int seen[SWEEP_NSTORES] = {0}, db = 0;
+    *n = 0;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0) {
+            snprintf(err, cap, "invalid --stores '%s': an empty item (expected a list such "
+                     "as db,files,lmdb)", s);
+            return -1;
+        }
+        int k = -1, dup = 0;
+        if (len == 2 && strncmp(p, "db", 2) == 0) {
+            dup = db++;
+        } else {
+            for (int i = 0; i < SWEEP_NSTORES && k < 0; i++)
+                if (strlen(store_names[i]) == len && strncmp(p, store_names[i], len) == 0)
+                    k = i;
+            if (k < 0) {
+                snprintf(err, cap, "unknown store '%.*s' in --stores (expected db, files, "
+                         "lmdb or rocksdb)", (int)(len > 40 ? 40 : len), p);
+                return -1;
+            }
+            dup = seen[k]++;
+        }
+        if (dup) {
+            snprintf(err, cap, "store '%.*s' appears twice in --stores", (int)len, p);
+            return -1;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    /* Every ratio divides the database's blob-API time, and the point of
+     * a sweep is that ratio: without db, or with nothing beside it, there
+     * is no crossover to find. */
+    if (!db) {
+        snprintf(err, cap, "--stores '%s' lacks db: every other store is compared with "
+                 "the database (list db too)", s);
+        return -1;
+    }
+    for (int i = 0; i < SWEEP_NSTORES; i++)
+        if (seen[i])
+            out[(*n)++] = (enum sweep_store)i;
+    if (*n == 0) {
+        snprintf(err, cap, "--stores db has nothing to compare the database with "
+                 "(add files, lmdb or rocksdb)");
+        return -1;
+    }
+    return 0;
 }

@@ -1,11 +1,13 @@
 /* sweep_files: DIR may hold the user's own files (with --force), so sweep
  * checks up front that none of the names it will create exist, and deletes
  * only those names afterwards: the database (and the -wal/-shm/-journal
- * SQLite makes beside it; one per page size), the export's files by key, then the emptied
- * export directory and, if sweep made it, DIR itself, both with rmdir so
- * anything else stays. */
+ * SQLite makes beside it; one per page size), the export's files by key,
+ * each key-value store's files by the names its engine gives them, then
+ * the emptied export and store directories and, if sweep made it, DIR
+ * itself, all with rmdir so anything else stays. */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,23 +22,50 @@
 #include "commands/sweep/sweep_int.h"
 #include "stores/layout.h"
 
-int sweep_names_make(struct sweep_names *nm, const char *dir, int64_t size,
-                     const int64_t *pages, int npages)
+int sweep_has_store(const struct sweep_opts *o, enum sweep_store s)
 {
+    for (int i = 0; i < o->nstores; i++)
+        if (o->stores[i] == s)
+            return 1;
+    return 0;
+}
+
+int sweep_default_stores(const struct sweep_opts *o)
+{
+    return o->nstores == 1 && o->stores[0] == SWEEP_STORE_FILES;
+}
+
+int sweep_names_make(struct sweep_names *nm, const struct sweep_opts *o, int64_t size)
+{
+    const char *dir = o->dir;
+    int npages = o->npages;
     if (npages < 1 || npages > SWEEP_MAX_PAGES)
         return -1;
+    memset(nm->made, 0, sizeof nm->made);
     nm->ndb = npages;
     for (int p = 0; p < npages; p++) {
         int a = npages == 1
             ? snprintf(nm->db[p], sizeof nm->db[p], "%s/sweep-%" PRId64 ".db", dir, size)
             : snprintf(nm->db[p], sizeof nm->db[p], "%s/sweep-%" PRId64 "-p%" PRId64 ".db",
-                       dir, size, pages[p]);
+                       dir, size, o->pages[p]);
         /* Room for the -journal suffix. */
         if (a < 0 || (size_t)a + 9 >= sizeof nm->db[p])
             return -1;
     }
-    int b = snprintf(nm->exp, sizeof nm->exp, "%s/sweep-%" PRId64, dir, size);
-    return (b < 0 || (size_t)b + 8 >= sizeof nm->exp) ? -1 : 0;
+    /* The stores are named whether timed or not (the guard's message
+     * prints names), but made[] says which ones are sweep's. */
+    for (int s = 0; s < SWEEP_NSTORES; s++) {
+        int b = s == SWEEP_STORE_FILES
+            ? snprintf(nm->st[s], sizeof nm->st[s], "%s/sweep-%" PRId64, dir, size)
+            : snprintf(nm->st[s], sizeof nm->st[s], "%s/sweep-%" PRId64 ".%s", dir, size,
+                       sweep_store_name((enum sweep_store)s));
+        /* Room for a file name inside: a key (000001) in the export, an
+         * engine's name (MANIFEST-000005) in a store. */
+        if (b < 0 || (size_t)b + (s == SWEEP_STORE_FILES ? 8 : 32) >= sizeof nm->st[s])
+            return -1;
+        nm->made[s] = sweep_has_store(o, (enum sweep_store)s);
+    }
+    return 0;
 }
 
 static const char *const db_suffixes[] = {"", "-wal", "-shm", "-journal"};
@@ -89,8 +118,14 @@ int sweep_names_taken(const struct sweep_names *nm, char *buf, size_t cap)
         if (for_each_tmp(nm->db[p], buf, cap, NULL) > 0)
             return 1;
     }
-    snprintf(buf, cap, "%s", nm->exp);
-    return lstat(buf, &sb) == 0;
+    for (int s = 0; s < SWEEP_NSTORES; s++) {
+        if (!nm->made[s])
+            continue;
+        snprintf(buf, cap, "%s", nm->st[s]);
+        if (lstat(buf, &sb) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 void sweep_names_remove_db(const struct sweep_names *nm, int p, int quiet)
@@ -104,22 +139,68 @@ void sweep_names_remove_db(const struct sweep_names *nm, int p, int quiet)
     }
 }
 
+/* The file names LMDB and RocksDB make in a store's directory (RocksDB:
+ * its CURRENT/IDENTITY/LOCK, info logs, manifests, options files, table
+ * files, write-ahead logs, blob files and their temporaries). A store's
+ * directory is sweep's, but only these names are the engine's: anything
+ * else in it stays, and so does the directory. */
+static const char *const kv_names[SWEEP_NSTORES][12] = {
+    [SWEEP_STORE_LMDB] = {"data.mdb", "lock.mdb", NULL},
+    [SWEEP_STORE_ROCKSDB] = {"CURRENT", "IDENTITY", "LOCK", "LOG", "LOG.old.*", "MANIFEST-*",
+                             "OPTIONS-*", "*.sst", "*.log", "*.blob", "*.dbtmp", NULL},
+};
+
+static int kv_name(enum sweep_store s, const char *name)
+{
+    for (int i = 0; kv_names[s][i]; i++)
+        if (fnmatch(kv_names[s][i], name, FNM_PERIOD) == 0)
+            return 1;
+    return 0;
+}
+
+/* Remove the engine's files of store s, then its directory. */
+static void remove_kv(const char *dir, enum sweep_store s, int quiet)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (errno != ENOENT && !quiet)
+            cli_warn("sweep", "could not remove %s: %s", dir, strerror(errno));
+        return;
+    }
+    char p[PATH_MAX + 300];
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!kv_name(s, e->d_name) ||
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p)
+            continue;
+        if (unlink(p) != 0 && errno != ENOENT && !quiet)
+            cli_warn("sweep", "could not remove %s: %s", p, strerror(errno));
+    }
+    closedir(d);
+    if (rmdir(dir) != 0 && errno != ENOENT && !quiet)
+        cli_warn("sweep", "could not remove %s: %s", dir, strerror(errno));
+}
+
 int sweep_names_remove(const struct sweep_names *nm, int64_t count, int quiet)
 {
     char p[PATH_MAX + 16];
     for (int d = 0; d < nm->ndb; d++)
         sweep_names_remove_db(nm, d, quiet);
     struct stat sb;
-    if (lstat(nm->exp, &sb) == 0) {
+    const char *exp = nm->st[SWEEP_STORE_FILES];
+    if (nm->made[SWEEP_STORE_FILES] && lstat(exp, &sb) == 0) {
         for (int64_t k = 1; k <= count; k++) {
-            if (layout_path(p, sizeof p, nm->exp, 0, k) < 0)
+            if (layout_path(p, sizeof p, exp, 0, k) < 0)
                 continue;
             if (unlink(p) != 0 && errno != ENOENT && !quiet)
                 cli_warn("sweep", "could not remove %s: %s", p, strerror(errno));
         }
-        if (rmdir(nm->exp) != 0 && !quiet)
-            cli_warn("sweep", "could not remove %s: %s", nm->exp, strerror(errno));
+        if (rmdir(exp) != 0 && !quiet)
+            cli_warn("sweep", "could not remove %s: %s", exp, strerror(errno));
     }
+    for (int s = 0; s < SWEEP_NSTORES; s++)
+        if (s != SWEEP_STORE_FILES && nm->made[s])
+            remove_kv(nm->st[s], (enum sweep_store)s, quiet);
     return sweep_names_taken(nm, p, sizeof p);
 }
 
@@ -191,8 +272,13 @@ void sweep_guard_run(void *arg, char *msg, size_t cap)
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
+        /* The first store sweep made beside the databases: the export
+         * by default, as before --stores existed. */
+        int s = 0;
+        while (s < SWEEP_NSTORES - 1 && !g->nm.made[s])
+            s++;
         if (clean < 2)
-            snprintf(msg, cap, "could not remove all of %s and %s", g->nm.db[0], g->nm.exp);
+            snprintf(msg, cap, "could not remove all of %s and %s", g->nm.db[0], g->nm.st[s]);
     }
     if (g->made_dir)
         rmdir(g->dir);   /* only if empty: --keep'd sizes stay */

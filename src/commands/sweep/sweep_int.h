@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "commands/run/run.h"
+#include "commands/sweep/sweep.h"
 
 /* ---- what was asked and what was measured ----------------------------- */
 
@@ -24,13 +25,26 @@ struct sweep_opts {
     int64_t total, repeat, warmup, seed, mmap;
     int cold, update, keep, force, json;
     const char *keys_out;   /* test hook: PREFIX of one key file per run */
+    /* --stores without db: the stores timed beside the database, in enum
+     * order (default: the files alone, as before --stores existed). */
+    enum sweep_store stores[SWEEP_NSTORES];
+    int nstores;
 };
 
-/* One blob size. The files do not depend on the page size, so they are
- * read once per size; the database is read once per page size. */
+/* Is the store list the default (db,files)? Then every output is the one
+ * sweep printed before --stores existed, byte for byte. */
+int sweep_default_stores(const struct sweep_opts *o);
+
+/* Does the sweep time store s? */
+int sweep_has_store(const struct sweep_opts *o, enum sweep_store s);
+
+/* One blob size. The files and the other stores do not depend on the page
+ * size, so they are read once per size; the database is read once per
+ * page size. */
 struct sweep_row {
     int64_t size, count;
-    struct run_result files;
+    struct run_result st[SWEEP_NSTORES];        /* by enum sweep_store; only
+                                                   the stores of --stores */
     struct run_result db[SWEEP_MAX_PAGES][2];   /* [page][0 sql, 1 blob api] */
 };
 
@@ -46,17 +60,21 @@ void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int 
 
 /* ---- what one size creates in DIR, and its removal (sweep_files.c) ---- */
 
-/* The names one size creates: one database per page size and one export.
- * With one page size, DIR/sweep-SIZE.db as before --page-sizes existed;
- * with several, DIR/sweep-SIZE-pPAGE.db. The export is DIR/sweep-SIZE/. */
+/* The names one size creates: one database per page size and one
+ * directory per store of --stores. With one page size, DIR/sweep-SIZE.db
+ * as before --page-sizes existed; with several, DIR/sweep-SIZE-pPAGE.db.
+ * The flat export is DIR/sweep-SIZE/, the key-value stores
+ * DIR/sweep-SIZE.lmdb/ and DIR/sweep-SIZE.rocksdb/. A store the sweep does
+ * not time has no name (made 0): sweep neither checks nor touches it. */
 struct sweep_names {
-    char db[SWEEP_MAX_PAGES][PATH_MAX], exp[PATH_MAX];
+    char db[SWEEP_MAX_PAGES][PATH_MAX];
+    char st[SWEEP_NSTORES][PATH_MAX];   /* by enum sweep_store */
+    int made[SWEEP_NSTORES];
     int ndb;
 };
 
 /* 0, or -1 if the names do not fit. */
-int sweep_names_make(struct sweep_names *nm, const char *dir, int64_t size,
-                     const int64_t *pages, int npages);
+int sweep_names_make(struct sweep_names *nm, const struct sweep_opts *o, int64_t size);
 
 /* Does any name this size will create already exist? The first one found
  * goes to buf. */
@@ -67,7 +85,8 @@ int sweep_names_taken(const struct sweep_names *nm, char *buf, size_t cap);
 void sweep_names_remove_db(const struct sweep_names *nm, int p, int quiet);
 
 /* Remove what one size created: every database as above, the export's
- * files by key, then its directory (rmdir, so anything else stays).
+ * files by key, each key-value store's files by the names its engine
+ * gives them, then their directories (rmdir, so anything else stays).
  * quiet: no warnings. Returns 1 if something of it is still there
  * afterwards. */
 int sweep_names_remove(const struct sweep_names *nm, int64_t count, int quiet);

@@ -1,8 +1,12 @@
-/* sweep_out: the sweep's table or JSON object, and a crossover per page
- * size. With one page size the output is the one sweep printed before
- * --page-sizes existed (scripts read its "Crossover:" line and its JSON
- * "rows" and "crossover"); several page sizes add a page column, one
- * "Crossover (page P):" line each, and a "pages" array in the JSON. */
+/* sweep_out: the sweep's table or JSON object, and a crossover per store
+ * and page size. With one page size and the default stores the output is
+ * the one sweep printed before --page-sizes existed (scripts read its
+ * "Crossover:" line and its JSON "rows" and "crossover"); several page
+ * sizes add a page column, one "Crossover (page P):" line each, and a
+ * "pages" array in the JSON. Other --stores add two columns per store, a
+ * "Crossover (STORE):" line each, the store's figures in every JSON row
+ * and a "crossovers" object keyed by store; the default stores add
+ * nothing, so that output stays what it was byte for byte. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,16 +20,17 @@
 
 #define LINE_CAP 512
 
-/* What the report derives from the rows: per page size p, the ratios
- * files / blob API (ratio[p * n + i]) and the crossover with its line. */
+/* What the report derives from the rows: per store (by enum sweep_store;
+ * only those of --stores are filled) and page size p, the ratios store /
+ * blob API (ratio[s][p * n + i]) and the crossover with its line. */
 struct sweep_calc {
     int n;
     double sizes[SWEEP_MAX_SIZES];
-    double ratio[SWEEP_MAX_PAGES * SWEEP_MAX_SIZES];
-    struct sweep_crossing cross[SWEEP_MAX_PAGES];
-    struct sweep_cross_ci ci[SWEEP_MAX_PAGES];
-    int ci_ok[SWEEP_MAX_PAGES];   /* the bootstrap ran (0: bad input or memory) */
-    char line[SWEEP_MAX_PAGES][LINE_CAP];
+    double ratio[SWEEP_NSTORES][SWEEP_MAX_PAGES * SWEEP_MAX_SIZES];
+    struct sweep_crossing cross[SWEEP_NSTORES][SWEEP_MAX_PAGES];
+    struct sweep_cross_ci ci[SWEEP_NSTORES][SWEEP_MAX_PAGES];
+    int ci_ok[SWEEP_NSTORES][SWEEP_MAX_PAGES];   /* the bootstrap ran (0: bad input or memory) */
+    char line[SWEEP_NSTORES][SWEEP_MAX_PAGES][LINE_CAP];
 };
 
 static const char *cross_kind(enum sweep_cross_kind k)
@@ -52,17 +57,28 @@ static cJSON *result_json(const struct run_result *r)
     return o;
 }
 
-static cJSON *row_json(const struct sweep_row *row, int p, double ratio)
+/* Row i of page size p: the database's figures, then per store its
+ * figures and its ratios over the blob API and over SQL ("files",
+ * "ratio_files_blob", "ratio_files_sql"; "lmdb", "ratio_lmdb_blob", ...). */
+static cJSON *row_json(const struct sweep_opts *o, const struct sweep_row *row, int p, int i,
+                       const struct sweep_calc *k)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddNumberToObject(r, "size", (double)row->size);
     cJSON_AddNumberToObject(r, "count", (double)row->count);
     cJSON_AddItemToObject(r, "sql", result_json(&row->db[p][0]));
     cJSON_AddItemToObject(r, "blob", result_json(&row->db[p][1]));
-    cJSON_AddItemToObject(r, "files", result_json(&row->files));
-    cJSON_AddNumberToObject(r, "ratio_files_blob", ratio);
     double sq = row->db[p][0].us_per_blob;
-    cJSON_AddNumberToObject(r, "ratio_files_sql", sq > 0 ? row->files.us_per_blob / sq : 0.0);
+    for (int j = 0; j < o->nstores; j++) {
+        enum sweep_store s = o->stores[j];
+        const char *name = sweep_store_name(s);
+        char key[48];
+        cJSON_AddItemToObject(r, name, result_json(&row->st[s]));
+        snprintf(key, sizeof key, "ratio_%s_blob", name);
+        cJSON_AddNumberToObject(r, key, k->ratio[s][p * k->n + i]);
+        snprintf(key, sizeof key, "ratio_%s_sql", name);
+        cJSON_AddNumberToObject(r, key, sq > 0 ? row->st[s].us_per_blob / sq : 0.0);
+    }
     return r;
 }
 
@@ -125,10 +141,37 @@ static void options_json(cJSON *j, const struct sweep_opts *o)
     cJSON_AddBoolToObject(op, "update", o->update);
     cJSON_AddBoolToObject(op, "keep", o->keep);
     cJSON_AddStringToObject(op, "order", "random");
+    if (!sweep_default_stores(o)) {
+        cJSON *st = cJSON_AddArrayToObject(op, "stores");
+        cJSON_AddItemToArray(st, cJSON_CreateString("db"));
+        for (int i = 0; i < o->nstores; i++)
+            cJSON_AddItemToArray(st, cJSON_CreateString(sweep_store_name(o->stores[i])));
+    }
 }
 
-/* "rows" and "crossover" are those of the first (smallest) page size, as
- * before; "pages" has every page size. */
+/* Page size p's crossovers: "crossover" is the files' (when timed), as
+ * before --stores; "crossovers" has every store's, keyed by its name
+ * (only with other stores than the default). */
+static void crossovers_json(cJSON *j, const struct sweep_opts *o, const struct sweep_calc *k,
+                            int p)
+{
+    const int f = SWEEP_STORE_FILES;
+    if (sweep_has_store(o, SWEEP_STORE_FILES))
+        cJSON_AddItemToObject(j, "crossover", cross_json(&k->cross[f][p], k->line[f][p],
+                                                         &k->ci[f][p], k->ci_ok[f][p]));
+    if (sweep_default_stores(o))
+        return;
+    cJSON *all = cJSON_AddObjectToObject(j, "crossovers");
+    for (int i = 0; i < o->nstores; i++) {
+        enum sweep_store s = o->stores[i];
+        cJSON_AddItemToObject(all, sweep_store_name(s),
+                              cross_json(&k->cross[s][p], k->line[s][p], &k->ci[s][p],
+                                         k->ci_ok[s][p]));
+    }
+}
+
+/* "rows" and the crossovers are those of the first (smallest) page size,
+ * as before; "pages" has every page size. */
 static void report_json(const struct sweep_opts *o, const struct sweep_row *rows,
                         const struct sweep_calc *k)
 {
@@ -136,26 +179,39 @@ static void report_json(const struct sweep_opts *o, const struct sweep_row *rows
     options_json(j, o);
     cJSON *arr = cJSON_AddArrayToObject(j, "rows");
     for (int i = 0; i < k->n; i++)
-        cJSON_AddItemToArray(arr, row_json(&rows[i], 0, k->ratio[i]));
-    cJSON_AddItemToObject(j, "crossover", cross_json(&k->cross[0], k->line[0], &k->ci[0], k->ci_ok[0]));
-    cJSON_AddBoolToObject(j, "files_measured_once", 1);
+        cJSON_AddItemToArray(arr, row_json(o, &rows[i], 0, i, k));
+    crossovers_json(j, o, k, 0);
+    if (sweep_has_store(o, SWEEP_STORE_FILES))
+        cJSON_AddBoolToObject(j, "files_measured_once", 1);
+    if (!sweep_default_stores(o))
+        cJSON_AddBoolToObject(j, "stores_measured_once", 1);
     cJSON *pages = cJSON_AddArrayToObject(j, "pages");
     for (int p = 0; p < o->npages; p++) {
         cJSON *pj = cJSON_CreateObject();
         cJSON_AddNumberToObject(pj, "pagesize", (double)o->pages[p]);
         cJSON *pr = cJSON_AddArrayToObject(pj, "rows");
         for (int i = 0; i < k->n; i++)
-            cJSON_AddItemToArray(pr, row_json(&rows[i], p, k->ratio[p * k->n + i]));
-        cJSON_AddItemToObject(pj, "crossover", cross_json(&k->cross[p], k->line[p], &k->ci[p], k->ci_ok[p]));
+            cJSON_AddItemToArray(pr, row_json(o, &rows[i], p, i, k));
+        crossovers_json(pj, o, k, p);
         cJSON_AddItemToArray(pages, pj);
     }
     cJSON_AddBoolToObject(j, "complete", k->n == o->nsizes);
     report_json_print(j);
 }
 
+/* The stores of --stores as the text names them: "files, lmdb". */
+static void store_list(const struct sweep_opts *o, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < o->nstores && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+                                sweep_store_name(o->stores[i]));
+}
+
 static void text_header(const struct sweep_opts *o)
 {
-    char tot[32], pages[160] = "", mm[48] = "";
+    char tot[32], pages[160] = "", mm[48] = "", stores[64] = "", names[48];
     sweep_fmt_size(tot, sizeof tot, (double)o->total);
     size_t len = 0;
     for (int p = 0; p < o->npages && len < sizeof pages; p++)
@@ -163,13 +219,47 @@ static void text_header(const struct sweep_opts *o)
                                 p ? ", " : "", o->pages[p]);
     if (o->mmap)
         snprintf(mm, sizeof mm, ", mmap %" PRId64, o->mmap);
-    printf("Sweep of %s: %s bytes per size, page size%s %s%s, random %s of "
+    store_list(o, names, sizeof names);
+    if (!sweep_default_stores(o))
+        snprintf(stores, sizeof stores, ", stores db, %s", names);
+    printf("Sweep of %s: %s bytes per size, page size%s %s%s%s, random %s of "
            "every key, %" PRId64 " warm-up + %" PRId64 " measured run%s%s\n",
-           o->dir, tot, o->npages > 1 ? "s" : "", pages, mm, o->update ? "writes" : "reads",
-           o->warmup, o->repeat, o->repeat > 1 ? "s (medians)" : "", o->cold ? ", cold cache" : "");
-    if (o->npages > 1)
+           o->dir, tot, o->npages > 1 ? "s" : "", pages, mm, stores,
+           o->update ? "writes" : "reads", o->warmup, o->repeat,
+           o->repeat > 1 ? "s (medians)" : "", o->cold ? ", cold cache" : "");
+    if (o->npages > 1 && sweep_default_stores(o))
         printf("The files do not depend on the page size: they are timed once per "
                "size, and each page size's ratio divides that figure.\n");
+    else if (o->npages > 1 && o->nstores == 1)
+        printf("%s does not depend on the page size: it is timed once per size, and "
+               "each page size's ratio divides that figure.\n", names);
+    else if (o->npages > 1)
+        printf("The stores %s do not depend on the page size: each is timed once per "
+               "size, and each page size's ratio divides its own figure.\n", names);
+}
+
+/* Column widths: a store's "NAME us/blob" and "NAME/blob" headers, at
+ * least as wide as the files' columns always were (13 and 11). */
+static int col_width(const char *name, const char *suffix, int least)
+{
+    int w = (int)(strlen(name) + strlen(suffix));
+    return w > least ? w : least;
+}
+
+static void table_head(const struct sweep_opts *o)
+{
+    int many = o->npages > 1;
+    printf("%8s %9s %*s%13s %13s", "size", "count", many ? 6 : 0, many ? "page " : "",
+           "sql us/blob", "blob us/blob");
+    for (int j = 0; j < o->nstores; j++) {
+        const char *name = sweep_store_name(o->stores[j]);
+        char us[48], ratio[48];
+        snprintf(us, sizeof us, "%s us/blob", name);
+        snprintf(ratio, sizeof ratio, "%s/blob", name);
+        printf(" %*s %*s", col_width(name, " us/blob", 13), us,
+               col_width(name, "/blob", 11), ratio);
+    }
+    printf("\n");
 }
 
 static void report_text(const struct sweep_opts *o, const struct sweep_row *rows,
@@ -177,8 +267,7 @@ static void report_text(const struct sweep_opts *o, const struct sweep_row *rows
 {
     int many = o->npages > 1;
     text_header(o);
-    printf("%8s %9s %*s%13s %13s %13s %11s\n", "size", "count", many ? 6 : 0,
-           many ? "page " : "", "sql us/blob", "blob us/blob", "files us/blob", "files/blob");
+    table_head(o);
     for (int i = 0; i < k->n; i++) {
         char s[32];
         sweep_fmt_size(s, sizeof s, (double)rows[i].size);
@@ -186,15 +275,23 @@ static void report_text(const struct sweep_opts *o, const struct sweep_row *rows
             char page[16] = "";
             if (many)
                 snprintf(page, sizeof page, "%5" PRId64 " ", o->pages[p]);
-            printf("%8s %9" PRId64 " %s%13.2f %13.2f %13.2f %11.3f\n", s, rows[i].count, page,
-                   rows[i].db[p][0].us_per_blob, rows[i].db[p][1].us_per_blob,
-                   rows[i].files.us_per_blob, k->ratio[p * k->n + i]);
+            printf("%8s %9" PRId64 " %s%13.2f %13.2f", s, rows[i].count, page,
+                   rows[i].db[p][0].us_per_blob, rows[i].db[p][1].us_per_blob);
+            for (int j = 0; j < o->nstores; j++) {
+                enum sweep_store st = o->stores[j];
+                const char *name = sweep_store_name(st);
+                printf(" %*.2f %*.3f", col_width(name, " us/blob", 13),
+                       rows[i].st[st].us_per_blob, col_width(name, "/blob", 11),
+                       k->ratio[st][p * k->n + i]);
+            }
+            printf("\n");
         }
     }
     if (o->cold) {
         int eff = 1;
         for (int i = 0; i < k->n; i++) {
-            eff &= rows[i].files.cold_effective;
+            for (int j = 0; j < o->nstores; j++)
+                eff &= rows[i].st[o->stores[j]].cold_effective;
             for (int p = 0; p < o->npages; p++)
                 eff &= rows[i].db[p][0].cold_effective & rows[i].db[p][1].cold_effective;
         }
@@ -202,9 +299,39 @@ static void report_text(const struct sweep_opts *o, const struct sweep_row *rows
             printf("Note: page-cache eviction did not fully take hold on this "
                    "filesystem; these runs were not fully cold\n");
     }
-    for (int p = 0; p < o->npages; p++)
-        printf("%s\n", k->line[p]);
+    for (int j = 0; j < o->nstores; j++)
+        for (int p = 0; p < o->npages; p++)
+            printf("%s\n", k->line[o->stores[j]][p]);
     printf("Command: %s\n", cli_cmdline());
+}
+
+/* Store s over the blob API at every done size and page size: ratios,
+ * crossovers, bootstrap intervals and lines into k. */
+static void calc_store(const struct sweep_opts *o, const struct sweep_row *rows, int done,
+                       enum sweep_store s, struct sweep_calc *k)
+{
+    double st[SWEEP_MAX_SIZES], db[SWEEP_MAX_PAGES * SWEEP_MAX_SIZES];
+    for (int i = 0; i < done; i++) {
+        st[i] = rows[i].st[s].us_per_blob;
+        for (int p = 0; p < o->npages; p++)
+            db[p * done + i] = rows[i].db[p][1].us_per_blob;
+    }
+    sweep_crossover_pages(k->sizes, st, db, done, o->npages, k->ratio[s], k->cross[s]);
+    for (int p = 0; p < o->npages; p++) {
+        struct sweep_rounds fr[SWEEP_MAX_SIZES], dr[SWEEP_MAX_SIZES];
+        for (int i = 0; i < done; i++) {
+            fr[i] = (struct sweep_rounds){rows[i].st[s].us_runs, rows[i].st[s].nruns};
+            dr[i] = (struct sweep_rounds){rows[i].db[p][1].us_runs, rows[i].db[p][1].nruns};
+        }
+        /* The same resamples (seed) for every store: their intervals
+         * differ by their rounds alone. */
+        k->ci_ok[s][p] = sweep_crossover_boot(k->sizes, done, fr, dr, SWEEP_BOOT_RESAMPLES,
+                                              SWEEP_BOOT_SEED, &k->ci[s][p]) == 0;
+        sweep_crossover_line_store_ci(&k->cross[s][p], k->ci_ok[s][p] ? &k->ci[s][p] : NULL,
+                                      sweep_store_name(s), k->sizes, done,
+                                      o->npages > 1 ? (long)o->pages[p] : 0, k->line[s][p],
+                                      LINE_CAP);
+    }
 }
 
 void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int done)
@@ -215,25 +342,10 @@ void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int 
         return;
     }
     k->n = done;
-    double files[SWEEP_MAX_SIZES], db[SWEEP_MAX_PAGES * SWEEP_MAX_SIZES];
-    for (int i = 0; i < done; i++) {
+    for (int i = 0; i < done; i++)
         k->sizes[i] = (double)rows[i].size;
-        files[i] = rows[i].files.us_per_blob;
-        for (int p = 0; p < o->npages; p++)
-            db[p * done + i] = rows[i].db[p][1].us_per_blob;
-    }
-    sweep_crossover_pages(k->sizes, files, db, done, o->npages, k->ratio, k->cross);
-    for (int p = 0; p < o->npages; p++) {
-        struct sweep_rounds fr[SWEEP_MAX_SIZES], dr[SWEEP_MAX_SIZES];
-        for (int i = 0; i < done; i++) {
-            fr[i] = (struct sweep_rounds){rows[i].files.us_runs, rows[i].files.nruns};
-            dr[i] = (struct sweep_rounds){rows[i].db[p][1].us_runs, rows[i].db[p][1].nruns};
-        }
-        k->ci_ok[p] = sweep_crossover_boot(k->sizes, done, fr, dr, SWEEP_BOOT_RESAMPLES,
-                                           SWEEP_BOOT_SEED, &k->ci[p]) == 0;
-        sweep_crossover_line_ci(&k->cross[p], k->ci_ok[p] ? &k->ci[p] : NULL, k->sizes, done,
-                                o->npages > 1 ? (long)o->pages[p] : 0, k->line[p], LINE_CAP);
-    }
+    for (int j = 0; j < o->nstores; j++)
+        calc_store(o, rows, done, o->stores[j], k);
     if (o->json)
         report_json(o, rows, k);
     else
