@@ -135,6 +135,12 @@ build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
 
+# An HTTP server of known capacity (W slots x fixed service time) that
+# tests/cli/capacity.bats checks the capacity search against.
+build/fixedcap: scripts/tools/fixedcap.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $< -lhttp_parser -lpthread
+
 # The CI performance check's test build (make inject): the release flags
 # plus -DKVTEST_INJECT, which compiles in measure/inject.c's deliberate
 # slowdown of one path (KVTEST_INJECT=PATH:ns:N or PATH:iter:N) for
@@ -198,14 +204,14 @@ build/man/%.1: src/doc/%.1.scd
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
 	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
-	    $(MANPAGES)
+	    build/fixedcap $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
 mutants: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) build/ratioci
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) build/ratioci build/fixedcap
 	bash scripts/dev/mutants.sh scripts/dev/mutants.txt
 
 bench: deps

@@ -125,6 +125,8 @@ static void vu_answered(struct load_vu *v, uint64_t t1)
     const struct load_req *q = load_vu_head(v);
     uint64_t t0 = w->rated ? q->t_sched : q->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
     hist_record(w->c.h[q->kind], lat);
+    if (w->c.sent)
+        hist_record(w->c.sent, t1 > q->t_sent ? t1 - q->t_sent : 0);
     char why[256];
     why[0] = '\0';   /* a string for vu_finish, without zeroing 256 bytes per answer */
     enum load_fail f;

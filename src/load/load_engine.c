@@ -31,6 +31,8 @@ void load_counts_add(struct load_counts *dst, const struct load_counts *src)
     }
     if (dst->tl && src->tl)
         timeline_merge(dst->tl, src->tl);
+    if (dst->sent && src->sent)
+        hist_merge(dst->sent, src->sent);
     dst->tasks_ok += src->tasks_ok;
     dst->tasks_failed += src->tasks_failed;
     for (int e = 0; e < src->nerr; e++) {
@@ -73,6 +75,8 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
         if (!(w->c.h[r] = hist_new()))
             return -1;
     if (o->timeline_ns && !(w->c.tl = calloc(1, sizeof(*w->c.tl))))
+        return -1;
+    if (o->rate > 0 && !(w->c.sent = hist_new()))
         return -1;
     w->vus = calloc((size_t)w->nvu, sizeof(*w->vus));
     w->rbuf = malloc(LOAD_RBUF);
@@ -117,6 +121,7 @@ static void worker_cleanup(struct load_worker *w)
     if (w->c.tl)
         timeline_free(w->c.tl);
     free(w->c.tl);
+    hist_free(w->c.sent);
 }
 
 static void poll_progress(const struct load_shared *s, const struct load_worker *w, int64_t nw,

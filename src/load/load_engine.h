@@ -52,6 +52,11 @@ struct load_counts {
     struct load_err err[LOAD_NERR_KEEP];
     int nerr;
     struct timeline *tl;       /* per interval, all kinds (--timeline); or NULL */
+    /* --rate: latency from each request's actual send, all kinds (the
+     * service's part of it; the rest is the wait to be sent). Allocated by
+     * the caller of load_engine_run in the totals when it wants it; the
+     * workers keep their own whenever the rate is set. */
+    struct hist *sent;
 };
 
 /* Set by the first SIGINT/SIGTERM: connections stop starting requests, the

@@ -26,6 +26,7 @@
 #include "measure/clock.h"
 #include "measure/hist_spectrum.h"
 #include "measure/report.h"
+#include "shortener/cli/load_capacity.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/mix/mix.h"
 #include "shortener/mix/mix_keys.h"
@@ -96,6 +97,29 @@ const char help_shortener_load[] =
     "                     as HdrHistogram's percentile distribution (as wrk2 -L\n"
     "                     prints it, in ms), for HdrHistogram's plotter\n"
     "\n"
+    "Capacity: the highest constant rate that meets a latency objective.\n"
+    "  --slo LIST         bounds as p99=5ms[,p999=20ms] (percentiles p50, p90, p95,\n"
+    "                     p99, p999, p9999; a unit us, ms or s is required). Runs\n"
+    "                     constant-rate steps (as --rate, latency corrected for\n"
+    "                     coordinated omission): doubling from --rate-start until a\n"
+    "                     step breaks a bound or fails a request, then bisection\n"
+    "                     until the last pass and the first fail are within 2%.\n"
+    "                     A step judges a percentile q from 20/(1-q) samples at\n"
+    "                     least (2000 for p99, 20000 for p99.9), so it lasts\n"
+    "                     max(--step-time, samples/rate); a step within 10% of a\n"
+    "                     bound is run again (3 at most, the majority decides).\n"
+    "                     One line per step on stderr; the answer is the midpoint\n"
+    "                     of the last pass and the first fail, with the interval\n"
+    "                     from the highest rate below which every step passed to\n"
+    "                     the lowest at and above which every step failed. A step\n"
+    "                     that met the bounds but could not be sent at its rate\n"
+    "                     ends the search: the generator's limit (exit 1). Not with\n"
+    "                     --rate, --walk, --duration, --tasks, --timeline,\n"
+    "                     --latency-spectrum\n"
+    "  --rate-start R     the first step, requests/s (default 100)\n"
+    "  --rate-max R       never step above R; if R passes the answer is \"at least R\"\n"
+    "  --step-time D      shortest step (default 2s)\n"
+    "\n"
     "Any HTTP server:\n"
     "  --scenario get     instead of the shortener's mix (--scenario shortener, the\n"
     "                     default), GET the --path paths in turn; any 2xx or 3xx\n"
@@ -159,6 +183,8 @@ struct load_args {
     FILE *timeline;            /* opened before the run, so a bad path costs no run */
     const char *spectrum_path;
     FILE *spectrum;            /* --latency-spectrum, opened before the run too */
+    const char *slo_s, *step_s;   /* --slo, --step-time */
+    struct load_search_opts search;   /* --slo given: search.slo.n > 0 */
 };
 
 /* The options only the shortener's mix reads must not come with another
@@ -241,6 +267,43 @@ static int check_timeline(struct load_opts *o, struct load_args *a)
     return 0;
 }
 
+/* --slo: a search of constant-rate steps, so nothing that fixes the rate,
+ * the length or the count of one run, and nothing that describes one run
+ * alone. Checked before any request is sent. 0 or the usage error's
+ * status. */
+static int check_search(struct load_opts *o, struct load_args *a)
+{
+    struct load_search_opts *so = &a->search;
+    if (!a->slo_s) {
+        if (so->rate_max > 0 || so->rate_start > 0 || a->step_s)
+            return cli_usage(CMD, "--%s needs --slo", so->rate_max > 0 ? "rate-max"
+                             : so->rate_start > 0 ? "rate-start" : "step-time");
+        return 0;
+    }
+    char err[256];
+    if (load_slo_parse(a->slo_s, &so->slo, err, sizeof err) != 0)
+        return cli_usage(CMD, "%s", err);
+    const char *other = o->rate > 0 ? "rate" : a->mix.walk > 0 ? "walk"
+                        : a->duration_s ? "duration" : o->tasks > 0 ? "tasks"
+                        : a->timeline_path ? "timeline" : a->spectrum_path ? "latency-spectrum"
+                        : NULL;
+    if (other)
+        return cli_usage(CMD, "--slo searches over constant-rate steps of its own: not with "
+                         "--%s", other);
+    if (so->rate_start == 0)
+        so->rate_start = 100;
+    if (so->rate_max > 0 && so->rate_max < so->rate_start)
+        return cli_usage(CMD, "--rate-max %g is below the first step (--rate-start %g)",
+                         so->rate_max, so->rate_start);
+    so->min_secs = 2;
+    if (a->step_s && (units_parse_duration(a->step_s, &so->min_secs) != 0 ||
+                      so->min_secs < 0.1 || so->min_secs > 3600))
+        return cli_usage(CMD, "invalid --step-time '%s' (100ms to 1h)", a->step_s);
+    /* The mix runs in duration mode: each step is a steady mix. */
+    o->duration = so->min_secs;
+    return 0;
+}
+
 /* Options that depend on each other; 0 or the usage error's status. */
 static int check_opts(struct load_opts *o, struct load_args *a)
 {
@@ -254,7 +317,9 @@ static int check_opts(struct load_opts *o, struct load_args *a)
             return cli_usage(CMD, "invalid --duration '%s' (seconds, or with ms/s/m/h)",
                              a->duration_s);
     }
-    int rc = check_scenario(a);
+    int rc = check_search(o, a);
+    if (rc == 0)
+        rc = check_scenario(a);
     if (rc == 0 && a->scenario == SCENARIO_SHORTENER && a->mix.walk > 0)
         rc = check_walk(o, a);
     if (o->tasks == 0)
@@ -376,7 +441,8 @@ static int run_mix(const struct load_opts *o, const struct load_args *a)
     if (rc == 0 && mix_scenario_init(&sc, m, o->url, &keys, &pick) != 0)
         rc = cli_fail(CMD, "out of memory");
     else if (rc == 0) {
-        rc = run_and_report(&ow, &sc, a);
+        rc = a->search.slo.n ? load_capacity_run(&ow, &sc, &a->search)
+                             : run_and_report(&ow, &sc, a);
         mix_scenario_free(&sc);
     }
     mix_keys_free(&keys);
@@ -392,7 +458,7 @@ static int run_get(const struct load_opts *o, const struct load_args *a)
         return cli_usage(CMD, "%s", err);
     int rc = raise_fd_limit(o);
     if (rc == 0)
-        rc = run_and_report(o, &sc, a);
+        rc = a->search.slo.n ? load_capacity_run(o, &sc, &a->search) : run_and_report(o, &sc, a);
     scenario_get_free(&sc);
     return rc;
 }
@@ -462,6 +528,10 @@ int shortener_load(int argc, char **argv)
         CLI_STR_OPT("path", &path_row),
         CLI_FLAG_OPT("csv", &csv),
         CLI_PATH_OPT("latency-spectrum", &a.spectrum_path),
+        CLI_STR_OPT("slo", &a.slo_s),
+        CLI_DOUBLE_OPT("rate-max", &a.search.rate_max, 0.001, 1e9),
+        CLI_DOUBLE_OPT("rate-start", &a.search.rate_start, 0.001, 1e9),
+        CLI_STR_OPT("step-time", &a.step_s),
     };
     char **rest = calloc((size_t)argc + 1, sizeof(*rest));
     if (!rest)
