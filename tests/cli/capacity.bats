@@ -126,3 +126,20 @@ search_known() {
     run "$KVTEST" shortener load "$u" --scenario get --path / --tasks 1 --json
     [ "$status" -eq 0 ]
 }
+
+@test "capacity: kvtest compare reads the capacities of two searches" {
+    start_fixedcap 2 5000
+    for side in old new; do
+        run "$KVTEST" shortener load "$FC_URL" --scenario get --path / --slo p90=25ms \
+            --rate-start 100 --rate-max 150 --step-time 1s --json
+        [ "$status" -eq 0 ]
+        grep '^{' <<<"$output" >"$D/$side.json"
+    done
+    run "$KVTEST" compare "$D/old.json" "$D/new.json" --json
+    [ "$status" -eq 0 ]
+    jq -e '[.rows[] | select(.measurement == "load capacity p90<=25000us c=30")
+            | {metric, o: .old.median, n: .new.median}]
+           == [{"metric": "capacity", "o": 150, "n": 150},
+               {"metric": "capacity low end", "o": (.rows[1].old.median), "n": (.rows[1].new.median)}]
+           and .rows[1].old.median > 140 and .rows[1].old.median < 150' <<<"$output"
+}

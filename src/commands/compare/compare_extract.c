@@ -155,6 +155,41 @@ static int extract_bench(struct compare_side *s, const cJSON *obj, char *err, si
     return 0;
 }
 
+/* kvtest shortener load --slo: one sample of the capacity found, and of
+ * its interval's ends, per search. The objective defines the measurement
+ * (a capacity at p99 <= 5 ms says nothing of one at 10 ms). A search that
+ * found no capacity (the generator's limit, the first step failing)
+ * gives no sample. */
+static int extract_capacity(struct compare_side *s, const cJSON *obj, const cJSON *o,
+                            const cJSON *r)
+{
+    struct compare_key k;
+    compare_key_init(&k, "load capacity");
+    const cJSON *b = compare_j(obj, "bench");
+    if (compare_jstr(b, "experiment"))
+        compare_key_word(&k, "%s", compare_jstr(b, "experiment"));
+    if (compare_jstr(b, "config"))
+        compare_key_word(&k, "%s", compare_jstr(b, "config"));
+    const cJSON *slo;
+    cJSON_ArrayForEach(slo, compare_j(o, "slo"))
+        compare_key_word(&k, "%s<=%gus", compare_jstr(slo, "percentile") ?
+                         compare_jstr(slo, "percentile") : "?", compare_jnum(slo, "bound_us", 0));
+    compare_key_word(&k, "c=%g", compare_jnum(o, "connections", 0));
+    compare_key_num(&k, "workers", compare_jnum(o, "workers", -1), 0);
+    const cJSON *c = compare_j(r, "capacity");
+    const char *outcome = compare_jstr(c, "outcome");
+    if (!outcome || (strcmp(outcome, "found") != 0 && strcmp(outcome, "at_rate_max") != 0))
+        return 0;
+    struct compare_group *g = compare_side_group(s, &k);
+    if (!g)
+        return -2;
+    ADD(g, "capacity", "1/s", 1, compare_jnum(c, "rate_per_s", 0));
+    ADD(g, "capacity low end", "1/s", 1, compare_jnum(c, "lo_per_s", 0));
+    if (cJSON_IsNumber(compare_j(c, "hi_per_s")))
+        ADD(g, "capacity high end", "1/s", 1, compare_jnum(c, "hi_per_s", 0));
+    return 0;
+}
+
 /* kvtest shortener load: one sample of requests/s per object, and of the
  * latency percentiles of each request kind that ran. */
 static int extract_load(struct compare_side *s, const cJSON *obj, char *err, size_t cap)
@@ -164,6 +199,8 @@ static int extract_load(struct compare_side *s, const cJSON *obj, char *err, siz
         snprintf(err, cap, "shortener load without options or result");
         return -1;
     }
+    if (compare_jstr(o, "mode") && strcmp(compare_jstr(o, "mode"), "capacity") == 0)
+        return extract_capacity(s, obj, o, r);
     struct compare_key k;
     compare_key_init(&k, "load");
     /* A load's configuration lives only in the bench record: plain words. */
