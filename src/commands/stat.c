@@ -365,7 +365,7 @@ int cmd_stat(int argc, char **argv)
     case LAYOUT_LMDB:
     case LAYOUT_ROCKSDB:
         if (vacuum)
-            return cli_usage("stat", "--vacuum applies to a database, and %s is an %s store",
+            return cli_usage("stat", "--vacuum applies to a database, not to %s (%s)",
                              path, layout_kind_name(k));
         if (store_kv_missing(k))
             return cli_usage("stat", "%s: %s", path, store_kv_missing(k));

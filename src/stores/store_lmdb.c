@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
@@ -35,8 +36,14 @@ struct env_slot {
 static struct env_slot slots[LMDB_SLOTS];
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* LMDB turns a short write into EIO ("short write, filesystem full?" in
+ * mdb_page_flush), and a full filesystem is what causes one: say so when
+ * dir's filesystem has no space left, rather than blame the device. */
 static void say(char *err, int errlen, const char *dir, const char *what, int rc)
 {
+    struct statvfs fs;
+    if (rc == EIO && statvfs(dir, &fs) == 0 && fs.f_bavail == 0)
+        rc = ENOSPC;
     snprintf(err, (size_t)errlen, "%s: %s%s%s", dir, what, *what ? ": " : "", mdb_strerror(rc));
 }
 

@@ -74,7 +74,7 @@ static int check_source(const struct export_opts *o, const char *cmd)
         if (!o->dir[0])
             return cli_usage(cmd, "no directory after %s:", layout_kind_name(o->kv));
         if (o->tree || o->force)
-            return cli_usage(cmd, "%s applies to files, not to an %s store",
+            return cli_usage(cmd, "%s applies to files, not to the %s store",
                              o->tree ? "--tree" : "--force", layout_kind_name(o->kv));
     }
     char why[600];

@@ -14,6 +14,29 @@
 #include "stores/db_scan.h"
 #include "stores/store_kv.h"
 
+/* An engine's message into r->err, naming the store as the user will look
+ * for it: DIR, not the directory it is built in (as a file export names
+ * DIR/file). A message that names no directory gets DIR in front. */
+static void kv_fail(struct export_run *r, const char *msg)
+{
+    const char *build = r->build, *dir = r->o->dir, *hit = strstr(msg, build);
+    size_t cap = sizeof r->err, n = 0, bl = strlen(build);
+    if (!hit || !bl) {
+        snprintf(r->err, cap, "%s: %s", dir, msg);
+        return;
+    }
+    for (const char *p = msg; *p && n + 1 < cap;) {
+        if (strncmp(p, build, bl) == 0) {
+            for (const char *d = dir; *d && n + 1 < cap; d++)
+                r->err[n++] = *d;
+            p += bl;
+        } else {
+            r->err[n++] = *p++;
+        }
+    }
+    r->err[n] = '\0';
+}
+
 int export_kv_run(struct export_run *r, const char *cmd)
 {
     const struct export_opts *o = r->o;
@@ -28,7 +51,7 @@ int export_kv_run(struct export_run *r, const char *cmd)
     int64_t bytes = stat(o->db, &st) == 0 ? (int64_t)st.st_size : 0;
     struct store_kv_writer *w;
     if (store_kv_create(&w, o->kv, r->build, r->count, bytes, err, sizeof err) != 0) {
-        snprintf(r->err, sizeof r->err, "%s: %s", o->dir, err);
+        kv_fail(r, err);
         return -1;
     }
     struct db_scan *scan = NULL;
@@ -45,7 +68,7 @@ int export_kv_run(struct export_run *r, const char *cmd)
             snprintf(r->err, sizeof r->err, "%s: negative key: not a kvtest database", o->db);
             rc = -1;
         } else if (store_kv_put(w, k, v ? v : "", n, err, sizeof err) != 0) {
-            snprintf(r->err, sizeof r->err, "%s", err);
+            kv_fail(r, err);
             rc = -1;
         } else {
             r->done++;
@@ -69,7 +92,7 @@ int export_kv_run(struct export_run *r, const char *cmd)
         return -1;
     }
     if (store_kv_finish(w, err, sizeof err) != 0) {
-        snprintf(r->err, sizeof r->err, "%s", err);
+        kv_fail(r, err);
         return -1;
     }
     return 0;

@@ -118,7 +118,7 @@ static int check_kv(const struct run_opts *o, enum layout_kind kind, const char 
             snprintf(given + strlen(given), sizeof given - strlen(given), "%s%s",
                      given[0] ? " " : "", ignored[i].name);
     if (given[0] && !o->quiet)
-        cli_warn(cmd, "%s: option(s) ignored for an %s store", given, layout_kind_name(kind));
+        cli_warn(cmd, "%s: option(s) ignored for the %s store", given, layout_kind_name(kind));
     if (o->block_cache && kind != LAYOUT_ROCKSDB)
         return cli_usage(cmd, "--block-cache applies to a RocksDB store");
     if (o->update && access(layout_fs_path(o->path), W_OK) != 0)
@@ -131,6 +131,10 @@ static int detect(struct run_plan *p, const char *cmd)
 {
     const struct run_opts *o = p->o;
     char why[1024];
+    /* A store this build lacks is misuse, whether or not its path exists. */
+    const char *missing = store_kv_missing(layout_prefix_kind(o->path));
+    if (layout_prefix_kind(o->path) != LAYOUT_MISSING && missing)
+        return cli_usage(cmd, "%s", missing);
     p->kind = layout_detect(o->path, why, sizeof why);
     if (p->kind == LAYOUT_MISSING || p->kind == LAYOUT_OTHER)
         return cli_fail(cmd, "%s", why);

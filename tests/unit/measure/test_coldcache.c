@@ -139,7 +139,7 @@ static void test_evict_db_and_wal(void **st)
     read_file(db);
     read_file(wal);
 
-    struct coldcache_set s = {db, 1, 0, 0};
+    struct coldcache_set s = {db, 1, 0, 0, 0};
     struct coldcache_stat before, after;
     char err[256];
     assert_int_equal(coldcache_resident(&s, &before, err, sizeof err), 0);
@@ -175,7 +175,7 @@ static void test_missing_wal_is_fine(void **st)
     char db[300];
     snprintf(db, sizeof db, "%s/nowal.db", dir);
     write_file(db, 8192);
-    struct coldcache_set s = {db, 1, 0, 0};
+    struct coldcache_set s = {db, 1, 0, 0, 0};
     struct coldcache_stat cs;
     char err[256];
     assert_int_equal(coldcache_evict(&s, &cs, err, sizeof err), 0);
@@ -196,7 +196,7 @@ static void test_flat_and_tree(void **st)
     snprintf(p, sizeof p, "%s/flat/000004", dir);
     write_file(p, 0);   /* empty file: no pages, no error */
     snprintf(p, sizeof p, "%s/flat", dir);
-    struct coldcache_set s = {p, 0, 0, 5};   /* key 5 missing */
+    struct coldcache_set s = {p, 0, 0, 5, 0};   /* key 5 missing */
     struct coldcache_stat cs;
     char err[512] = "";
     assert_int_equal(coldcache_evict(&s, &cs, err, sizeof err), 0);
@@ -214,7 +214,7 @@ static void test_flat_and_tree(void **st)
     snprintf(p, sizeof p, "%s/tree/01/02/03", dir);
     write_file(p, 5000);
     snprintf(p, sizeof p, "%s/tree", dir);
-    struct coldcache_set t = {p, 0, 1, 10203};
+    struct coldcache_set t = {p, 0, 1, 10203, 0};
     assert_int_equal(coldcache_resident(&t, &cs, err, sizeof err), 0);
     assert_int_equal(cs.files, 1);
     assert_int_equal(cs.errors, 10202);
@@ -225,14 +225,14 @@ static void test_errors(void **st)
     (void)st;
     char p[300], err[512] = "";
     snprintf(p, sizeof p, "%s/does-not-exist.db", dir);
-    struct coldcache_set s = {p, 1, 0, 0};
+    struct coldcache_set s = {p, 1, 0, 0, 0};
     struct coldcache_stat cs;
     assert_int_equal(coldcache_evict(&s, &cs, err, sizeof err), -1);
     assert_non_null(strstr(err, "does-not-exist.db"));
     /* An empty export directory: nothing could be opened. */
     snprintf(p, sizeof p, "%s/empty", dir);
     assert_int_equal(mkdir(p, 0755), 0);
-    struct coldcache_set e = {p, 0, 0, 3};
+    struct coldcache_set e = {p, 0, 0, 3, 0};
     assert_int_equal(coldcache_resident(&e, &cs, err, sizeof err), -1);
     assert_int_equal(cs.errors, 3);
 }
@@ -312,7 +312,7 @@ static void test_locked_pages_stay_and_are_counted(void **st)
             close(fd);
             skip();
         }
-        struct coldcache_set s = {p, 1, 0, 0};
+        struct coldcache_set s = {p, 1, 0, 0, 0};
         struct coldcache_stat cs;
         char err[256];
         assert_int_equal(coldcache_evict(&s, &cs, err, sizeof err), 0);
