@@ -5,7 +5,7 @@
 #       [--repeat 5] [--warmup 1] [--writes 10k] [--write-repeat N] [--cold-count 5k]
 #       [--cold-repeat 3] [--sweep-sizes 1k,4k,10k,30k,100k,300k,1M]
 #       [--sweep-total 200M] [--sweep-repeat 3] [--sweep-pages 4k]
-#       [--no-cold] [--no-sweep]
+#       [--anchor-rounds 5] [--no-cold] [--no-sweep] [--no-anchors]
 #       [--out DIR] [--force] [--keep] [--no-report] [--kvtest PATH]
 #       [--defer-delete LISTFILE] [--from DIR | --sizes-from DIR|FILE]
 #
@@ -15,14 +15,22 @@
 # distribution (--count defaults to the number of files). The report and
 # raw/blobs-params.tsv say which data was used.
 #
-# Steps: init a database of COUNT random blobs, stat it, export it flat and
-# as a tree, account the disk space of the three layouts, then time reads in
+# Steps: init a database of COUNT random blobs, stat it, export it flat, as
+# a tree, and into LMDB and RocksDB (lmdb:DIR, rocksdb:DIR; each skipped,
+# with a line in logs/blobs-skipped.txt, when "kvtest --version" does not
+# list it), account the disk space of every layout, then time reads in
 # random order (SQL, blob API, blob API + mmap of the whole database, flat
-# files, tree files) warm and cold, writes in random order (WAL, journal off
-# + synchronous off, files with and without fsync, one --multitrans run;
-# --write-repeat rounds, by default half of --repeat rounded up), and
-# a blob-size sweep for the crossover size (one per page size of
-# --sweep-pages, e.g. 4k,64k). Variants are interleaved round by
+# files, tree files, LMDB, RocksDB) warm and cold, the anchors
+# (scripts/study/anchors.sh: mdb_stat against kvtest stat, db_bench
+# against kvtest's RocksDB reads of this export, --anchor-rounds rounds,
+# before any write changes the export), writes in random order (WAL,
+# journal off + synchronous off, files with and without fsync, one
+# --multitrans run, LMDB and RocksDB with one transaction per run synced
+# at its end and with --nosync; --write-repeat rounds, by default half of
+# --repeat rounded up), and a blob-size sweep for the crossover size (one
+# per page size of --sweep-pages, e.g. 4k,64k). Every read of a cache
+# state uses the same keys (--random, kvtest's default --seed 1, the same
+# --count). Variants are interleaved round by
 # round, so drift on a shared machine hits them alike; round 0 is a warm-up
 # and is discarded. Writes into DIR (default bench-out/fasterthanfs-DATE):
 #   raw/blobs.jsonl   one object per kvtest run, straight from --json, plus
@@ -36,7 +44,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 COUNT=100k SIZE=10k VARIANCE=2k REPEAT=5 WARMUP=1 WRITES=10k WREPEAT=""
-COLD_COUNT=5k COLD_REPEAT=3 DO_COLD=1 DO_SWEEP=1
+COLD_COUNT=5k COLD_REPEAT=3 DO_COLD=1 DO_SWEEP=1 DO_ANCHORS=1 ANCHOR_ROUNDS=5
 SWEEP_SIZES=1k,4k,10k,30k,100k,300k,1M SWEEP_TOTAL=200M SWEEP_REPEAT=3 SWEEP_PAGES=4k
 OUTDIR="" FORCE=0 KEEP=0 KV="" REPORT=1 DEFER="" FROM="" SIZES_FROM="" COUNT_SET=0
 
@@ -45,7 +53,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --count|--size|--variance|--repeat|--warmup|--writes|--write-repeat|--cold-count|--cold-repeat|\
         --sweep-sizes|--sweep-total|--sweep-repeat|--sweep-pages|--out|--kvtest|--defer-delete|\
-        --from|--sizes-from)
+        --from|--sizes-from|--anchor-rounds)
             [ $# -ge 2 ] || usage_die "$1 needs a value"
             case $1 in
                 --count) COUNT=$2 ;; --size) SIZE=$2 ;; --variance) VARIANCE=$2 ;;
@@ -57,15 +65,17 @@ while [ $# -gt 0 ]; do
                 --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
                 --defer-delete) DEFER=$2 ;;
                 --from) FROM=$2 ;; --sizes-from) SIZES_FROM=$2 ;;
+                --anchor-rounds) ANCHOR_ROUNDS=$2 ;;
             esac
             [ "$1" != --count ] || COUNT_SET=1
             shift 2 ;;
         --no-cold) DO_COLD=0; shift ;;
         --no-sweep) DO_SWEEP=0; shift ;;
+        --no-anchors) DO_ANCHORS=0; shift ;;
         *) kv_common_flag "$1" || usage_die "unknown option $1 (try --help)"; shift ;;
     esac
 done
-for v in REPEAT WARMUP COLD_REPEAT SWEEP_REPEAT; do
+for v in REPEAT WARMUP COLD_REPEAT SWEEP_REPEAT ANCHOR_ROUNDS; do
     [[ ${!v} =~ ^[0-9]+$ ]] || usage_die "--${v,,} must be a whole number, not ${!v}"
 done
 [ "$REPEAT" -ge 1 ] || usage_die "--repeat must be at least 1"
@@ -91,11 +101,18 @@ rm -f "$RAW" "$OUT"/raw/sweep.jsonl "$OUT"/raw/space.jsonl "$OUT"/logs/blobs-*.t
 # because deleting 200k files takes minutes on a filesystem mounted with
 # discard).
 if [ -n "$DEFER" ]; then KEEP=1 kv_scratch blobs; else kv_scratch blobs; fi
-DB=$SCR/x1.db FLAT=$SCR/x1 TREE=$SCR/x1-tree
+DB=$SCR/x1.db FLAT=$SCR/x1 TREE=$SCR/x1-tree LMDB=$SCR/x1-lmdb ROCKS=$SCR/x1-rocksdb
 T0=$(kv_now)
+STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 printf 'count\t%s\nsize\t%s\nvariance\t%s\nrepeat\t%s\nwarmup\t%s\nwrites\t%s\nwrite_repeat\t%s\ncold_count\t%s\ncold_repeat\t%s\nsweep_sizes\t%s\nsweep_total\t%s\nsweep_repeat\t%s\n' \
     "$COUNT" "$SIZE" "$VARIANCE" "$REPEAT" "$WARMUP" "$WRITES" "$WREPEAT" "$COLD_COUNT" \
     "$COLD_REPEAT" "$SWEEP_SIZES" "$SWEEP_TOTAL" "$SWEEP_REPEAT" >"$OUT/raw/blobs-params.tsv"
+# When and with what this part ran (the report says so when the part was
+# refreshed on its own, after the rest of the study).
+printf 'started_utc\t%s\nkvtest\t%s\ngit\t%s\n' "$STARTED" \
+    "$("$KVTEST" --version 2>/dev/null | sed -n '1p; s/^Stores: /stores: /p' | paste -sd';' | sed 's/;/; /')" \
+    "$(git -C "$KV_ROOT" rev-parse --short HEAD 2>/dev/null || echo none)$(git -C "$KV_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (uncommitted changes)')" \
+    >>"$OUT/raw/blobs-params.tsv"
 : >"$OUT/logs/blobs-skipped.txt"
 skipped() { say "skipping: $*"; printf '%s\n' "$*" >>"$OUT/logs/blobs-skipped.txt"; }
 step() { say "[$(kv_since "$T0")s] $*"; }
@@ -103,6 +120,12 @@ timing() { printf '%s\t%s\n' "$1" "$2" >>"$OUT/logs/timings.tsv"; }
 
 JSON=()
 kv_has_opt run --json && JSON=(--json)
+# The embedded KV stores this kvtest was built with ("Stores: db, files,
+# lmdb 0.9.24, rocksdb 7.8.3"; the portable core build lists neither).
+STORES=$("$KVTEST" --version 2>/dev/null | sed -n 's/^Stores: //p')
+HAVE_LMDB=0 HAVE_ROCKS=0
+[[ ", $STORES," =~ ,\ lmdb[\ ,] ]] && HAVE_LMDB=1
+[[ ", $STORES," =~ ,\ rocksdb[\ ,] ]] && HAVE_ROCKS=1
 [ ${#JSON[@]} -eq 1 ] || die "kvtest run has no --json option; the scripts need it"
 
 # ---------------------------------------------------------------- dataset
@@ -143,13 +166,40 @@ step "export tree $TREE"
 t=$(kv_now)
 KV_PROGRESS=1 kv_run blobs-export "$OUT/logs/blobs-export.txt" "$KVTEST" export "$DB" "$TREE" --tree "${JOBS[@]}"
 timing export-tree "$(kv_since "$t")"
+# export_kv NAME DIR: export the database into the store NAME (lmdb,
+# rocksdb) at DIR; 1 (and a skipped line) when this kvtest lacks it or the
+# export fails, so the study goes on with the stores it has.
+export_kv() {
+    local name=$1 dir=$2 have=$3
+    if [ "$have" != 1 ]; then
+        skipped "$name: not in this kvtest (kvtest --version lists stores: ${STORES:-none}); no $name variants"
+        return 1
+    fi
+    step "export $name:$dir"
+    t=$(kv_now)
+    if ! KV_PROGRESS=1 kv_run blobs-export "$OUT/logs/blobs-export.txt" "$KVTEST" export "$DB" "$name:$dir"; then
+        skipped "$name: kvtest export $name:DIR failed (logs/stderr.log); no $name variants"
+        return 1
+    fi
+    timing "export-$name" "$(kv_since "$t")"
+}
+export_kv lmdb "$LMDB" "$HAVE_LMDB" || HAVE_LMDB=0
+export_kv rocksdb "$ROCKS" "$HAVE_ROCKS" || HAVE_ROCKS=0
+# LAYOUTS: name:path of every layout, for the disk space and the checks.
+LAYOUTS=(db:"$DB" flat:"$FLAT" tree:"$TREE")
+[ "$HAVE_LMDB" = 0 ] || LAYOUTS+=(lmdb:"$LMDB")
+[ "$HAVE_ROCKS" = 0 ] || LAYOUTS+=(rocksdb:"$ROCKS")
+KVPATHS=()   # the same as kvtest names them
+for l in "${LAYOUTS[@]}"; do
+    case ${l%%:*} in db|flat|tree) KVPATHS+=("${l#*:}") ;; *) KVPATHS+=("$l") ;; esac
+done
 
 # ------------------------------------------------------------------ space
-step "disk space of the three layouts"
+step "disk space of the ${#LAYOUTS[@]} layouts"
 t=$(kv_now)
 {
     echo "layout,files,apparent_kib,allocated_kib"
-    for l in db:"$DB" flat:"$FLAT" tree:"$TREE"; do
+    for l in "${LAYOUTS[@]}"; do
         p=${l#*:}
         n=1
         [ -d "$p" ] && n=$(find "$p" -type f | wc -l)
@@ -160,7 +210,7 @@ t=$(kv_now)
 printf 'blobs-space\t%s\n' "du -sk --apparent-size \$LAYOUT; du -sk \$LAYOUT" >>"$OUT/commands.tsv"
 if kv_has_opt space --json || "$KVTEST" space --help 2>/dev/null | grep . >/dev/null; then
     kv_json blobs-space '{"experiment":"space"}' "$OUT/raw/space.jsonl" \
-        "$KVTEST" space "$DB" "$FLAT" "$TREE" --json ||
+        "$KVTEST" space "${KVPATHS[@]}" --json ||
         skipped "kvtest space failed; space chart uses du only"
 else
     skipped "kvtest space not available; space chart uses du only"
@@ -196,6 +246,10 @@ run_round() {
 # shellcheck disable=SC2034  # used through a nameref in run_round
 READS=("db-sql|$DB|" "db-blob|$DB|--blob-api" "db-blob-mmap|$DB|--blob-api --mmap $MMAP"
        "flat|$FLAT|" "tree|$TREE|")
+# LMDB reads in place in its map, RocksDB through its block cache (kvtest's
+# default size, RocksDB 7's own default; result.block_cache says it).
+[ "$HAVE_LMDB" = 0 ] || READS+=("lmdb|lmdb:$LMDB|")
+[ "$HAVE_ROCKS" = 0 ] || READS+=("rocksdb|rocksdb:$ROCKS|")
 total=$((WARMUP + REPEAT))
 t=$(kv_now)
 for ((r = 0; r < total; r++)); do
@@ -213,6 +267,8 @@ if [ "$DO_COLD" = 1 ]; then
         if kv_has_opt run --fadvise; then
             COLD_READS+=("db-blob-ra-off|$DB|--blob-api --fadvise random"
                          "flat-ra-off|$FLAT|--fadvise random")
+            # LMDB's map with MDB_NORDAHEAD, as SQLite's mmap would need.
+            [ "$HAVE_LMDB" = 0 ] || COLD_READS+=("lmdb-ra-off|lmdb:$LMDB|--fadvise random")
         fi
         t=$(kv_now)
         for ((r = 0; r < COLD_REPEAT; r++)); do
@@ -222,6 +278,30 @@ if [ "$DO_COLD" = 1 ]; then
         timing reads-cold "$(kv_since "$t")"
     else
         skipped "kvtest run has no --cold yet: no cold-cache reads"
+    fi
+fi
+
+# Anchors (scripts/study/anchors.sh): kvtest's LMDB figures against
+# mdb_stat, its RocksDB reads against db_bench on the same keys, value
+# sizes and block cache. Before the writes, which would change the
+# RocksDB export's compaction state.
+if [ "$DO_ANCHORS" = 1 ]; then
+    ANCH=()
+    [ "$HAVE_LMDB" = 0 ] || ANCH+=(--lmdb "$LMDB")
+    [ "$HAVE_ROCKS" = 0 ] || ANCH+=(--rocksdb "$ROCKS" --reads "$COUNT")
+    # Random blobs of SIZE +- VARIANCE have uniformly spread sizes, which
+    # db_bench can draw; other data gets db_bench's fixed size at the mean.
+    [ -z "$FROM$SIZES_FROM" ] || ANCH+=(--sizes fixed)
+    [ "$KEEP" = 0 ] || ANCH+=(--keep)
+    if [ ${#ANCH[@]} -gt 0 ]; then
+        step "anchors: mdb_stat and db_bench beside kvtest ($ANCHOR_ROUNDS rounds)"
+        t=$(kv_now)
+        bash "$KV_SCRIPTS/anchors.sh" "${ANCH[@]}" --rounds "$ANCHOR_ROUNDS" --out "$OUT" --force \
+            --kvtest "$KVTEST" --scratch "$SCR" ||
+            skipped "anchors: scripts/study/anchors.sh failed (logs/stderr.log)"
+        timing anchors "$(kv_since "$t")"
+    else
+        skipped "anchors: no LMDB or RocksDB store to anchor"
     fi
 fi
 
@@ -238,6 +318,12 @@ WRITE_VARS=("db-wal|$DB|--jmode wal ${SYNC[*]} --count $WRITES"
             "flat|$FLAT|--count $WRITES"
             "flat-fsync|$FLAT|--fsync --count $FEW"
             "db-wal-multitrans|$DB|--jmode wal ${SYNC[*]} --multitrans --count $FEW")
+# LMDB and RocksDB: one transaction for the run, synced once at its end
+# (LMDB one write transaction; RocksDB unsynced WAL writes and one WAL
+# sync), like the WAL database's run; and with --nosync, never synced, like
+# the database with journal and sync off and the files without fsync.
+[ "$HAVE_LMDB" = 0 ] || WRITE_VARS+=("lmdb|lmdb:$LMDB|--count $WRITES" "lmdb-nosync|lmdb:$LMDB|--nosync --count $WRITES")
+[ "$HAVE_ROCKS" = 0 ] || WRITE_VARS+=("rocksdb|rocksdb:$ROCKS|--count $WRITES" "rocksdb-nosync|rocksdb:$ROCKS|--nosync --count $WRITES")
 [ ${#SYNC[@]} -gt 0 ] || skipped "kvtest run has no --synchronous: WAL writes use SQLite's default (FULL)"
 wtotal=$((WARMUP + WREPEAT))
 t=$(kv_now)
@@ -247,6 +333,11 @@ for ((r = 0; r < wtotal; r++)); do
     run_round WRITE_VARS write warm "$r" "$w" --update --random
 done
 timing writes "$(kv_since "$t")"
+# The LMDB anchor again, now that the writes have left free pages behind.
+if [ "$DO_ANCHORS" = 1 ] && [ "$HAVE_LMDB" = 1 ]; then
+    bash "$KV_SCRIPTS/anchors.sh" --lmdb "$LMDB" --lmdb-state after-writes --out "$OUT" --force \
+        --kvtest "$KVTEST" || skipped "anchors: the LMDB check after the writes failed (logs/stderr.log)"
+fi
 
 t=$(kv_now)
 if [ -n "$FROM" ]; then
@@ -260,7 +351,7 @@ elif kv_has_opt run --verify; then
     NV=$(kv_count "$COUNT")
     [ "$NV" -le 10000 ] || NV=10000
     step "verify $NV blobs per layout after the updates (not a timing)"
-    for p in "$DB" "$FLAT" "$TREE"; do
+    for p in "${KVPATHS[@]}"; do
         kv_json blobs-verify '{"experiment":"verify"}' "$RAW" \
             "$KVTEST" run "$p" --random --seed 7 --count "$NV" --verify "${JSON[@]}" ||
             die "verification failed for $p"
@@ -274,7 +365,7 @@ if [ -n "$DEFER" ]; then
 elif [ "$KEEP" = 0 ]; then
     t=$(kv_now)
     step "deleting the database and exports"
-    rm -rf "$FLAT" "$TREE" "$DB" "$DB"-wal "$DB"-shm
+    rm -rf "$FLAT" "$TREE" "$LMDB" "$ROCKS" "$DB" "$DB"-wal "$DB"-shm
     timing remove-data "$(kv_since "$t")"
 fi
 

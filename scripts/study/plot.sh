@@ -5,7 +5,7 @@
 #   reads           random-read latency per access method relative to files
 #   writes          write latency per variant
 # Error bars are 95% intervals (the *_lo, *_hi columns tables.sh writes).
-#   space           disk space of database, flat and tree layouts
+#   space           disk space of the database, flat and tree layouts, LMDB, RocksDB
 #   percentiles     read latency percentiles, warm and cold
 #   sweep           time per blob vs blob size, crossover marked
 #   shortener-throughput, shortener-latency   per cache configuration

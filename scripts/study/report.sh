@@ -127,11 +127,158 @@ findings_tsv() {
                 (.ci // null | if . == null then null elif .lo_open then "-inf" else .lo end),
                 (.ci // null | if . == null then null elif .hi_open then "inf" else .hi end), "bytes"])
           | map(num) | join("\t")'
+        # The four stores (tables.sh: stores.json): each store against the
+        # database, per workload; the RocksDB anchor (db_bench / kvtest).
+        if [ -s "$C/stores.json" ]; then
+            jq -r '.[] | select(.kind == "time") | . as $o | ($o.members[] | select(.store == "database")) as $d
+                | .members[] | select(.variant != null and .store != "database" and .ratio_to_db != null)
+                | ["stores-\($o.mode)-\(.store)", "\($o.title), \(.store) (\(.label)) / database (\($d.label)) (time)",
+                   .ratio_to_db, .ratio_lo, .ratio_hi, "ratio"] | map(if . == null then "NA" else tostring end) | join("\t")' "$C/stores.json"
+        fi
+        jq -r '.["anchor/rocksdb/dbbench/kvtest"] // empty
+            | ["anchor-rocksdb", "RocksDB random reads, db_bench readrandom micros/op / kvtest mean per read (time)",
+               .est, .lo, .hi, "ratio"] | map(tostring) | join("\t")' "$CIF"
         # The store tier (scripts/study/storetier.sh), from its own intervals.
         if [ -s "$C/storetier-summary.csv" ]; then bash "$KV_SCRIPTS/report-storetier.sh" --findings "$OUT"; fi
     } >"$OUT/findings.tsv"
 }
 param() { [ -s "$1" ] || return 0; awk -F'\t' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+
+# part_note: when the blob part (raw/blobs-params.tsv) was run on its own
+# after the run raw/bench.tsv describes, say so, with its kvtest and commit.
+part_note() {
+    local bs be el
+    bs=$(param "$BP" started_utc)
+    be=$(param "$OUT/raw/bench.tsv" started_utc)
+    el=$(param "$OUT/raw/bench.tsv" elapsed_s)
+    [ -n "$bs" ] && [ -n "$be" ] || return 0
+    bs_s=$(date -u -d "$bs" +%s 2>/dev/null) || return 0
+    be_s=$(date -u -d "$be" +%s 2>/dev/null) || return 0
+    [ "$bs_s" -gt "$(awk -v a="$be_s" -v e="${el:-0}" 'BEGIN { printf "%d", a + e }')" ] || return 0
+    w "*This section was measured by a later run of the blob part alone* (\`scripts/study/fasterthanfs.sh\` with the settings of \`make bench SCALE=${SCALE:-full}\`, started $bs$(awk -F'\t' '$1 == "blobs-total" { printf ", %.0f s", $2 }' "$OUT/logs/timings.tsv" 2>/dev/null); $(param "$BP" kvtest), commit $(param "$BP" git)); the other sections come from the run above." ""
+}
+
+# ------------------------------------------------------------ four stores
+# csv/stores.json (tables.sh): one object per workload ("mode"), its
+# members (database, files, lmdb, rocksdb), each with the variant standing
+# for it and its ratio to the database's. kind "time" (µs per blob) or
+# "bytes" (disk space); a workload of another kind (a crossover size per
+# store, once kvtest sweep --stores gives one) needs a clause of its own
+# in the finding's one() and a table in stores_section.
+STORES_FMT='
+def sname($s): {"database":"database", "files":"files", "lmdb":"LMDB", "rocksdb":"RocksDB"}[$s] // $s;
+def mem($o; $s): ([$o.members[] | select(.store == $s)][0] // {});
+def dbm($o): mem($o; "database");
+def rci: {est: .ratio_to_db, lo: .ratio_lo, hi: .ratio_hi, n: .ratio_n, covered: .ratio_covered};
+def vsdb($m): if $m.ratio_to_db == null then "n/a" elif $m.ratio_lo == null then "\($m.ratio_to_db | x) the time (no interval)" else cmp($m | rci; "time") end;
+def verdict($m): if $m.store == "database" then "(reference)" elif $m.ratio_lo == null then "–"
+    elif $m.ratio_hi < 1 then "faster" elif $m.ratio_lo > 1 then "slower" else "no difference measurable" end;
+def mib: if . == null then "n/a" else . / 1048576 | r(1) | tostring end;
+def pctd: r(1) | if . >= 0 then "+\(.)%" else "\(.)%" end;
+'
+stores_section() {
+    local bc
+    bc=$(jq -r 'select(.bench.variant == "rocksdb" and .result.block_cache) | .result.block_cache' \
+        "$OUT/raw/blobs.jsonl" 2>/dev/null | head -n1 || true)
+    bc=${bc:+$bc bytes}
+    bc=${bc:-the default size}
+    w "" "### Four stores side by side: SQLite, files, LMDB, RocksDB" "" \
+      "The same blobs in four stores: the SQLite database (its fastest API by median of SQL, blob API and blob API + mmap, per cache state), files (the faster layout by median of flat and tree), LMDB (\`kvtest export DB lmdb:DIR\`, pages filled in key order; reads in place in its map, every page of the value touched, nothing copied) and RocksDB (\`kvtest export DB rocksdb:DIR\`: no compression, flushed and compacted at the end; reads pinned in its block cache of $bc). Every store read the same keys in a round (\`--random\`, the same \`--seed\` and \`--count\`), its runs interleaved round by round with the other variants'. Writes, fresh content over the same random keys: *one transaction per run synced at its end* sets LMDB (one write transaction, committed and synced at the end) and RocksDB (unsynced WAL writes, one WAL sync at the end) beside SQLite in WAL mode (one transaction per run; the checkpoint at close syncs it); files have no such mode (their durable variant syncs every blob, see *Random writes*). *Never synced* (\`--nosync\`: MDB_NOSYNC, a WAL never synced) sets them beside SQLite with journal and sync off and files without fsync. \"vs database\" is the median over rounds of the store's time per blob divided by the database's in the same round, with its 95% interval: faster or slower only where it excludes 1. Rank: by median time." "" \
+      "| workload | store | measured as | µs per blob (median) | vs database (95% CI) | verdict | rank |" \
+      "|---|---|---|---:|---:|---|---:|"
+    j "$C/stores.json" "$STORES_FMT"'.[] | select(.kind == "time") | . as $o
+        | ([.members[] | select(.us != null)] | sort_by(.us) | map(.store)) as $rank
+        | .members[] | . as $m
+        | "| \($o.title) | \(sname(.store)) | \(.label // "no equivalent") | \(if .us then (.us | us) else "–" end) | \(if .store == "database" then "1x" elif .ratio_to_db then "\(.ratio_to_db | x)\(ivl)" else "–" end) | \(verdict($m)) | \(($rank | index($m.store)) // null | if . == null then "–" else . + 1 | tostring end) |"' >>"$R"
+    j "$C/stores.json" "$STORES_FMT"'.[] | select(.kind == "time" and .runner_up) | . as $o
+        | def named($s): sname($s) + (mem($o; $s).label | if . == null or . == sname($s) then "" else " (\(.))" end);
+          "", "\($o.title | .[:1] | ascii_upcase)\($o.title | .[1:]): \(named($o.fastest)) against the runner-up \(named($o.runner_up)): \(if $o.fastest_vs_runner_up then cmp($o.fastest_vs_runner_up; "time") else "n/a" end)."' >>"$R"
+    if jq -e 'any(.[]; .kind == "bytes")' "$C/stores.json" >/dev/null; then
+        w "" "Disk space (\`kvtest space\`, once, after the exports and before any write; files: the smaller layout):" "" \
+          "| store | layout | files | content MiB | on disk MiB | vs database |" "|---|---|---:|---:|---:|---:|"
+        j "$C/stores.json" "$STORES_FMT"'.[] | select(.kind == "bytes") | .members[] | select(.bytes != null)
+            | "| \(sname(.store)) | \(.label) | \(.files | n0) | \(.content_bytes | mib) | \(.bytes | mib) | \((.ratio_to_db - 1) * 100 | pctd) |"' >>"$R"
+    fi
+    w "" "<details><summary>Commands</summary>" "" '```sh'
+    cmds '^blobs-' | grep -E 'lmdb:|rocksdb:' >>"$R" || true
+    w "# SCRATCH: any empty directory; OUT: this directory" '```' "" "</details>"
+}
+
+# ---------------------------------------------------------------- anchors
+# scripts/study/anchors.sh: kvtest's LMDB figure against mdb_stat, its
+# RocksDB reads against db_bench. The 1.2x target: met when the whole 95%
+# interval of db_bench / kvtest lies within 1/1.2..1.2.
+ANCHOR_FMT='
+def within($c): (1 / 1.2) as $a | (if $c.covered then "95% interval" else "range" end) as $i
+    | if $c == null then "n/a"
+    elif $c.lo >= $a and $c.hi <= 1.2 then "within 1.2x of each other (the whole \($i) lies within 0.83–1.2): target met"
+    elif $c.hi < $a or $c.lo > 1.2 then "**not within 1.2x** (the whole \($i) lies outside 0.83–1.2): target missed"
+    elif $c.est >= $a and $c.est <= 1.2 then "within 1.2x by the estimate, but the \($i) reaches beyond 0.83–1.2: target not shown"
+    else "**outside 1.2x by the estimate**, the \($i) reaching into 0.83–1.2: target not shown" end;
+def rat2($c): if $c == null then "n/a" else "\($c.est | r(3))x (\(civ($c)))" end;
+'
+lmdb_anchor_words() {
+    [ -s "$C/anchors-lmdb.csv" ] || return 0
+    awk -F, 'NR > 1 { n++; if ($8 == "yes") y++; s = s (s == "" ? "" : ", ") sprintf("%s bytes %s", $4, ($1 == "exported" ? "after the export" : $1 == "after-writes" ? "after the writes" : "(" $1 ")"))
+                      if ($8 != "yes") bad = bad (bad == "" ? "" : "; ") sprintf("%s: mdb_stat %s bytes, kvtest %s", $1, $4, $7) }
+        END { if (n == 0) exit
+              if (y == n) printf "LMDB: `mdb_stat -e` (pages used x page size) and `kvtest stat lmdb:DIR` (used_bytes) agree exactly (%s)", s
+              else printf "LMDB: `mdb_stat -e` and `kvtest stat lmdb:DIR` **disagree** (%s)", bad }' "$C/anchors-lmdb.csv"
+}
+anchors_finding() {
+    local l r=""
+    l=$(lmdb_anchor_words)
+    if [ -s "$C/anchors-rocksdb.csv" ]; then
+        r=$(j "$CIF" "$ANCHOR_FMT"'
+            ci("anchor/rocksdb/dbbench/kvtest") as $c | ci("anchor-us/dbbench_us_per_op") as $b
+            | ci("anchor-us/kvtest_mean_us") as $k | ci("anchor-us/kvtest_us_per_blob") as $kb
+            | if $c then "RocksDB: db_bench'"'"'s readrandom \($b.est | us) µs per read (micros/op, median of \($c.n) rounds) against kvtest'"'"'s \($k.est | us) µs (mean per read; \($kb.est | us) µs per blob from open to close) on the same keys, value sizes and block cache: db_bench / kvtest \(rat2($c)), \(within($c))" else empty end')
+    fi
+    [ -n "$l$r" ] || return 0
+    printf -- '- **Anchors** (`scripts/study/anchors.sh`, kvtest against the engines'"'"' own tools): %s.\n' \
+        "$(printf '%s\n' "$l" "$r" | sed '/^$/d' | paste -sd';' | sed 's/;/; /')"
+}
+anchors_section() {
+    w "" "### Anchors: kvtest against mdb_stat and db_bench" "" \
+      "Before a figure of kvtest's LMDB or RocksDB store is compared with SQLite's, it is checked against the engine's own tool (\`scripts/study/anchors.sh\`, run by \`scripts/study/fasterthanfs.sh\` after the reads and before the writes, which would change the stores; the LMDB check once more after the writes)."
+    if [ -s "$C/anchors-lmdb.csv" ]; then
+        w "" "**LMDB, bytes used.** \`mdb_stat -e DIR\` prints the environment's \"Number of pages used\" and \"Page size\"; \`kvtest stat lmdb:DIR --json\` gives \`result.lmdb.used_bytes\`, which must be their product exactly." "" \
+          "| state | mdb_stat pages used | page size | mdb_stat bytes | kvtest used_bytes | agree |" "|---|---:|---:|---:|---:|---|"
+        awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s |\n", $1, $3, $2, $4, $7, ($8 == "yes" ? "yes" : "**no**") }' "$C/anchors-lmdb.csv" >>"$R"
+    fi
+    if [ -s "$C/anchors-rocksdb.csv" ]; then
+        w "" "**RocksDB, random reads.** db_bench (RocksDB's own benchmark, linked to the same librocksdb as kvtest) fills its own database in a scratch directory and compacts it (\`--benchmarks=fillseq,compact,readrandom\`, its readrandom a warm-up, as kvtest's first run), then db_bench (\`--use_existing_db=1 --readonly=1 --benchmarks=readrandom\`) and \`kvtest run rocksdb:DIR --random\` on the study's export alternate round by round (odd rounds db_bench first), each a fresh process, the round number as both seeds. The figure compared is the time per read with the database open: db_bench's micros/op (the wall time of its read loop over its reads) against kvtest's mean latency (\`result.latency.mean\`: its per-read timer is chained from one read to the next, so like db_bench's loop time it also holds the loop's bookkeeping). kvtest's \`us_per_blob\` also spans opening and closing the database, as SQLite's kvtest times a run; that difference is in the last column." "" \
+          "| round | first | db_bench µs/op | db_bench P50 / P99 µs | kvtest mean µs | kvtest p50 / p99 µs | kvtest µs per blob (open to close) | kvtest open + close ms |" \
+          "|---:|---|---:|---:|---:|---:|---:|---:|"
+        awk -F, 'function f(v, d) { return v == "" || v == "NA" ? "–" : sprintf("%." d "f", v) }
+            NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            function v(k) { return $(c[k]) }
+            { printf "| %s | %s | %s | %s / %s | %s | %s / %s | %s | %s |\n", v("round"), v("first"), f(v("dbbench_us_per_op"), 2),
+                  f(v("dbbench_p50_us"), 2), f(v("dbbench_p99_us"), 1), f(v("kvtest_mean_us"), 2), f(v("kvtest_p50_us"), 2),
+                  f(v("kvtest_p99_us"), 1), f(v("kvtest_us_per_blob"), 2), f(v("kvtest_open_close_ms"), 1) }' "$C/anchors-rocksdb.csv" >>"$R"
+        j "$CIF" --arg reads "$(awk -F, 'NR == 2 { for (i = 1; i <= NF; i++) if (h[i] == "kvtest_reads") print $i; exit } NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i }' "$C/anchors-rocksdb.csv")" \
+            --arg share "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $(c["kvtest_seconds"]) > 0 { print $(c["kvtest_open_close_ms"]) / ($(c["kvtest_seconds"]) * 1000) * 100 }' "$C/anchors-rocksdb.csv" | sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }')" \
+            "$ANCHOR_FMT"'
+            ci("anchor/rocksdb/dbbench/kvtest") as $c | ci("anchor/rocksdb-p50/dbbench/kvtest") as $p
+            | ci("anchor/rocksdb-blob/dbbench/kvtest") as $b | ci("anchor-us/kvtest_open_close_ms") as $oc
+            | "", "db_bench / kvtest, the median of the per-round ratios with its 95% interval: **\(rat2($c))** per read (micros/op over kvtest'"'"'s mean): \(within($c)). The medians: \(rat2($p)) (P50 over p50; db_bench interpolates its percentiles within coarse histogram buckets, such as 4–6 and 6–10 µs, so this is the less exact figure); \(rat2($b)) against kvtest'"'"'s `us_per_blob`. Opening and closing the database added \($oc.est | n1) ms to each kvtest run of \($reads | tonumber | n0) reads (median \($share | tonumber | r(2))% of its time), so `us_per_blob` and the mean per read differ by that share: here the choice of figure \(if ($share | tonumber) < 2 then "hardly matters" else "matters" end)."' >>"$R"
+        if [ -s "$C/anchors-rocksdb-settings.tsv" ]; then
+            w "" "The settings each side ran with (*matched*: the same on both; *read path*: it changes what a read of the open database does; the OPTIONS files RocksDB wrote for each database, diffed, are in \`logs/anchors-rocksdb-options.diff\` of the run):" "" \
+              "| setting | kvtest | db_bench | matched | read path |" "|---|---|---|---|---|"
+            awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, ($4 == "yes" ? "yes" : "**no**"), $5 }' \
+                "$C/anchors-rocksdb-settings.tsv" >>"$R"
+            un=$(awk -F'\t' 'NR > 1 && $4 != "yes" && $5 == "yes" { printf "%s%s", (n++ ? "; " : ""), $1 }' "$C/anchors-rocksdb-settings.tsv")
+            if [ -z "$un" ]; then
+                w "" "Every setting on the read path matched."
+            else
+                w "" "Unmatched on the read path (rows marked **no** above; the ratio above includes their effect): ${un}."
+            fi
+        fi
+    fi
+    w "" "<details><summary>Commands</summary>" "" '```sh'
+    cmds '^anchors-' >>"$R"
+    w "# SCRATCH: any empty directory; OUT: this directory" '```' "" "</details>"
+}
 
 # Distinct commands of the given command-log tags, ports and random
 # directory names normalised so repeated rounds collapse into one line.
@@ -139,7 +286,7 @@ cmds() {
     local pat=$1
     [ -s "$OUT/commands.tsv" ] || return 0
     awk -F'\t' -v p="$pat" '$1 ~ p { print $2 }' "$OUT/commands.tsv" |
-        sed -E 's/127\.0\.0\.1:[0-9]+/127.0.0.1:PORT/g; s/(--port|-p) [0-9]+/\1 PORT/g; s/--seed [0-9]+ --json/--seed N --json/; s#\$OUT/scratch/[a-z]+\.[A-Za-z0-9]{6}/#$SCRATCH/#g' |
+        sed -E 's/127\.0\.0\.1:[0-9]+/127.0.0.1:PORT/g; s/(--port|-p) [0-9]+/\1 PORT/g; s/--seed [0-9]+ --json/--seed N --json/; s/(--benchmarks=readrandom --reads=[0-9]+) --seed=[0-9]+/\1 --seed=N/; s#\$OUT/scratch/[a-z]+\.[A-Za-z0-9]{6}/#$SCRATCH/#g' |
         awk '!seen[$0]++'
 }
 plotcmd() { grep -F "charts/$1.png'" "$OUT/charts/commands.txt" 2>/dev/null | head -n1 || true; }
@@ -221,6 +368,32 @@ if [ -s "$C/sweep-crossover.json" ]; then
           + (map("\(.pagesize / 1024) KiB pages: \(cross), files/blob API \(at(.pagesize; .first_size; .first_ratio)) at \(.first_size | sz3) and \(at(.pagesize; .last_size; .last_ratio)) at \(.last_size | sz3)") | join("; ")) + "."
          else empty end)
       end' >>"$R"
+fi
+if [ -s "$C/stores.json" ]; then
+    # The four stores: per workload the fastest by median, against the
+    # runner-up, and every store against the database, with intervals.
+    j "$C/stores.json" "$STORES_FMT"'
+      def one($o):
+        if $o.kind == "time" then
+          (dbm($o)) as $d | (mem($o; $o.fastest)) as $f | (mem($o; $o.runner_up // "")) as $u
+          | "\($o.title | .[:1] | ascii_upcase)\($o.title | .[1:]): fastest \(if $o.fastest == "database" then "the database (\($f.label), " else "\(sname($o.fastest)) (\(if $f.label != sname($o.fastest) then "\($f.label), " else "" end)" end)\($f.us | us) µs per blob)"
+            + (if $o.runner_up and $o.fastest != "database" and $o.runner_up != "database" then
+                 ", against the runner-up \(sname($o.runner_up)) (\($u.us | us) µs) \(if $o.fastest_vs_runner_up then cmp($o.fastest_vs_runner_up; "time") else "n/a" end)" else "" end)
+            + "; against the database\(if $o.fastest == "database" then "" else " (\($d.label), \($d.us | us) µs)" end): "
+            + ([$o.members[] | select(.store != "database") | if .variant == null then "\(sname(.store)) no equivalent"
+                else "\(sname(.store))\(if .label != sname(.store) and .store != $o.fastest then " (\(.label))" else "" end) \(vsdb(.))" end] | join(", "))
+        elif $o.kind == "bytes" then
+          "Disk space: the database \(dbm($o).bytes | mib) MiB; "
+            + ([$o.members[] | select(.store != "database" and .bytes != null)
+                | "\(sname(.store))\(if .store == "files" then " (\(.label))" else "" end) \(.bytes | mib) MiB (\((.ratio_to_db - 1) * 100 | pctd))"] | join(", "))
+            + ", smallest \(if $o.fastest == "database" then "the database" else sname($o.fastest) end)"
+        else empty end;
+      if length > 0 then
+        "- **Four stores** (the database'"'"'s fastest API, the files'"'"' faster layout, LMDB, RocksDB; the same keys in every store, rounds interleaved): " + (map(one(.)) | join(". ")) + "."
+      else empty end' >>"$R"
+fi
+if [ -s "$C/anchors-lmdb.csv" ] || [ -s "$C/anchors-rocksdb.csv" ]; then
+    anchors_finding >>"$R"
 fi
 if [ -s "$C/shortener-bench.json" ]; then
     vb=$(jq -r '. // empty' "$C/valkey-benchmark.json" 2>/dev/null || true)
@@ -305,8 +478,8 @@ fi
 if [ -s "$C/storetier-summary.csv" ]; then
     bash "$KV_SCRIPTS/report-storetier.sh" --headline "$OUT" >>"$R"
 fi
-if [ -s "$OUT/logs/blobs-skipped.txt" ]; then
-    w "- **Not measured in this run:** $(paste -sd';' "$OUT/logs/blobs-skipped.txt" | sed 's/;/; /g')."
+if [ -s "$OUT/logs/blobs-skipped.txt" ] || [ -s "$OUT/logs/anchors-skipped.txt" ]; then
+    w "- **Not measured in this run:** $(cat "$OUT/logs/blobs-skipped.txt" "$OUT/logs/anchors-skipped.txt" 2>/dev/null | paste -sd';' | sed 's/;/; /g')."
 fi
 findings_tsv
 
@@ -315,7 +488,8 @@ if [ -s "$C/reads.json" ] || [ -s "$C/space.csv" ]; then
     w "" "## 1. Blobs: SQLite database or separate files?" ""
     if [ -s "$BP" ]; then
         WR=$(param "$BP" write_repeat)
-        w "SQLite's article \"35% Faster Than The Filesystem\", reproduced: $(param "$BP" count) blobs ($(param "$BP" data || true)) in one database (\`kv(k INTEGER PRIMARY KEY, v BLOB)\`), exported as one file per blob in a flat directory and in a tree (\`00/00/01\`). Reads: $(param "$BP" count) random keys per run, $(param "$BP" repeat) measured rounds after $(param "$BP" warmup) warm-up round(s). Cold cache: $(param "$BP" cold_count) random keys per run over the whole key range, $(param "$BP" cold_repeat) rounds, the files evicted from the page cache before each run. Writes: $(param "$BP" writes) random blobs per run (a tenth for the durable variants)${WR:+, $WR measured rounds}."
+        part_note
+        w "SQLite's article \"35% Faster Than The Filesystem\", reproduced: $(param "$BP" count) blobs ($(param "$BP" data || true)) in one database (\`kv(k INTEGER PRIMARY KEY, v BLOB)\`), exported as one file per blob in a flat directory and in a tree (\`00/00/01\`)$(if [ -s "$C/stores.json" ]; then printf '%s' ", and into LMDB and RocksDB (see *Four stores side by side*)"; fi). Reads: $(param "$BP" count) random keys per run, $(param "$BP" repeat) measured rounds after $(param "$BP" warmup) warm-up round(s). Cold cache: $(param "$BP" cold_count) random keys per run over the whole key range, $(param "$BP" cold_repeat) rounds, the files evicted from the page cache before each run. Writes: $(param "$BP" writes) random blobs per run (a tenth for the durable variants)${WR:+, $WR measured rounds}."
     fi
 fi
 if [ -s "$C/space.csv" ]; then
@@ -347,6 +521,12 @@ if [ -s "$C/sweep.csv" ]; then
     w "" "### Blob-size sweep" ""
     if [ -s "$C/sweep.md" ]; then cat "$C/sweep.md" >>"$R"; fi
     figure sweep "Blob-size sweep" '^blobs-sweep'
+fi
+if [ -s "$C/stores.json" ]; then
+    stores_section
+fi
+if [ -s "$C/anchors-lmdb.csv" ] || [ -s "$C/anchors-rocksdb.csv" ]; then
+    anchors_section
 fi
 
 # ------------------------------------------------------------ section 2

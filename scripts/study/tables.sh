@@ -15,6 +15,10 @@
 #                           shortener-payoff.csv, shortener-payoff.json,
 #                           valkey-benchmark.json
 #   csv/memlimit.csv     -> memlimit.json (scripts/study/memlimit.sh)
+#   raw/blobs.jsonl + raw/space.jsonl -> stores.json, stores.csv (the four
+#                           stores side by side: the database's best API,
+#                           the files' best layout, LMDB, RocksDB)
+#   csv/anchors-rocksdb.csv (scripts/study/anchors.sh) -> its intervals
 #   all of them          -> intervals.json (below)
 #
 # (csv/space-du.csv is written by fasterthanfs.sh, from du.)
@@ -31,8 +35,11 @@
 # http/CONFIG/REF and http-zipf/CONFIG/REF (throughput ratio, uniform and
 # Zipf keys), loadwrk/CONFIG/wrk, sweep/PAGE/SIZE
 # (files / blob API time), memlimit/LEG/MEM/KEYS/CONFIG/REF (a database
-# larger than memory, throughput ratio), us/EXP/CACHE/VARIANT, rate/EXP/CONFIG
-# and memlimit-rate/LEG/MEM/KEYS/CONFIG (medians). The CSVs carry them as *_lo, *_hi columns.
+# larger than memory, throughput ratio), anchor/rocksdb[-p50|-blob]/dbbench/kvtest
+# (db_bench's time per read over kvtest's: micros/op over the mean, P50
+# over p50, micros/op over us_per_blob), us/EXP/CACHE/VARIANT, rate/EXP/CONFIG,
+# anchor-us/WHAT and memlimit-rate/LEG/MEM/KEYS/CONFIG (medians). The
+# four stores' ratios to the database are EXP/CACHE/VARIANT/REF keys too. The CSVs carry them as *_lo, *_hi columns.
 set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -42,14 +49,18 @@ kv_find_ratioci
 mkdir -p "$C"
 
 # jq: one record per (experiment, variant, cache) with medians over rounds.
-BLOB_SUMMARY="$KV_JQ_DEFS"'
+VLABEL_DEFS='
 def vlabel: {"db-sql":"SQLite SQL", "db-blob":"SQLite blob API",
   "db-blob-mmap":"SQLite blob API + mmap", "flat":"flat files",
   "tree":"tree files", "db-wal":"SQLite WAL", "db-nosync":"SQLite journal off + sync off",
   "flat-fsync":"flat files + fsync", "db-wal-multitrans":"SQLite WAL 1 txn per blob",
-  "db-blob-ra-off":"SQLite blob API readahead off", "flat-ra-off":"flat files readahead off"}[.] // .;
+  "db-blob-ra-off":"SQLite blob API readahead off", "flat-ra-off":"flat files readahead off",
+  "lmdb":"LMDB", "rocksdb":"RocksDB", "lmdb-ra-off":"LMDB readahead off",
+  "lmdb-nosync":"LMDB no sync", "rocksdb-nosync":"RocksDB no sync"}[.] // .;'
+BLOB_SUMMARY="$KV_JQ_DEFS$VLABEL_DEFS"'
 def vorder: {"db-sql":1, "db-blob":2, "db-blob-mmap":3, "tree":4, "flat":5, "db-blob-ra-off":6.1, "flat-ra-off":6.2,
-  "db-wal":1, "db-nosync":2, "db-wal-multitrans":3, "flat-fsync":6}[.] // 9;
+  "db-wal":1, "db-nosync":2, "db-wal-multitrans":3, "flat-fsync":6,
+  "lmdb":5.5, "lmdb-nosync":5.55, "rocksdb":5.6, "rocksdb-nosync":5.65, "lmdb-ra-off":6.3}[.] // 9;
 [ .[] | select(.bench.experiment == $exp and (.bench.warmup | not)) ]
 | group_by([.bench.cache, .bench.variant])
 | map({
@@ -175,6 +186,57 @@ PAIRS_BLOBS=$PAIRS_DEFS'
    | ([$k, "flat"], (if $k == "db-wal-multitrans" then [$k, "db-wal"] else empty end)) as [$n, $d]
    | select($n != $d and ($v[$d] | ok))
    | "\($b.experiment)/\($b.cache)/\($n)/\($d)\t\($v[$n])\t\($v[$d])")'
+# The four stores side by side, one "mode" per workload (STORES_DEFS):
+# each store is the variant of its candidates with the lowest median time
+# (the database's best API, the files' best layout); each is paired round
+# by round with the database's, and the fastest with the runner-up. Keys
+# the pairs above already give (anything against flat files) are left out.
+# Another workload (e.g. a crossover size per store) is one more entry of
+# smodes; kind says what its figures are.
+STORES_DEFS=$KV_JQ_DEFS$VLABEL_DEFS'
+def slabel: {"database":"database", "files":"files", "lmdb":"LMDB", "rocksdb":"RocksDB"}[.] // .;
+def smembers($db; $files; $lmdb; $rocks):
+  [{store: "database", pick: $db}, {store: "files", pick: $files},
+   {store: "lmdb", pick: $lmdb}, {store: "rocksdb", pick: $rocks}];
+def smodes: [
+  {mode: "read-warm", exp: "read", cache: "warm", kind: "time", title: "warm random reads",
+   members: smembers(["db-sql", "db-blob", "db-blob-mmap"]; ["flat", "tree"]; ["lmdb"]; ["rocksdb"])},
+  {mode: "read-cold", exp: "read", cache: "cold", kind: "time", title: "cold random reads",
+   members: smembers(["db-sql", "db-blob", "db-blob-mmap"]; ["flat", "tree"]; ["lmdb"]; ["rocksdb"])},
+  {mode: "write-synced", exp: "write", cache: "warm", kind: "time",
+   title: "random writes, one transaction per run synced at its end",
+   members: smembers(["db-wal"]; []; ["lmdb"]; ["rocksdb"])},
+  {mode: "write-nosync", exp: "write", cache: "warm", kind: "time", title: "random writes, never synced",
+   members: smembers(["db-nosync"]; ["flat"]; ["lmdb-nosync"]; ["rocksdb-nosync"])} ];
+def smeasured: [ .[] | select((.bench.experiment == "read" or .bench.experiment == "write")
+    and (.bench.warmup | not) and (.result.us_per_blob | type == "number" and . > 0)) ];
+def smedians: smeasured | group_by([.bench.experiment, .bench.cache, .bench.variant])
+  | map({key: "\(.[0].bench.experiment)/\(.[0].bench.cache)/\(.[0].bench.variant)",
+         value: {us: (map(.result.us_per_blob) | median), rounds: length}}) | from_entries;
+# Each mode with its members resolved against the medians $m: variant (null
+# where the run has none), us, rounds; database, fastest, runner_up.
+def spick($m): smodes | map(. as $o
+  | .members |= map(. as $s | ([$s.pick[] | . as $v | $m["\($o.exp)/\($o.cache)/\($v)"]
+        | select(. != null) | {variant: $v, us, rounds}] | sort_by(.us) | .[0]) as $b
+        | $s + {variant: $b.variant, us: $b.us, rounds: $b.rounds})
+  | ([.members[] | select(.variant != null)] | sort_by(.us)) as $rank
+  | . + {database: ([.members[] | select(.store == "database")][0].variant),
+         fastest: $rank[0].store, runner_up: ($rank[1].store // null)});
+# The [NUM, DEN] variant pairs of one mode.
+def spairs: . as $o | (.members | map({key: .store, value: .variant}) | from_entries) as $v
+  | ([.members[] | select(.variant != null and .variant != $o.database) | [.variant, $o.database]]
+     + (if $o.runner_up then [[$v[$o.fastest], $v[$o.runner_up]]] else [] end))
+  | map(select(.[1] != null and .[1] != "flat" and .[0] != .[1])) | unique;'
+PAIRS_STORES=$STORES_DEFS'
+def ok: type == "number" and . > 0;
+smeasured as $runs
+| select(any($runs[]; .bench.variant == "lmdb" or .bench.variant == "rocksdb"))
+| (spick(. | smedians)) as $modes
+| $runs | group_by([.bench.experiment, .bench.cache, .bench.round])[]
+| .[0].bench as $b | (map({key: .bench.variant, value: .result.us_per_blob}) | from_entries) as $u
+| ([$modes[] | select(.exp == $b.experiment and .cache == $b.cache) | spairs[]] | unique)[]
+| . as [$n, $d] | select(($u[$n] | ok) and ($u[$d] | ok))
+| "\($b.experiment)/\($b.cache)/\($n)/\($d)\t\($u[$n])\t\($u[$d])"'
 # The in-process bench keeps its rounds inside one object: configs[].runs[]
 # in round order, the configurations interleaved per round, so runs pair by
 # index. HTTP rounds pair by bench.round; wrk ran right after kvtest load
@@ -221,6 +283,20 @@ map(select(.command == "sweep" and .rows)) | last // empty
 | "sweep/\($p)/\($row.size)\t\($f[$j])\t\($b[$j])"'
 {
     [ ! -s "$OUT/raw/blobs.jsonl" ] || jq -rs "$PAIRS_BLOBS" "$OUT/raw/blobs.jsonl"
+    [ ! -s "$OUT/raw/blobs.jsonl" ] || jq -rs "$PAIRS_STORES" "$OUT/raw/blobs.jsonl"
+    # scripts/study/anchors.sh: db_bench and kvtest alternating, round by
+    # round: db_bench's time per read over kvtest's.
+    [ ! -s "$C/anchors-rocksdb.csv" ] || awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        function v(k) { return $(c[k]) }
+        function ok(x) { return x ~ /^[0-9.]+([eE][-+]?[0-9]+)?$/ && x + 0 > 0 }
+        { if (ok(v("dbbench_us_per_op")) && ok(v("kvtest_mean_us")))
+              print "anchor/rocksdb/dbbench/kvtest\t" v("dbbench_us_per_op") "\t" v("kvtest_mean_us")
+          if (ok(v("dbbench_p50_us")) && ok(v("kvtest_p50_us")))
+              print "anchor/rocksdb-p50/dbbench/kvtest\t" v("dbbench_p50_us") "\t" v("kvtest_p50_us")
+          if (ok(v("dbbench_us_per_op")) && ok(v("kvtest_us_per_blob")))
+              print "anchor/rocksdb-blob/dbbench/kvtest\t" v("dbbench_us_per_op") "\t" v("kvtest_us_per_blob")
+          n = split("dbbench_us_per_op dbbench_p50_us kvtest_mean_us kvtest_p50_us kvtest_us_per_blob kvtest_open_close_ms", k, " ")
+          for (i = 1; i <= n; i++) if (ok(v(k[i]))) print "anchor-us/" k[i] "\t" v(k[i]) }' "$C/anchors-rocksdb.csv"
     [ ! -s "$OUT/raw/shortener.jsonl" ] || jq -rs "$PAIRS_SHORT" "$OUT/raw/shortener.jsonl"
     [ ! -s "$OUT/raw/sweep.jsonl" ] || jq -rs "$PAIRS_SWEEP" "$OUT/raw/sweep.jsonl"
     # scripts/study/nginx.sh: "round server requests_per_s", the two
@@ -309,6 +385,56 @@ elif [ -s "$C/space-du.csv" ]; then
         END { for (i = 2; i <= NR; i++)
                 printf "%s,%s,%.1f,%.1f,%.1f,\n", l[i], f[i], a[i] / 1024, s[i] / 1024,
                        (db > 0 ? (s[i] / db - 1) * 100 : 0) }' "$C/space-du.csv" >"$C/space.csv"
+fi
+
+# ------------------------------------------------------------- four stores
+# stores.json: one object per workload (mode): its members (store, the
+# variant that stands for it, its median time, rounds, the ratio to the
+# database with its interval), the fastest and the runner-up by median,
+# and the fastest against the runner-up. Disk space is one more mode
+# (kind "bytes", from kvtest space), where files are the smaller layout.
+# stores.csv: the same, one row per (mode, store).
+rm -f "$C/stores.json" "$C/stores.csv"
+if [ -s "$RAW" ] && jq -se 'any(.[]; .bench.variant == "lmdb" or .bench.variant == "rocksdb")' "$RAW" >/dev/null; then
+    SPACE_LAYOUTS='[]'
+    [ ! -s "$C/space.json" ] || SPACE_LAYOUTS=$(jq -c '.layouts // []' "$C/space.json")
+    jq -s --slurpfile ci "$CI" --argjson space "$SPACE_LAYOUTS" "$STORES_DEFS"'
+        def ivl($k): ($ci[0][$k] // null);
+        [ spick(smedians)[] | select(.database != null) | . as $o
+          | .members |= map(. as $s
+              | (if $s.variant == null or $s.variant == $o.database then null
+                 else ivl("\($o.exp)/\($o.cache)/\($s.variant)/\($o.database)") end) as $r
+              | $s + {label: (if $s.variant then ($s.variant | vlabel) else null end),
+                      ratio_to_db: (if $s.variant == null then null elif $s.variant == $o.database then 1 else $r.est end),
+                      ratio_lo: $r.lo, ratio_hi: $r.hi, ratio_n: $r.n, ratio_covered: $r.covered}
+              | del(.pick))
+          | (.members | map({key: .store, value: .variant}) | from_entries) as $v
+          | . + {fastest_vs_runner_up: (if .runner_up then
+                    ivl("\(.exp)/\(.cache)/\($v[.fastest])/\($v[.runner_up])")
+                    // (ivl("\(.exp)/\(.cache)/\($v[.runner_up])/\($v[.fastest])")
+                        | if . then {est: (1 / .est), lo: (1 / .hi), hi: (1 / .lo), n, covered} else null end)
+                  else null end)} ]
+        + (if ($space | length) > 0 then
+            ($space | map({key: .layout, value: .}) | from_entries) as $l
+            | ([$l.flat, $l.tree] | map(select(. != null)) | sort_by(.total_bytes) | .[0]) as $f
+            | [ {mode: "space", kind: "bytes", title: "disk space",
+                 members: [ {store: "database", layout: $l.database}, {store: "files", layout: $f},
+                            {store: "lmdb", layout: $l.lmdb}, {store: "rocksdb", layout: $l.rocksdb} ]
+                   | map(.layout as $x | {store, variant: ($x.layout // null),
+                          label: ($x.layout // null | if . == null then null else {"database":"SQLite database", "flat":"flat files", "tree":"tree files", "lmdb":"LMDB", "rocksdb":"RocksDB"}[.] // . end),
+                          bytes: ($x.total_bytes // null), content_bytes: ($x.content_bytes // null),
+                          files: ($x.files // null), ratio_to_db: ($x.vs_db // null)})}
+              | ([.members[] | select(.bytes != null)] | sort_by(.bytes)) as $rank
+              | . + {database: "database", fastest: $rank[0].store, runner_up: ($rank[1].store // null)} ]
+           else [] end)' "$RAW" >"$C/stores.json"
+    jq -r '"mode,store,variant,label,us,bytes,rounds,ratio_to_db,ratio_lo,ratio_hi,ratio_n,fastest",
+        (.[] | . as $o | .members[]
+         | [$o.mode, .store, .variant, .label, (.us | if . then . * 1000 | round / 1000 else . end), .bytes,
+            .rounds, (.ratio_to_db | if . then . * 1000 | round / 1000 else . end),
+            (.ratio_lo | if . then . * 1000 | round / 1000 else . end),
+            (.ratio_hi | if . then . * 1000 | round / 1000 else . end), .ratio_n, ($o.fastest == .store)]
+         | map(if . == null then "" else tostring end) | map(if test(",") then "\"" + . + "\"" else . end) | join(","))' \
+        "$C/stores.json" >"$C/stores.csv"
 fi
 
 # ------------------------------------------------------------------ sweep

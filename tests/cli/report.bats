@@ -276,6 +276,90 @@ memlimit_dir() {
     assert_success
 }
 
+# stores_dir DIR: made-up results of the four stores (fasterthanfs.sh
+# with LMDB and RocksDB), 5 rounds, no cold reads. Warm reads: SQL 6 µs,
+# blob API 5, blob API + mmap 3 (the database's best), flat 8, tree 9 (the
+# files' best is flat, 2.67x the database's time), LMDB 1 (3x faster in
+# every round), RocksDB 0.9-1.3x the database's time (no difference).
+# The database's time drifts round by round, so only pairing by round
+# gives constant ratios. Writes, synced per run: WAL 60, LMDB 30 (2x
+# faster), RocksDB 120 (2x slower); never synced: journal off 20, flat 80,
+# LMDB 10, RocksDB 100. Disk space from a kvtest space object.
+stores_dir() {
+    local d=$1 r k f row v us
+    mkdir -p "$d/raw"
+    : >"$d/raw/blobs.jsonl"
+    for r in 1 2 3 4 5; do
+        k=$(awk -v r="$r" 'BEGIN { print 1 + r / 10 }')                     # drift of the round
+        f=$(awk -v r="$r" 'BEGIN { split("0.9 1.2 1.1 1.0 1.3", a, " "); print a[r] }')
+        for row in "read warm db-sql 6" "read warm db-blob 5" "read warm db-blob-mmap 3" \
+            "read warm flat 8" "read warm tree 9" "read warm lmdb 1" "read warm rocksdb $(awk -v f="$f" 'BEGIN { print 3 * f }')" \
+            "write warm db-wal 60" "write warm lmdb 30" "write warm rocksdb 120" \
+            "write warm db-nosync 20" "write warm flat 80" "write warm lmdb-nosync 10" "write warm rocksdb-nosync 100"; do
+            read -r e c v us <<<"$row"
+            jq -cn --arg e "$e" --arg c "$c" --arg v "$v" --argjson us "$(awk -v u="$us" -v k="$k" 'BEGIN { print u * k }')" \
+                --argjson r "$r" '{command: "run", result: {us_per_blob: $us, count: 1000, mb_per_s: 1,
+                    latency: {p50: 1, p90: 2, p99: 3, p999: 4, max: 5}},
+                bench: {experiment: $e, variant: $v, cache: $c, round: $r, warmup: false}}' >>"$d/raw/blobs.jsonl"
+        done
+    done
+    # A warm-up that would make RocksDB the fastest if it counted.
+    jq -cn '{command: "run", result: {us_per_blob: 0.01, count: 1000},
+             bench: {experiment: "read", variant: "rocksdb", cache: "warm", round: 0, warmup: true}}' >>"$d/raw/blobs.jsonl"
+    jq -cn '{command: "space", layouts: [
+        {layout: "database", files: 1, content_bytes: 943718400, total_bytes: 1048576000, directory_bytes: 0, vs_db: 1},
+        {layout: "flat", files: 100000, content_bytes: 943718400, total_bytes: 1205862400, directory_bytes: 0, vs_db: 1.15},
+        {layout: "tree", files: 100000, content_bytes: 943718400, total_bytes: 1216348160, directory_bytes: 0, vs_db: 1.16},
+        {layout: "lmdb", files: 2, content_bytes: 943718400, total_bytes: 1258291200, directory_bytes: 0, vs_db: 1.2},
+        {layout: "rocksdb", files: 20, content_bytes: 943718400, total_bytes: 996147200, directory_bytes: 0, vs_db: 0.95}]}' \
+        >"$d/raw/space.jsonl"
+}
+
+@test "report: the four stores side by side, each against the database's best API, paired by round" {
+    stores_dir "$D/st"
+    run bash "$ROOT/scripts/study/tables.sh" "$D/st"
+    assert_success
+    run cat "$D/st/csv/stores.csv"
+    assert_line "mode,store,variant,label,us,bytes,rounds,ratio_to_db,ratio_lo,ratio_hi,ratio_n,fastest"
+    assert_line "read-warm,database,db-blob-mmap,SQLite blob API + mmap,3.9,,5,1,,,,false"
+    assert_line "read-warm,files,flat,flat files,10.4,,5,2.667,2.667,2.667,5,false"
+    assert_line "read-warm,lmdb,lmdb,LMDB,1.3,,5,0.333,0.333,0.333,5,true"
+    assert_line --regexp '^read-warm,rocksdb,rocksdb,RocksDB,[0-9.]+,,5,1\.1,0\.9[0-9]*,1\.[23][0-9]*,5,false$'
+    assert_line "write-synced,files,,,,,,,,,,false"
+    assert_line "write-synced,lmdb,lmdb,LMDB,39,,5,0.5,0.5,0.5,5,true"
+    assert_line "write-nosync,rocksdb,rocksdb-nosync,RocksDB no sync,130,,5,5,5,5,5,false"
+    assert_line "space,rocksdb,rocksdb,RocksDB,,996147200,,0.95,,,,true"
+    refute_output --partial "read-cold"          # no cold reads in this run: no row
+    run bash "$ROOT/scripts/study/report.sh" "$D/st"
+    assert_success
+    run grep -F -- "- **Four stores**" "$D/st/REPORT.md"
+    assert_success
+    assert_output --partial "Warm random reads: fastest LMDB (1.3 µs per blob); against the database (SQLite blob API + mmap, 3.9 µs): files (flat files) 2.67x slower (95% CI 2.67–2.67), LMDB 3x faster (95% CI 3–3), RocksDB no difference measurable here (1.1x, 95% CI 0.9"
+    assert_output --partial "Random writes, one transaction per run synced at its end: fastest LMDB (39 µs per blob); against the database (SQLite WAL, 78 µs): files no equivalent, LMDB 2x faster (95% CI 2–2), RocksDB 2x slower (95% CI 2–2)"
+    assert_output --partial "Disk space: the database 1000 MiB; files (flat files) 1150 MiB (+15%), LMDB 1200 MiB (+20%), RocksDB 950 MiB (-5%), smallest RocksDB."
+    run grep -F "| warm random reads | LMDB | LMDB | 1.3 | 0.33x (0.33–0.33) | faster | 1 |" "$D/st/REPORT.md"
+    assert_success
+    run grep -E '^\| warm random reads \| RocksDB \| RocksDB \| [0-9.]+ \| 1\.1x \(0\.9[0-9]*–1\.[23][0-9]*\) \| no difference measurable \| 3 \|$' "$D/st/REPORT.md"
+    assert_success
+    run grep -F "| random writes, never synced | files | flat files | 104 | 4x (4–4) | slower | 3 |" "$D/st/REPORT.md"
+    assert_success
+    run grep -F "| RocksDB | RocksDB | 20 | 900 | 950 | -5% |" "$D/st/REPORT.md"
+    assert_success
+    # The section sits after the blob sections, and its ratios are findings.
+    run grep -E '^### ' "$D/st/REPORT.md"
+    assert_output --partial "$(printf '### Random writes\n### Four stores side by side: SQLite, files, LMDB, RocksDB')"
+    run grep -P '^stores-read-warm-lmdb\twarm random reads, lmdb \(LMDB\) / database \(SQLite blob API \+ mmap\) \(time\)\t0\.333[0-9]*\t0\.333[0-9]*\t0\.333[0-9]*\tratio$' "$D/st/findings.tsv"
+    assert_success
+    # Old results without LMDB or RocksDB: no section, no extra intervals.
+    results_dir "$D/old" 10 5 12 6 9 4.5 11 5.5 10 5
+    report "$D/old"
+    [ ! -e "$D/old/csv/stores.json" ]
+    run grep -c "Four stores" "$D/old/REPORT.md"
+    assert_output 0
+    run jq -r 'keys[]' "$D/old/csv/intervals.json"
+    refute_output --partial "db-blob-mmap"
+}
+
 # --------------------------------------------------------------- repro
 # findings FILE LINE...: a findings.tsv with its header.
 findings() {

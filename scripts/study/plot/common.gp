@@ -20,4 +20,9 @@ set linetype 3 lc rgb '#2ca02c' lw 2 pt 9 ps 1.3
 set linetype 4 lc rgb '#d62728' lw 2 pt 11 ps 1.3
 set linetype 5 lc rgb '#9467bd' lw 2 pt 13 ps 1.3
 set linetype 6 lc rgb '#8c564b' lw 2 pt 3 ps 1.1
-set linetype cycle 6
+# 7-10: the read charts' LMDB, RocksDB and readahead-off lines.
+set linetype 7 lc rgb '#e377c2' lw 2 pt 6 ps 1.1
+set linetype 8 lc rgb '#7f7f7f' lw 2 pt 4 ps 1.1
+set linetype 9 lc rgb '#bcbd22' lw 2 pt 8 ps 1.3
+set linetype 10 lc rgb '#17becf' lw 2 pt 10 ps 1.3
+set linetype cycle 10

@@ -1,4 +1,5 @@
-# space.gp: disk space of the three layouts (du), apparent vs allocated.
+# space.gp: disk space of every layout (database, flat, tree, LMDB,
+# RocksDB: kvtest space, else du), apparent vs allocated.
 # Input: csv/space.csv  layout,files,apparent_mib,allocated_mib,overhead_vs_db_pct
 # Variables: in, out, term, subtitle.
 load dir.'/common.gp'
