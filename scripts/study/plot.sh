@@ -7,7 +7,7 @@
 # Error bars are 95% intervals (the *_lo, *_hi columns tables.sh writes).
 #   space           disk space of the database, flat and tree layouts, LMDB, RocksDB
 #   percentiles     read latency percentiles, warm and cold
-#   sweep           time per blob vs blob size, crossover marked
+#   sweep           time per blob vs blob size (every store), crossover marked
 #   shortener-throughput, shortener-latency   per cache configuration
 #   shortener-timeline   p50/p99 and requests/s per interval of each
 #                        configuration's first measured HTTP run (--timeline)
@@ -78,6 +78,9 @@ if has_data "$C/sweep.csv"; then
     fi
     sci=0   # error bars only where kvtest sweep gave per-run times
     awk -F, 'NR > 1 && $8 != "" { found = 1 } END { exit !found }' "$C/sweep.csv" && sci=1
+    # Other stores (kvtest sweep --stores): their STORE_us columns.
+    sst=$(head -n1 "$C/sweep.csv" | tr ',' '\n' | sed -n 's/^\(lmdb\|rocksdb\)_us$/\1/p' | paste -sd' ')
+    [ -z "$sst" ] || pv+="; stores='$sst'"
     chart sweep "in='$C/sweep.csv'; cross=${cross:-0}; hasci=$sci; subtitle='$sub'$pv"
 fi
 if has_data "$C/shortener-bench.csv" || has_data "$C/shortener-http.csv"; then

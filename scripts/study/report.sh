@@ -127,6 +127,16 @@ findings_tsv() {
                 (.ci // null | if . == null then null elif .lo_open then "-inf" else .lo end),
                 (.ci // null | if . == null then null elif .hi_open then "inf" else .hi end), "bytes"])
           | map(num) | join("\t")'
+        # The sweep's other stores (tables.sh: sweep-stores.json): each
+        # one's crossover against the blob API, per page size, as above.
+        if [ -s "$C/sweep-stores.json" ]; then
+            jq -r '.crossovers[] | select(.store != "files")
+                | ["crossover-\(.store)-\(.pagesize)", "crossover size, \(.store) / blob API, \(.pagesize)-byte pages",
+                   (if .kind == "cross" then .size else .kind end),
+                   (.ci // null | if . == null then null elif .lo_open then "-inf" else .lo end),
+                   (.ci // null | if . == null then null elif .hi_open then "inf" else .hi end), "bytes"]
+                | map(if . == null then "NA" else tostring end) | join("\t")' "$C/sweep-stores.json"
+        fi
         # The four stores (tables.sh: stores.json): each store against the
         # database, per workload; the RocksDB anchor (db_bench / kvtest).
         if [ -s "$C/stores.json" ]; then
@@ -176,6 +186,59 @@ def verdict($m): if $m.store == "database" then "(reference)" elif $m.ratio_lo =
 def mib: if . == null then "n/a" else . / 1048576 | r(1) | tostring end;
 def pctd: r(1) | if . >= 0 then "+\(.)%" else "\(.)%" end;
 '
+
+# ------------------------------------------------------ sweep by store
+# csv/sweep-stores.json (tables.sh, only from kvtest sweep --stores): the
+# crossover of each store against the blob API per page size, and per blob
+# size the fastest store against the runner-up.
+SWEEP_FMT='
+def stname($s): {"database":"the database", "files":"files", "lmdb":"LMDB", "rocksdb":"RocksDB"}[$s] // $s;
+def stcap($s): {"database":"The database"}[$s] // stname($s);
+def kib: "\(. / 1024) KiB";
+def dbas($m): "\(if $m.api == "sql" then "SQL" else "blob API" end), \($m.page | kib) pages";
+# A crossover entry: its size (or none), its interval, its words.
+def xci: . as $e | (.ci // null) | if . == null then null
+    elif .beyond == "below" then "below \($e.first_size | sz3)"
+    elif .beyond == "above" then "above \($e.last_size | sz3)"
+    else "\(if .lo_open then "below \($e.first_size | sz3)" else .lo | sz3 end)–\(if .hi_open then "above \($e.last_size | sz3)" else .hi | sz3 end)" end;
+def xcell: if .kind == "cross" then "\(.size | sz3)" elif .kind == "db_wins" then "none: the database faster at every size"
+    elif .kind == "files_win" then "none: \(stname(.store)) faster from the smallest size" else "no valid figures" end;
+def xwords: stname(.store) as $n
+    | if .kind == "cross" then "\($n) faster above \(.size | sz3) bytes\(xci | if . then " (95% CI \(.))" else "" end)"
+      elif .kind == "db_wins" then "no crossover in \(.first_size | sz3)..\(.last_size | sz3) (the database faster at every size)"
+      elif .kind == "files_win" then "no crossover (\($n) already faster at \(.first_size | sz3)\(if .slower_from then ", but slower than the database from \(.slower_from | sz3) on" else "" end))"
+      else "no valid figures" end
+    + (if (.line // "") | test("not monotonic") then " (the ratio crosses 1 more than once: noisy)" else "" end);
+def xrat($c; $r): if $c then rat($c) elif $r then ($r | x) else "n/a" end;
+def xcellr($c; $r): if $c then "\($c.est | x) (\($c.lo | n2)–\($c.hi | n2))" elif $r then ($r | x) else "–" end;
+# The fastest store of a size against the runner-up, in words.
+def fwords: stname(.runner_up // "none") as $n | .fastest_vs_runner_up as $c
+    | if $c == null then "n/a"
+      elif $c.lo == null then "\(1 / $c.est | x) faster than \($n) by the medians (no interval)"
+      elif $c.hi < 1 then "\(1 / $c.est | x) faster than \($n) (\(civ({lo: (1 / $c.hi), hi: (1 / $c.lo), n: $c.n, covered: $c.covered})))"
+      elif $c.lo > 1 then "\($c.est | x) slower than \($n) by the paired rounds (\(civ($c)))"
+      else "no difference measurable from \($n) (\($c.est | x), \(civ($c)))" end;
+def fverdict: if .verdict == "faster" then "\(stname(.fastest)) faster" elif .verdict then .verdict else "–" end;
+'
+# The sweep section's part on the stores: each store's crossover against
+# the blob API per page size, then the fastest store at each blob size.
+sweep_stores_section() {
+    local f=$C/sweep-stores.json
+    w "" "By store (\`kvtest sweep --stores $(jq -r '["db"] + .stores | join(",")' "$f")\`: each size's database, made with the first page size, also exported into $(j "$f" "$SWEEP_FMT"'[.stores[] | select(. != "files") | stname(.)] | join(" and ")'); every store read the same keys in the same order in the same interleaved rounds, and timed once per blob size, since none depends on SQLite's page size). Each store's crossover against the blob API of each page size, as \`kvtest sweep\` finds it (the size above which the store is faster, with its bootstrap interval), and the ratio store / blob API at both ends (the median of the per-round ratios, 95% CI):" "" \
+      "| store | page size | crossover (store faster above) | 95% CI | store / blob API at the smallest size | at the largest size | database faster again from |" \
+      "|---|---|---:|---:|---:|---:|---:|"
+    j "$f" "$SWEEP_FMT"'.crossovers[]
+        | "| \(stname(.store)) | \(.pagesize | kib) | \(xcell) | \(xci // "–") | \(.first_size | sz3): \(xcellr(.first_ci; .first_ratio)) | \(.last_size | sz3): \(xcellr(.last_ci; .last_ratio)) | \(if .slower_from then .slower_from | sz3 else "–" end) |"' >>"$R"
+    w "" "kvtest sweep's lines for the stores (the files' are above):" ""
+    j "$f" '.crossovers[] | select(.store != "files") | .line + "."' | sed 's/$/  /' >>"$R"
+    w "" "Fastest store at each blob size (warm cache, random reads, medians over the rounds): $(j "$f" "$SWEEP_FMT"'["the database at its best of SQL and the blob API\(if (.page_sizes | length) > 1 then " over the page sizes" else "" end)"] + [.stores[] | stname(.)] | join(", ")'). \"Fastest / runner-up\" is the median over rounds of the fastest store's time per blob divided by the runner-up's in the same round, with its 95% interval: the fastest is called faster only where the interval lies below 1." "" \
+      "| blob size | database µs/blob (best) | $(j "$f" "$SWEEP_FMT"'[.stores[] | "\(stname(.)) µs/blob"] | join(" | ")') | fastest | runner-up | fastest / runner-up (95% CI) | verdict |" \
+      "|---:|---:|$(j "$f" '[.stores[] | "---:|"] | join("")')---|---|---:|---|"
+    j "$f" "$SWEEP_FMT"'.stores as $st | .sizes[]
+        | (.members | map({key: .store, value: .}) | from_entries) as $m
+        | "| \(.size | sz3) | \(if $m.database then "\($m.database.us | us) (\(dbas($m.database)))" else "–" end) | \([$st[] | $m[.].us // null | if . then us else "–" end] | join(" | ")) | \(if .fastest then stname(.fastest) else "–" end) | \(if .runner_up then stname(.runner_up) else "–" end) | \(.fastest_vs_runner_up // null | if . == null then "–" elif .lo == null then "\(.est | x)" else "\(.est | x) (\(.lo | n2)–\(.hi | n2))" end) | \(fverdict) |"' >>"$R"
+}
+
 stores_section() {
     local bc
     bc=$(jq -r 'select(.bench.variant == "rocksdb" and .result.block_cache) | .result.block_cache' \
@@ -369,6 +432,23 @@ if [ -s "$C/sweep-crossover.json" ]; then
          else empty end)
       end' >>"$R"
 fi
+if [ -s "$C/sweep-stores.json" ]; then
+    # The sweep with the other stores: their crossovers against the blob
+    # API, and the fastest store by blob size against the runner-up,
+    # consecutive sizes with the same fastest store in one clause.
+    j "$C/sweep-stores.json" "$SWEEP_FMT"'
+      ([.crossovers[] | select(.store != "files")] | group_by(.store)) as $g
+      | (if ($g | length) > 0 then
+          "- **Crossover by store** (each store against the SQLite blob API of each page size, in the sweep'"'"'s rounds): "
+          + ([$g[] | "\(stname(.[0].store)): " + (map("\(.pagesize | kib) pages \(xwords), \(stname(.store)) / blob API \(xrat(.first_ci; .first_ratio)) at \(.first_size | sz3) and \(xrat(.last_ci; .last_ratio)) at \(.last_size | sz3)") | join("; "))] | join(". ")) + "."
+         else empty end),
+        (.sizes as $s | if ($s | length) == 0 then empty else
+          (reduce $s[] as $x ([]; if length > 0 and .[-1][0].fastest == $x.fastest then .[:-1] + [.[-1] + [$x]] else . + [[$x]] end)) as $runs
+          | "- **Fastest store by blob size** (the sweep'"'"'s warm random reads, \($s | length) sizes from \($s[0].size | sz3) to \($s[-1].size | sz3); the database at its best of SQL and the blob API\(if (.page_sizes | length) > 1 then " over the page sizes" else "" end); against the runner-up of each size, paired by round): "
+            + ([$runs[] | "\(stcap(.[0].fastest // "none")) \(if ($runs | length) == 1 then "at every size" elif length == 1 then "at \(.[0].size | sz3)" else "from \(.[0].size | sz3) to \(.[-1].size | sz3)" end): "
+                + (map("at \(.size | sz3) \(fwords)") | join("; "))] | join(". ")) + "."
+          end)' >>"$R"
+fi
 if [ -s "$C/stores.json" ]; then
     # The four stores: per workload the fastest by median, against the
     # runner-up, and every store against the database, with intervals.
@@ -520,6 +600,7 @@ fi
 if [ -s "$C/sweep.csv" ]; then
     w "" "### Blob-size sweep" ""
     if [ -s "$C/sweep.md" ]; then cat "$C/sweep.md" >>"$R"; fi
+    if [ -s "$C/sweep-stores.json" ]; then sweep_stores_section; fi
     figure sweep "Blob-size sweep" '^blobs-sweep'
 fi
 if [ -s "$C/stores.json" ]; then

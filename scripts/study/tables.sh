@@ -8,7 +8,10 @@
 #                           percentiles-warm.csv, percentiles-cold.csv
 #   csv/space-du.csv + raw/space.jsonl -> space.csv, space.json
 #   raw/sweep.jsonl      -> sweep.csv, sweep-crossover.txt, sweep.md, and
-#                           with several page sizes sweep-pages.csv, .tsv
+#                           with several page sizes sweep-pages.csv, .tsv;
+#                           with other stores (kvtest sweep --stores)
+#                           sweep-stores.json, sweep-stores.csv (the fastest
+#                           store per blob size), sweep-crossovers.csv
 #   raw/shortener.jsonl  -> shortener-bench.csv, shortener-bench.json,
 #                           shortener-http.csv, shortener-http.json,
 #                           shortener-bench-pct.csv, shortener-http-pct.csv,
@@ -34,7 +37,9 @@
 # (blob reads and writes, time ratio), lookup[-cold]/CONFIG/sqlite and
 # http/CONFIG/REF and http-zipf/CONFIG/REF (throughput ratio, uniform and
 # Zipf keys), loadwrk/CONFIG/wrk, sweep/PAGE/SIZE
-# (files / blob API time), memlimit/LEG/MEM/KEYS/CONFIG/REF (a database
+# (files / blob API time), sweep-STORE/PAGE/SIZE (LMDB or RocksDB / blob
+# API), sweep-best/SIZE (the fastest store's time / the runner-up's, each
+# store at its best by median), memlimit/LEG/MEM/KEYS/CONFIG/REF (a database
 # larger than memory, throughput ratio), anchor/rocksdb[-p50|-blob]/dbbench/kvtest
 # (db_bench's time per read over kvtest's: micros/op over the mean, P50
 # over p50, micros/op over us_per_blob), us/EXP/CACHE/VARIANT, rate/EXP/CONFIG,
@@ -98,13 +103,21 @@ tables_sweep() {
     [ -n "$obj" ] || return 1
     # ratio_files_blob_lo/_hi: the 95% interval of files / blob API over the
     # paired runs (intervals.json; empty when kvtest sweep gave no runs).
-    printf '%s\n' "$obj" | jq -r --slurpfile ci "$CI" "$KV_JQ_DEFS"'
+    # With other stores (kvtest sweep --stores): STORE_us, ratio_STORE_blob
+    # and its interval per store besides files, appended (the first page
+    # size's ratio).
+    printf '%s\n' "$obj" | jq -r --slurpfile ci "$CI" "$KV_JQ_DEFS$SWEEP_DEFS"'
         (.options.pagesize // .pages[0].pagesize) as $p
-        | "size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql,ratio_files_blob_lo,ratio_files_blob_hi",
-        (.rows[] | ($ci[0]["sweep/\($p)/\(.size)"] // {}) as $i
+        | [swstores[] | select(. != "files")] as $st
+        | ("size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql,ratio_files_blob_lo,ratio_files_blob_hi"
+           + ([$st[] | ",\(.)_us,ratio_\(.)_blob,ratio_\(.)_blob_lo,ratio_\(.)_blob_hi"] | join(""))),
+        (.rows[] | . as $r | ($ci[0]["sweep/\($p)/\(.size)"] // {}) as $i
                  | [ .size, .count, (.sql.us_per_blob | r3), (.blob.us_per_blob | r3),
                      (.files.us_per_blob | r3), (.ratio_files_blob | r3), (.ratio_files_sql | r3),
                      ($i.lo | r3 // ""), ($i.hi | r3 // "") ]
+                   + [ $st[] as $s | ($ci[0]["sweep-\($s)/\($p)/\($r.size)"] // {}) as $k
+                       | ($r[$s].us_per_blob | r3 // ""), ($r["ratio_\($s)_blob"] | r3 // ""),
+                         ($k.lo | r3 // ""), ($k.hi | r3 // "") ]
                  | map(tostring) | join(","))' >"$C/sweep.csv"
     # One object per page size: the crossover, its interval when kvtest
     # sweep gives one (crossover.ci), and the sizes at both ends (report.sh).
@@ -129,6 +142,79 @@ tables_sweep() {
         "About \(.options.total / 1000000) MB of blobs per size, page size\(if (.options.page_sizes // []) | length > 1 then "s \(.options.page_sizes | map(tostring) | join(", "))" else " \(.options.pagesize)" end), every key read once per run in random order, \(.options.warmup) warm-up + \(.options.repeat) measured run(s), medians. \(.crossover.line)."' \
         >"$C/sweep.md"
     tables_sweep_pages "$obj"
+    tables_sweep_stores "$obj"
+}
+
+# With other stores (kvtest sweep --stores; old results have none, and get
+# none of these files): sweep-stores.json with
+#   stores      the stores besides the database, as listed
+#   crossovers  one per store (files first) and page size: kind, size,
+#               line, ci (kvtest sweep's bootstrap), the store / blob API
+#               ratio at both ends with its interval, at every size (ratios)
+#               and, for a store faster at the smallest size, slower_from:
+#               the size from which it is slower at every larger size
+#   sizes       one per blob size: every store's best median (members;
+#               the database's best of SQL and the blob API over the page
+#               sizes), the fastest and the runner-up, the fastest's time
+#               over the runner-up's (median of the per-round ratios, 95%
+#               interval: sweep-best/SIZE) and the verdict: "faster" only
+#               where that interval lies below 1
+# sweep-stores.csv (sizes) and sweep-crossovers.csv (crossovers), the same
+# as tables.
+tables_sweep_stores() {
+    rm -f "$C/sweep-stores.json" "$C/sweep-stores.csv" "$C/sweep-crossovers.csv"
+    printf '%s\n' "$1" | jq -e '.options.stores and .crossovers' >/dev/null || return 0
+    printf '%s\n' "$1" | jq --slurpfile ci "$CI" "$KV_JQ_DEFS$SWEEP_DEFS"'
+        def iv($k): ($ci[0][$k] // null);
+        def rkey($s; $p; $size): if $s == "files" then "sweep/\($p)/\($size)" else "sweep-\($s)/\($p)/\($size)" end;
+        . as $o
+        | {stores: swstores, page_sizes: [swpages[].pagesize],
+           crossovers: [ swstores[] as $s | $o | swpages[] | .pagesize as $p | .rows as $rows
+               | ((.crossovers // $o.crossovers // {})[$s] // (if $s == "files" then .crossover else null end)) as $x
+               | select($x != null)
+               | ($rows[0].size) as $fs | ($rows[-1].size) as $ls
+               | {store: $s, pagesize: $p, kind: $x.kind, size: $x.size, line: $x.line, ci: ($x.ci // null),
+                  first_size: $fs, last_size: $ls,
+                  first_ratio: $rows[0]["ratio_\($s)_blob"], last_ratio: $rows[-1]["ratio_\($s)_blob"],
+                  first_ci: iv(rkey($s; $p; $fs)), last_ci: iv(rkey($s; $p; $ls)),
+                  ratios: [$rows[] | .size as $z | iv(rkey($s; $p; $z)) as $k
+                           | {size: $z, ratio: .["ratio_\($s)_blob"], lo: ($k.lo // null), hi: ($k.hi // null)}]}
+               # kvtest sweep looks for the size above which the store is
+               # faster; a store faster at the smallest size can still be
+               # slower at the large ones: the smallest size from which
+               # every ratio (its interval where there is one) lies above 1.
+               | . + {slower_from: (if (.first_ratio // 1) < 1 then
+                        ([.ratios | range(length) as $j | select(all(.[$j:][]; (.lo // .ratio // 0) > 1)) | .[$j].size][0] // null)
+                      else null end)} ],
+           sizes: [ range(.rows | length) as $i | .rows[$i] as $r
+               | ($o | swbest($i) | map(del(.runs)) | sort_by(.us)) as $m
+               | iv("sweep-best/\($r.size)") as $c
+               | {size: $r.size, count: $r.count, members: $m,
+                  fastest: ($m[0].store // null), runner_up: ($m[1].store // null),
+                  fastest_vs_runner_up: (if $c then $c elif ($m | length) > 1 then {est: ($m[0].us / $m[1].us)} else null end),
+                  verdict: (if $c == null then null elif $c.hi < 1 then "faster"
+                            elif $c.lo > 1 then "slower by the paired rounds" else "no difference measurable" end)} ]}' \
+        >"$C/sweep-stores.json"
+    jq -r '
+        def c($v): if $v == null then "" elif ($v | type) == "number" then ($v * 1000 | round / 1000 | tostring) else ($v | tostring) end;
+        .stores as $st
+        | (["size", "count", "database_us", "database_api", "database_page"] + [$st[] | "\(.)_us"]
+           + ["fastest", "runner_up", "fastest_vs_runner_up", "lo", "hi", "n", "verdict"] | join(",")),
+          (.sizes[] | (.members | map({key: .store, value: .}) | from_entries) as $m
+           | [c(.size), c(.count), c($m.database.us), c($m.database.api), c($m.database.page)]
+             + [$st[] | c($m[.].us)]
+             + [c(.fastest), c(.runner_up), c(.fastest_vs_runner_up.est), c(.fastest_vs_runner_up.lo),
+                c(.fastest_vs_runner_up.hi), c(.fastest_vs_runner_up.n), c(.verdict)]
+           | join(","))' "$C/sweep-stores.json" >"$C/sweep-stores.csv"
+    jq -r '
+        def c($v): if $v == null then "" elif ($v | type) == "number" then ($v * 1000 | round / 1000 | tostring) else ($v | tostring) end;
+        "store,pagesize,kind,crossover_bytes,ci_lo,ci_hi,first_size,first_ratio,first_lo,first_hi,last_size,last_ratio,last_lo,last_hi,slower_from",
+        (.crossovers[] | [c(.store), c(.pagesize), c(.kind), c(.size),
+            (.ci // null | if . == null then "" elif .lo_open then "0" else c(.lo) end),
+            (.ci // null | if . == null then "" elif .hi_open then "inf" else c(.hi) end),
+            c(.first_size), c(.first_ci.est // .first_ratio), c(.first_ci.lo), c(.first_ci.hi),
+            c(.last_size), c(.last_ci.est // .last_ratio), c(.last_ci.lo), c(.last_ci.hi), c(.slower_from)] | join(","))' \
+        "$C/sweep-stores.json" >"$C/sweep-crossovers.csv"
 }
 
 # With several page sizes (kvtest sweep --page-sizes): the files time (read
@@ -270,17 +356,47 @@ PAIRS_SHORT=$PAIRS_DEFS'
      | ($m | keys[]) as $k
      | ([$k, "sqlite"], (if $k == "valkey-track" then [$k, "valkey"] else empty end)) as [$n, $d]
      | select($n != $d and ($m[$d] | ok)) | "http-zipf/\($n)/\($d)\t\($m[$n])\t\($m[$d])") )'
+# The sweep with other stores (kvtest sweep --stores: options.stores, and
+# per row each store's figures beside "files"). Each store but the
+# database is timed once per size (the top-level rows); the database once
+# per page size. swbest($i): every store's best figure at size i by median,
+# the database's the best of SQL and the blob API over the page sizes.
+SWEEP_DEFS='
+def swpages: if (.pages // []) | length > 0 then .pages
+    else [{pagesize: .options.pagesize, rows: .rows, crossover: .crossover, crossovers: (.crossovers // null)}] end;
+def swstores: (.options.stores // ["db", "files"]) | map(select(. != "db"));
+def swok: type == "number" and . > 0;
+def swbest($i): . as $o
+  | ([swpages[] | .pagesize as $p | .rows[$i] as $r | ["blob", "sql"][] as $a
+      | ($r[$a] // {}) | select(.us_per_blob | swok)
+      | {store: "database", api: $a, page: $p, us: .us_per_blob, runs: (.runs_us // [])}]
+     | sort_by(.us) | .[0:1])
+  + [swstores[] as $s | ($o.rows[$i][$s] // {}) | select(.us_per_blob | swok)
+      | {store: $s, api: null, page: null, us: .us_per_blob, runs: (.runs_us // [])}];'
 # The sweep: files / blob API per blob size and page size, from the runs of
-# each layout (runs_us, in round order) when kvtest sweep gives them.
-PAIRS_SWEEP=$PAIRS_DEFS'
+# each layout (runs_us, in round order) when kvtest sweep gives them; with
+# other stores also STORE / blob API (sweep-STORE/PAGE/SIZE) and, per size,
+# the fastest store's time over the runner-up's by median (sweep-best/SIZE).
+PAIRS_SWEEP=$PAIRS_DEFS$SWEEP_DEFS'
 map(select(.command == "sweep" and .rows)) | last // empty
 | . as $o
-| (if (.pages // []) | length > 0 then .pages else [{pagesize: .options.pagesize, rows: .rows}] end)[]
-| .pagesize as $p | .rows | to_entries[] | .key as $i | .value as $row
-| ($row.files.runs_us // $o.rows[$i].files.runs_us // []) as $f | ($row.blob.runs_us // []) as $b
-| range([($f | length), ($b | length)] | min) as $j
-| select(($f[$j] | ok) and ($b[$j] | ok))
-| "sweep/\($p)/\($row.size)\t\($f[$j])\t\($b[$j])"'
+| ( (if (.pages // []) | length > 0 then .pages else [{pagesize: .options.pagesize, rows: .rows}] end)[]
+    | .pagesize as $p | .rows | to_entries[] | .key as $i | .value as $row
+    | ($row.files.runs_us // $o.rows[$i].files.runs_us // []) as $f | ($row.blob.runs_us // []) as $b
+    | ( (range([($f | length), ($b | length)] | min) as $j
+         | select(($f[$j] | ok) and ($b[$j] | ok))
+         | "sweep/\($p)/\($row.size)\t\($f[$j])\t\($b[$j])"),
+        ($o | swstores[] | select(. != "files") as $s
+         | ($o.rows[$i][$s].runs_us // []) as $x
+         | range([($x | length), ($b | length)] | min) as $j
+         | select(($x[$j] | ok) and ($b[$j] | ok))
+         | "sweep-\($s)/\($p)/\($row.size)\t\($x[$j])\t\($b[$j])") ) ),
+  ( select(.options.stores) | range(.rows | length) as $i | .rows[$i].size as $size
+    | (swbest($i) | sort_by(.us)) as $r | select(($r | length) > 1)
+    | $r[0].runs as $a | $r[1].runs as $b
+    | range([($a | length), ($b | length)] | min) as $j
+    | select(($a[$j] | ok) and ($b[$j] | ok))
+    | "sweep-best/\($size)\t\($a[$j])\t\($b[$j])" )'
 {
     [ ! -s "$OUT/raw/blobs.jsonl" ] || jq -rs "$PAIRS_BLOBS" "$OUT/raw/blobs.jsonl"
     [ ! -s "$OUT/raw/blobs.jsonl" ] || jq -rs "$PAIRS_STORES" "$OUT/raw/blobs.jsonl"

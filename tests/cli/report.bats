@@ -360,6 +360,102 @@ stores_dir() {
     refute_output --partial "db-blob-mmap"
 }
 
+# sweep_stores_dir DIR: a made-up kvtest sweep --stores db,files,lmdb,rocksdb
+# (one page size, 5 rounds, 3 sizes). Every figure drifts round by round
+# (x1.1..x1.5), so only pairing by round gives constant ratios. LMDB is
+# fastest everywhere: at 1k against RocksDB (0.5 / 0.8), at 10k against
+# the blob API (half), at 100k tied with files (per-round ratios
+# 0.91..1.11: no difference measurable). RocksDB is faster than the blob
+# API at 1k (0.8x) and slower from 10k on (1.5x, 2x).
+sweep_stores_dir() {
+    mkdir -p "$1/raw"
+    jq -cn '[1.1, 1.2, 1.3, 1.4, 1.5] as $k | [1, 1, 1, 1, 1] as $one | [0.9, 1.1, 0.95, 1.05, 1.0] as $f
+        | def res($base; $m): ([range(5) as $i | $base * $k[$i] * $m[$i]]) as $r
+              | {us_per_blob: ($r | sort | .[2]), runs_us: $r, count: 10};
+          def row($size; $sql; $blob; $files; $fm; $lmdb; $rocks):
+              {size: $size, count: 10, sql: res($sql; $one), blob: res($blob; $one), files: res($files; $fm),
+               lmdb: res($lmdb; $one), rocksdb: res($rocks; $one)}
+              | .blob.us_per_blob as $b | .sql.us_per_blob as $s
+              | reduce ("files", "lmdb", "rocksdb") as $x (.; .["ratio_\($x)_blob"] = (.[$x].us_per_blob / $b)
+                                                             | .["ratio_\($x)_sql"] = (.[$x].us_per_blob / $s));
+        {command: "sweep", complete: true, files_measured_once: true, stores_measured_once: true,
+         options: {sizes: [1000, 10000, 100000], total: 10000, pagesize: 4096, repeat: 5, warmup: 1,
+                   stores: ["db", "files", "lmdb", "rocksdb"]},
+         rows: [row(1000; 2; 1; 3; $one; 0.5; 0.8), row(10000; 2.5; 2; 3; $one; 1; 3),
+                row(100000; 11; 10; 5; $f; 5; 20)],
+         crossover: {kind: "cross", size: 31623, crossings: 1, line: "Crossover: 31.6k bytes (95% CI 20k-60k; files faster than the database above this blob size)",
+                     ci: {lo: 20000, hi: 60000, lo_open: false, hi_open: false, beyond: "none"}},
+         bench: {experiment: "sweep"}}
+        | .crossovers = {files: .crossover,
+            lmdb: {kind: "files_win", size: null, crossings: 0, line: "Crossover (lmdb): none in range 1k..100k (95% CI below 1k: not within the sizes measured; lmdb is already faster at the smallest size)",
+                   ci: {lo: null, hi: 1000, lo_open: true, hi_open: false, beyond: "below"}},
+            rocksdb: {kind: "files_win", size: null, crossings: 0, line: "Crossover (rocksdb): none in range 1k..100k (95% CI below 1k: not within the sizes measured; rocksdb is already faster at the smallest size)",
+                      ci: {lo: null, hi: 1000, lo_open: true, hi_open: false, beyond: "below"}}}' \
+        >"$1/raw/sweep.jsonl"
+}
+
+@test "report: the sweep with LMDB and RocksDB: a crossover per store, the fastest store per size against the runner-up" {
+    sweep_stores_dir "$D/sw"
+    run bash "$ROOT/scripts/study/tables.sh" "$D/sw"
+    assert_success
+    run cat "$D/sw/csv/sweep-stores.csv"
+    assert_line "size,count,database_us,database_api,database_page,files_us,lmdb_us,rocksdb_us,fastest,runner_up,fastest_vs_runner_up,lo,hi,n,verdict"
+    assert_line "1000,10,1.3,blob,4096,3.9,0.65,1.04,lmdb,rocksdb,0.625,0.625,0.625,5,faster"
+    assert_line "10000,10,2.6,blob,4096,3.9,1.3,3.9,lmdb,database,0.5,0.5,0.5,5,faster"
+    assert_line --regexp '^100000,10,13,blob,4096,6\.6,6\.5,26,lmdb,files,1,0\.9[0-9]*,1\.[01][0-9]*,5,no difference measurable$'
+    run cat "$D/sw/csv/sweep-crossovers.csv"
+    assert_line "files,4096,cross,31623,20000,60000,1000,3,3,3,100000,0.5,0.45,0.55,"
+    assert_line "lmdb,4096,files_win,,0,1000,1000,0.5,0.5,0.5,100000,0.5,0.5,0.5,"
+    assert_line "rocksdb,4096,files_win,,0,1000,1000,0.8,0.8,0.8,100000,2,2,2,10000"
+    run head -n1 "$D/sw/csv/sweep.csv"
+    assert_output --partial ",ratio_files_blob_hi,lmdb_us,ratio_lmdb_blob,ratio_lmdb_blob_lo,ratio_lmdb_blob_hi,rocksdb_us,"
+    run bash "$ROOT/scripts/study/report.sh" "$D/sw"
+    assert_success
+    cp "$D/sw/REPORT.md" "$D/first.md"
+    run grep -F -- "- **Fastest store by blob size**" "$D/sw/REPORT.md"
+    assert_success
+    assert_output --partial "LMDB at every size: at 1k 1.6x faster than RocksDB (95% CI 1.6–1.6); at 10k 2x faster than the database (95% CI 2–2); at 100k no difference measurable from files (1x, 95% CI 0.9"
+    run grep -F -- "- **Crossover by store**" "$D/sw/REPORT.md"
+    assert_success
+    assert_output --partial "LMDB: 4 KiB pages no crossover (LMDB already faster at 1k), LMDB / blob API 0.5x (95% CI 0.5–0.5) at 1k"
+    assert_output --partial "RocksDB: 4 KiB pages no crossover (RocksDB already faster at 1k, but slower than the database from 10k on), RocksDB / blob API 0.8x (95% CI 0.8–0.8) at 1k and 2x (95% CI 2–2) at 100k."
+    run grep -F "| files | 4 KiB | 31.6k | 20k–60k | 1k: 3x (3–3) | 100k: 0.5x (0.45–0.55) | – |" "$D/sw/REPORT.md"
+    assert_success
+    run grep -F "| RocksDB | 4 KiB | none: RocksDB faster from the smallest size | below 1k | 1k: 0.8x (0.8–0.8) | 100k: 2x (2–2) | 10k |" "$D/sw/REPORT.md"
+    assert_success
+    run grep -F "Crossover (rocksdb): none in range 1k..100k" "$D/sw/REPORT.md"
+    assert_success
+    run grep -F "| 1k | 1.3 (blob API, 4 KiB pages) | 3.9 | 0.65 | 1.04 | LMDB | RocksDB | 0.63x (0.63–0.63) | LMDB faster |" "$D/sw/REPORT.md"
+    assert_success
+    run grep -E '^\| 100k \| 13 \(blob API, 4 KiB pages\) \| 6\.6 \| 6\.5 \| 26 \| LMDB \| files \| 1x \(0\.9[0-9]*–1\.[01][0-9]*\) \| no difference measurable \|$' "$D/sw/REPORT.md"
+    assert_success
+    run grep -P '^crossover-rocksdb-4096\tcrossover size, rocksdb / blob API, 4096-byte pages\tfiles_win\t-inf\t1000\tbytes$' "$D/sw/findings.tsv"
+    assert_success
+    # The same results give the same report.
+    run bash "$ROOT/scripts/study/tables.sh" "$D/sw"
+    run bash "$ROOT/scripts/study/report.sh" "$D/sw"
+    run cmp "$D/first.md" "$D/sw/REPORT.md"
+    assert_success
+    # A sweep of the default stores (no options.stores, no crossovers):
+    # the tables and report as before, nothing about other stores.
+    jq -c 'del(.options.stores, .crossovers, .stores_measured_once)
+           | .rows |= map(del(.lmdb, .rocksdb, .ratio_lmdb_blob, .ratio_lmdb_sql, .ratio_rocksdb_blob, .ratio_rocksdb_sql))' \
+        "$D/sw/raw/sweep.jsonl" >"$D/old.jsonl"
+    mkdir -p "$D/old/raw"
+    mv "$D/old.jsonl" "$D/old/raw/sweep.jsonl"
+    run bash "$ROOT/scripts/study/tables.sh" "$D/old"
+    assert_success
+    [ ! -e "$D/old/csv/sweep-stores.json" ]
+    run head -n1 "$D/old/csv/sweep.csv"
+    assert_output "size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql,ratio_files_blob_lo,ratio_files_blob_hi"
+    run bash "$ROOT/scripts/study/report.sh" "$D/old"
+    assert_success
+    run grep -c "Fastest store\|Crossover by store\|By store" "$D/old/REPORT.md"
+    assert_output 0
+    run grep -c "^crossover-" "$D/old/findings.tsv"
+    assert_output 1
+}
+
 # --------------------------------------------------------------- repro
 # findings FILE LINE...: a findings.tsv with its header.
 findings() {

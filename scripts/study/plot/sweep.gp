@@ -1,5 +1,6 @@
-# sweep.gp: time per blob vs blob size for SQL, blob API and files (left,
-# log-log), and the ratio files / blob API with the crossover marked (right).
+# sweep.gp: time per blob vs blob size for SQL, blob API, files and any
+# other store (left, log-log), and the ratio files / blob API with the
+# crossover marked (right).
 # Input: csv/sweep.csv  size,count,sql_us,blob_us,files_us,ratio_files_blob,ratio_files_sql,
 #        ratio_files_blob_lo,ratio_files_blob_hi (95% interval: error bars; empty
 #        when kvtest sweep gave no per-run times)
@@ -10,8 +11,21 @@
 #           ratio_lo_P1..ratio_lo_Pn,ratio_hi_P1..ratio_hi_Pn
 #   npages  n (> 1), pages 'P1 P2 ...' (bytes), crosses 'C1 C2 ...' (0: none)
 # and the chart has one blob-API curve and one ratio curve per page size.
+# With other stores (kvtest sweep --stores): stores 'lmdb rocksdb' names
+# the STORE_us columns of csv/sweep.csv, one curve each on the left.
 load dir.'/common.gp'
 if (!exists('npages')) { npages = 1 }
+if (!exists('stores')) { stores = '' }
+nst = words(stores)
+# The read charts' colours: LMDB 7, RocksDB 8.
+stlabel(s) = s eq 'lmdb' ? 'LMDB' : s eq 'rocksdb' ? 'RocksDB' : s
+stlt(s) = s eq 'lmdb' ? 7 : s eq 'rocksdb' ? 8 : 9
+# Their curves, appended to the left plot as a macro (empty without them).
+stplot = ''
+do for [i=1:nst] {
+    stplot = stplot.sprintf(", in using 1:(column('%s_us')) with linespoints lt %d title '%s'", \
+                            word(stores, i), stlt(word(stores, i)), stlabel(word(stores, i)))
+}
 # hasci: 1 when the CSVs carry the ratio's 95% interval (error bars).
 if (!exists('hasci')) { hasci = 0 }
 stats in using 1 nooutput
@@ -34,11 +48,11 @@ plt(i) = i < 4 ? i : i + 1
 if (npages > 1) {
     plot for [i=1:npages] inp using 1:(column(2 + i)) with linespoints lt plt(i) \
              title 'SQLite blob API, '.pk(i), \
-         inp using 1:2 with linespoints lt 4 title 'separate files'
+         inp using 1:2 with linespoints lt 4 title 'separate files' @stplot
 } else {
     plot in using 1:3 with linespoints lt 1 title 'SQLite SQL', \
          '' using 1:4 with linespoints lt 2 title 'SQLite blob API', \
-         '' using 1:5 with linespoints lt 4 title 'separate files'
+         '' using 1:5 with linespoints lt 4 title 'separate files' @stplot
 }
 set title 'files / blob API (below 1: files faster; bars: 95% CI)'
 set ylabel 'time ratio'
