@@ -22,18 +22,10 @@
 #include "commands/commands.h"
 #include "measure/report.h"
 #include "commands/space.h"
+#include "commands/space_int.h"
 #include "stores/layout.h"
 #include "stores/store_kv.h"
 
-struct dir_space {
-    int tree;            /* has a "00" subdirectory */
-    int64_t files;       /* regular files */
-    int64_t dirs;        /* directories, the top one included */
-    int64_t others;      /* symlinks, sockets, ... (not followed) */
-    int64_t apparent;    /* sum of st_size of files */
-    int64_t allocated;   /* sum of st_blocks*512 of files */
-    int64_t dir_bytes;   /* sum of st_blocks*512 of directories */
-};
 
 struct db_space {
     int64_t file_bytes, allocated;        /* the database file */
@@ -116,7 +108,7 @@ static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
 }
 
 /* 0 ok; 1 runtime failure; 2 not a directory. err gets one line. */
-static int dir_measure(const char *path, struct dir_space *d, char *err, size_t errlen)
+int dir_measure(const char *path, struct dir_space *d, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
     struct stat sb;
@@ -211,14 +203,14 @@ static int db_measure(const char *path, struct db_space *s, char *err, size_t er
     return 0;
 }
 
-static double pct(int64_t part, int64_t whole)
+double pct(int64_t part, int64_t whole)
 {
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 /* The column layout of SQLite's kvtest stat lines ("Page-size:  %8d"),
  * so our lines read as one block with the upstream ones above them. */
-static void print_int(const char *label, int64_t v)
+void print_int(const char *label, int64_t v)
 {
     printf("%-19s %8" PRId64 "\n", label, v);
 }
@@ -228,7 +220,7 @@ static void print_line(const char *label, const char *v)
     printf("%-19s %8s\n", label, v);
 }
 
-static void print_pct(const char *label, double v, const char *note)
+void print_pct(const char *label, double v, const char *note)
 {
     if (note)
         printf("%-19s %7.1f%% (%s)\n", label, v, note);
@@ -238,7 +230,7 @@ static void print_pct(const char *label, double v, const char *note)
 
 /* A directory's bytes, as stat --json gives them for any layout (an
  * export's also with its directory and other entry counts). */
-static void dir_json(const struct dir_space *d, int entries, cJSON *json)
+void dir_json(const struct dir_space *d, int entries, cJSON *json)
 {
     cJSON_AddNumberToObject(json, "files", (double)d->files);
     if (entries) {
@@ -276,55 +268,6 @@ int space_stat_dir(const char *path, cJSON *json)
     print_int("Directory overhead:", d.dir_bytes);
     print_int("Total on disk:", total);
     print_pct("Space overhead:", pct(total - d.apparent, d.apparent), "on disk vs apparent");
-    return 0;
-}
-
-/* The engine's own figures, as JSON or one text line. */
-static void kv_engine(const char *path, const struct store_kv_facts *f, cJSON *json)
-{
-    if (layout_prefix_kind(path) == LAYOUT_LMDB) {
-        if (json) {
-            cJSON *o = cJSON_AddObjectToObject(json, "lmdb");
-            cJSON_AddNumberToObject(o, "page_size", (double)f->page_size);
-            cJSON_AddNumberToObject(o, "pages_used", (double)f->pages_used);
-            cJSON_AddNumberToObject(o, "used_bytes", (double)(f->pages_used * f->page_size));
-            cJSON_AddNumberToObject(o, "map_size", (double)f->map_size);
-        } else {
-            printf("LMDB: page size %" PRId64 ", %" PRId64 " pages used (%" PRId64
-                   " bytes), map size %" PRId64 "\n", f->page_size, f->pages_used,
-                   f->pages_used * f->page_size, f->map_size);
-        }
-    } else if (json) {
-        cJSON *o = cJSON_AddObjectToObject(json, "rocksdb");
-        cJSON_AddNumberToObject(o, "sst_files", (double)f->sst_files);
-        cJSON_AddNumberToObject(o, "sst_bytes", (double)f->sst_bytes);
-    } else {
-        printf("RocksDB: %" PRId64 " SST files, %" PRId64 " bytes\n", f->sst_files,
-               f->sst_bytes);
-    }
-}
-
-int space_stat_kv(const char *path, const struct store_kv_facts *f, cJSON *json)
-{
-    struct dir_space d;
-    char err[4200];
-    int rc = dir_measure(layout_fs_path(path), &d, err, sizeof err);
-    if (rc != 0)
-        return cli_fail("stat", "%s", err);
-    int64_t total = d.allocated + d.dir_bytes;
-    kv_engine(path, f, json);
-    if (json) {
-        dir_json(&d, 0, json);
-        return 0;
-    }
-    print_int("Number of files:", d.files);
-    print_int("Apparent bytes:", d.apparent);
-    print_int("Allocated bytes:", d.allocated);
-    print_int("Total on disk:", total);
-    print_int("Blob bytes:", f->value_bytes);
-    if (f->value_bytes > 0)
-        print_pct("Space overhead:", pct(total - f->value_bytes, f->value_bytes),
-                  "on disk vs blob bytes");
     return 0;
 }
 
@@ -476,7 +419,7 @@ static int space_compare(const char **pos, int npos, int json)
         for (int i = 0; i < nrows; i++) {
             cJSON *rj = row_json(&rows[i], db_total);
             if (i > 0 && layout_prefix_kind(rows[i].path) != LAYOUT_MISSING)
-                kv_engine(rows[i].path, &kvf[i], rj);
+                space_kv_engine(rows[i].path, &kvf[i], rj);
             cJSON_AddItemToArray(arr, rj);
         }
         if (s.payload >= 0) {
@@ -513,7 +456,7 @@ static int space_compare(const char **pos, int npos, int json)
                s.freelist, pct(s.used, s.page_size * s.page_count));
     for (int i = 1; i < nrows; i++)
         if (layout_prefix_kind(rows[i].path) != LAYOUT_MISSING)
-            kv_engine(rows[i].path, &kvf[i], NULL);
+            space_kv_engine(rows[i].path, &kvf[i], NULL);
     return 0;
 }
 

@@ -19,11 +19,9 @@
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
 #include "stores/store_kv.h"
+#include "stores/store_lmdb_int.h"
 
 #define LMDB_SLOTS 8
-/* A write transaction may dirty at most about 128k pages (LMDB's
- * MDB_IDL_UM_MAX); export commits long before that. */
-#define LMDB_TXN_BYTES ((int64_t)64 << 20)
 
 struct env_slot {
     char dir[PATH_MAX];
@@ -39,7 +37,7 @@ static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
 /* LMDB turns a short write into EIO ("short write, filesystem full?" in
  * mdb_page_flush), and a full filesystem is what causes one: say so when
  * dir's filesystem has no space left, rather than blame the device. */
-static void say(char *err, int errlen, const char *dir, const char *what, int rc)
+void lmdb_say(char *err, int errlen, const char *dir, const char *what, int rc)
 {
     struct statvfs fs;
     if (rc == EIO && statvfs(dir, &fs) == 0 && fs.f_bavail == 0)
@@ -51,7 +49,7 @@ static void say(char *err, int errlen, const char *dir, const char *what, int rc
  * a single transaction (the old pages are free only after its commit).
  * The file grows only as pages are written, so a generous map costs
  * address space, not disk. */
-static size_t map_for(int64_t used_bytes)
+size_t lmdb_map_for(int64_t used_bytes)
 {
     return (size_t)(used_bytes * 3 + ((int64_t)256 << 20));
 }
@@ -62,7 +60,7 @@ static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi
     MDB_env *env;
     int rc = mdb_env_create(&env);
     if (rc) {
-        say(err, errlen, dir, "", rc);
+        lmdb_say(err, errlen, dir, "", rc);
         return -1;
     }
     mdb_env_set_maxreaders(env, 1024);
@@ -81,7 +79,7 @@ static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi
         MDB_stat st;
         mdb_env_info(env, &info);
         mdb_env_stat(env, &st);
-        size_t want = map_for((int64_t)(info.me_last_pgno + 1) * st.ms_psize);
+        size_t want = lmdb_map_for((int64_t)(info.me_last_pgno + 1) * st.ms_psize);
         if (want > info.me_mapsize)
             rc = mdb_env_set_mapsize(env, want);
     }
@@ -92,7 +90,7 @@ static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi
     if (txn)
         mdb_txn_abort(txn);
     if (rc) {
-        say(err, errlen, dir, "", rc);
+        lmdb_say(err, errlen, dir, "", rc);
         mdb_env_close(env);
         return -1;
     }
@@ -203,7 +201,7 @@ static int txn_ready(struct lmdb_store *s, char *err, int errlen)
             s->txn = NULL;
     }
     if (rc)
-        say(err, errlen, s->slot->dir, "begin", rc);
+        lmdb_say(err, errlen, s->slot->dir, "begin", rc);
     return rc ? -1 : 0;
 }
 
@@ -220,7 +218,7 @@ static int get(struct lmdb_store *s, int64_t key, unsigned char kb[8], MDB_val *
     if (rc == MDB_NOTFOUND || (rc == 0 && v->mv_size == 0))
         return 0;
     if (rc) {
-        say(err, errlen, s->slot->dir, "get", rc);
+        lmdb_say(err, errlen, s->slot->dir, "get", rc);
         return -1;
     }
     return 1;
@@ -285,7 +283,7 @@ static int lmdb_update(struct store *base, int64_t key, rng_t *r, int64_t *n, ch
         if (s->txn)
             mdb_txn_abort(s->txn);
         s->txn = NULL;
-        say(err, errlen, s->slot->dir, stage, rc);
+        lmdb_say(err, errlen, s->slot->dir, stage, rc);
         return -1;
     }
     return 1;
@@ -303,7 +301,7 @@ static int lmdb_commit(struct store *base, char *err, int errlen)
         mdb_txn_abort(s->txn);
     s->txn = NULL;
     if (rc) {
-        say(err, errlen, s->slot->dir, "commit", rc);
+        lmdb_say(err, errlen, s->slot->dir, "commit", rc);
         return -1;
     }
     return 0;
@@ -360,7 +358,7 @@ static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
         if (w->txn)
             mdb_txn_abort(w->txn);
         slot_put(w->sl);
-        say(err, errlen, dir, "", rc);
+        lmdb_say(err, errlen, dir, "", rc);
         return -1;
     }
     return 0;
@@ -383,7 +381,7 @@ static int64_t lmdb_max_key(const char *dir, char *err, int errlen)
     int64_t top = rc == 0 ? store_kv_key_parse(k.mv_data, k.mv_size) : 0;
     walk_close(&w);
     if (rc && rc != MDB_NOTFOUND) {
-        say(err, errlen, dir, "", rc);
+        lmdb_say(err, errlen, dir, "", rc);
         return -1;
     }
     if (top < 0) {
@@ -416,7 +414,7 @@ static int lmdb_count(const char *dir, int64_t max_id, int64_t *present, int64_t
     }
     walk_close(&w);
     if (rc != MDB_NOTFOUND) {
-        say(err, errlen, dir, "", rc);
+        lmdb_say(err, errlen, dir, "", rc);
         return -1;
     }
     return 1;
@@ -449,112 +447,10 @@ static int lmdb_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
     f->map_size = (int64_t)info.me_mapsize;
     walk_close(&w);
     if (rc != MDB_NOTFOUND) {
-        say(err, errlen, dir, "", rc);
+        lmdb_say(err, errlen, dir, "", rc);
         return -1;
     }
     return 0;
-}
-
-/* ---- making one --------------------------------------------------------- */
-
-struct lmdb_writer {
-    struct store_kv_writer base;
-    char dir[PATH_MAX];
-    MDB_env *env;
-    MDB_dbi dbi;
-    MDB_txn *txn;
-    int64_t txn_bytes;
-};
-
-static int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t count,
-                       int64_t bytes, char *err, int errlen)
-{
-    struct lmdb_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        snprintf(err, (size_t)errlen, "out of memory");
-        return -1;
-    }
-    w->base.e = &store_lmdb_engine;
-    snprintf(w->dir, sizeof w->dir, "%s", dir);
-    /* Each value of more than about half a page goes on overflow pages of
-     * its own: up to a page each lost to rounding. */
-    int rc = mdb_env_create(&w->env);
-    if (rc == 0)
-        rc = mdb_env_set_mapsize(w->env, map_for(bytes + count * 4160));
-    /* Synced once, at the end (store_kv_finish): a failed export is
-     * removed, never used. */
-    if (rc == 0)
-        rc = mdb_env_open(w->env, dir, MDB_NOSYNC, 0644);
-    if (rc == 0)
-        rc = mdb_txn_begin(w->env, NULL, 0, &w->txn);
-    if (rc == 0)
-        rc = mdb_dbi_open(w->txn, NULL, 0, &w->dbi);
-    if (rc) {
-        say(err, errlen, dir, "create", rc);
-        if (w->txn)
-            mdb_txn_abort(w->txn);
-        if (w->env)
-            mdb_env_close(w->env);
-        free(w);
-        return -1;
-    }
-    *out = &w->base;
-    return 0;
-}
-
-static int lmdb_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
-                    char *err, int errlen)
-{
-    struct lmdb_writer *w = (struct lmdb_writer *)base;
-    int rc = 0;
-    if (!w->txn)
-        rc = mdb_txn_begin(w->env, NULL, 0, &w->txn);
-    unsigned char kb[8];
-    store_kv_key(kb, key);
-    MDB_val k = {sizeof kb, kb}, d = {(size_t)n, (void *)v};
-    /* Keys come in ascending order: MDB_APPEND fills each page fully
-     * instead of splitting it in half. */
-    if (rc == 0)
-        rc = mdb_put(w->txn, w->dbi, &k, &d, MDB_APPEND);
-    w->txn_bytes += n + 64;
-    if (rc == 0 && w->txn_bytes >= LMDB_TXN_BYTES) {
-        rc = mdb_txn_commit(w->txn);
-        w->txn = NULL;
-        w->txn_bytes = 0;
-    }
-    if (rc) {
-        say(err, errlen, w->dir, "write", rc);
-        return -1;
-    }
-    return 0;
-}
-
-static void lmdb_abandon(struct store_kv_writer *base)
-{
-    struct lmdb_writer *w = (struct lmdb_writer *)base;
-    if (w->txn)
-        mdb_txn_abort(w->txn);
-    mdb_env_close(w->env);
-    free(w);
-}
-
-static int lmdb_finish(struct store_kv_writer *base, char *err, int errlen)
-{
-    struct lmdb_writer *w = (struct lmdb_writer *)base;
-    int rc = 0;
-    const char *stage = "commit";
-    if (w->txn) {
-        rc = mdb_txn_commit(w->txn);
-        w->txn = NULL;
-    }
-    if (rc == 0) {
-        stage = "sync";
-        rc = mdb_env_sync(w->env, 1);
-    }
-    if (rc)
-        say(err, errlen, w->dir, stage, rc);
-    lmdb_abandon(base);
-    return rc ? -1 : 0;
 }
 
 const struct store_kv_engine store_lmdb_engine = {

@@ -19,17 +19,16 @@
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
 #include "stores/store_kv.h"
+#include "stores/store_rocksdb_int.h"
 
 #ifndef KVTEST_ROCKSDB_VERSION
 #define KVTEST_ROCKSDB_VERSION "unknown"
 #endif
 
 #define ROCKS_SLOTS 8
-/* Export writes in batches of about this many bytes. */
-#define ROCKS_BATCH_BYTES ((int64_t)32 << 20)
 
 /* err from RocksDB (malloc'd, or NULL) into the caller's line; frees it. */
-static int said(char *e, char *err, int errlen, const char *dir, const char *what)
+int rocks_said(char *e, char *err, int errlen, const char *dir, const char *what)
 {
     if (!e)
         return 0;
@@ -39,7 +38,7 @@ static int said(char *e, char *err, int errlen, const char *dir, const char *wha
 }
 
 /* The options every open uses (block cache of cache_bytes). */
-static rocksdb_options_t *options_new(int64_t cache_bytes, rocksdb_cache_t **cache,
+rocksdb_options_t *rocks_options_new(int64_t cache_bytes, rocksdb_cache_t **cache,
                                       rocksdb_block_based_table_options_t **table)
 {
     rocksdb_options_t *o = rocksdb_options_create();
@@ -104,13 +103,13 @@ static struct db_slot *slot_get(const char *dir, int rw, int64_t cache_bytes, ch
         struct db_slot *sl = free_slot;
         if (!cache_bytes)
             cache_bytes = STORE_ROCKSDB_CACHE;
-        sl->opts = options_new(cache_bytes, &sl->cache, &sl->table);
+        sl->opts = rocks_options_new(cache_bytes, &sl->cache, &sl->table);
         char *e = NULL;
         /* Reads open read-only: no LOCK taken, nothing flushed or
          * compacted under the measured run. */
         sl->db = rw ? rocksdb_open(sl->opts, dir, &e)
                     : rocksdb_open_for_read_only(sl->opts, dir, 0, &e);
-        if (said(e, err, errlen, dir, "open") == 0 && sl->db) {
+        if (rocks_said(e, err, errlen, dir, "open") == 0 && sl->db) {
             snprintf(sl->dir, sizeof sl->dir, "%s", dir);
             sl->rw = rw;
             sl->cache_bytes = cache_bytes;
@@ -192,7 +191,7 @@ static int get(struct rocks_store *s, int64_t key, const char **v, size_t *n, ch
     store_kv_key(kb, key);
     char *e = NULL;
     s->pinned = rocksdb_get_pinned(s->slot->db, s->ro, (const char *)kb, sizeof kb, &e);
-    if (said(e, err, errlen, s->slot->dir, "get") != 0)
+    if (rocks_said(e, err, errlen, s->slot->dir, "get") != 0)
         return -1;
     if (!s->pinned)
         return 0;
@@ -237,7 +236,7 @@ static int rocks_update(struct store *base, int64_t key, rng_t *r, int64_t *n, c
     char *e = NULL;
     rocksdb_put(s->slot->db, s->wo, (const char *)kb, sizeof kb, (const char *)s->buf.p, len,
                 &e);
-    if (said(e, err, errlen, s->slot->dir, "put") != 0)
+    if (rocks_said(e, err, errlen, s->slot->dir, "put") != 0)
         return -1;
     s->wrote = 1;
     *n = (int64_t)len;
@@ -253,7 +252,7 @@ static int rocks_commit(struct store *base, char *err, int errlen)
     char *e = NULL;
     rocksdb_flush_wal(s->slot->db, 1, &e);
     s->wrote = 0;
-    return said(e, err, errlen, s->slot->dir, "WAL sync");
+    return rocks_said(e, err, errlen, s->slot->dir, "WAL sync");
 }
 
 static int rocks_close(struct store *base, char *err, int errlen)
@@ -313,7 +312,7 @@ static int walk_close(struct walk *w, char *err, int errlen)
     rocksdb_iter_get_error(w->it, &e);
     rocksdb_iter_destroy(w->it);
     rocksdb_readoptions_destroy(w->ro);
-    int rc = said(e, err, errlen, w->sl->dir, "read");
+    int rc = rocks_said(e, err, errlen, w->sl->dir, "read");
     slot_put(w->sl);
     return rc;
 }
@@ -396,103 +395,6 @@ static int rocks_facts(const char *dir, void (*size)(void *, int64_t), void *arg
     f->sst_bytes = property(w.sl->db, "rocksdb.total-sst-files-size");
     f->sst_files = count_sst(dir);
     return walk_close(&w, err, errlen);
-}
-
-/* ---- making one --------------------------------------------------------- */
-
-struct rocks_writer {
-    struct store_kv_writer base;
-    char dir[PATH_MAX];
-    rocksdb_t *db;
-    rocksdb_options_t *opts;
-    rocksdb_cache_t *cache;
-    rocksdb_block_based_table_options_t *table;
-    rocksdb_writeoptions_t *wo;
-    rocksdb_writebatch_t *batch;
-    int64_t batch_bytes;
-};
-
-static void rocks_abandon(struct store_kv_writer *base)
-{
-    struct rocks_writer *w = (struct rocks_writer *)base;
-    if (w->db)
-        rocksdb_close(w->db);
-    rocksdb_writebatch_destroy(w->batch);
-    rocksdb_writeoptions_destroy(w->wo);
-    rocksdb_options_destroy(w->opts);
-    rocksdb_block_based_options_destroy(w->table);
-    rocksdb_cache_destroy(w->cache);
-    free(w);
-}
-
-static int rocks_create(struct store_kv_writer **out, const char *dir, int64_t count,
-                        int64_t bytes, char *err, int errlen)
-{
-    (void)count;
-    (void)bytes;
-    struct rocks_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        snprintf(err, (size_t)errlen, "out of memory");
-        return -1;
-    }
-    w->base.e = &store_rocksdb_engine;
-    snprintf(w->dir, sizeof w->dir, "%s", dir);
-    w->opts = options_new(STORE_ROCKSDB_CACHE, &w->cache, &w->table);
-    rocksdb_options_set_create_if_missing(w->opts, 1);
-    rocksdb_options_set_error_if_exists(w->opts, 1);
-    w->wo = rocksdb_writeoptions_create();
-    /* No WAL while loading: the memtables are flushed and synced into
-     * SST files at the end, and a failed export is removed anyway. */
-    rocksdb_writeoptions_disable_WAL(w->wo, 1);
-    w->batch = rocksdb_writebatch_create();
-    char *e = NULL;
-    w->db = rocksdb_open(w->opts, dir, &e);
-    if (said(e, err, errlen, dir, "create") != 0 || !w->db) {
-        rocks_abandon(&w->base);
-        return -1;
-    }
-    *out = &w->base;
-    return 0;
-}
-
-static int batch_write(struct rocks_writer *w, char *err, int errlen)
-{
-    char *e = NULL;
-    rocksdb_write(w->db, w->wo, w->batch, &e);
-    rocksdb_writebatch_clear(w->batch);
-    w->batch_bytes = 0;
-    return said(e, err, errlen, w->dir, "write");
-}
-
-static int rocks_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
-                     char *err, int errlen)
-{
-    struct rocks_writer *w = (struct rocks_writer *)base;
-    unsigned char kb[8];
-    store_kv_key(kb, key);
-    rocksdb_writebatch_put(w->batch, (const char *)kb, sizeof kb, v, (size_t)n);
-    w->batch_bytes += n + 8;
-    return w->batch_bytes >= ROCKS_BATCH_BYTES ? batch_write(w, err, errlen) : 0;
-}
-
-/* Flush to SST files and compact them into the last level, so a run reads
- * the settled tree a loaded database has, not a pile of level-0 files. */
-static int rocks_finish(struct store_kv_writer *base, char *err, int errlen)
-{
-    struct rocks_writer *w = (struct rocks_writer *)base;
-    int rc = w->batch_bytes ? batch_write(w, err, errlen) : 0;
-    if (rc == 0) {
-        rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
-        rocksdb_flushoptions_set_wait(fo, 1);
-        char *e = NULL;
-        rocksdb_flush(w->db, fo, &e);
-        rocksdb_flushoptions_destroy(fo);
-        rc = said(e, err, errlen, w->dir, "flush");
-    }
-    if (rc == 0)
-        rocksdb_compact_range(w->db, NULL, 0, NULL, 0);
-    rocks_abandon(base);
-    return rc;
 }
 
 const struct store_kv_engine store_rocksdb_engine = {
