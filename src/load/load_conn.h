@@ -73,6 +73,7 @@ struct load_worker {
     struct load_vu *pend_head, **pend_tail;
     uint64_t next_wake;        /* --rate: earliest send time of a waiting VU */
     uint64_t next_scan;        /* next look for expired requests */
+    int no_pwait2;             /* the kernel has no epoll_pwait2 */
     char *rbuf;                /* receive buffer, shared by the worker's VUs */
     struct load_counts c;
     atomic_llong tasks_done, requests_done;
