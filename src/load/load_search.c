@@ -121,17 +121,14 @@ const char *load_search_end_name(enum load_search_end e)
     }
 }
 
-/* Judge a measured step against the objective. A step that fell short of
- * its rate has not shown the service can take it, whatever its latency:
- * either the service saturated (its latency from the actual send has
- * grown above what it was when unloaded, base) and the step fails, or it
- * answered as fast as unloaded and the generator could not send (its
- * CPU, or too few connections). base NULL: no unloaded step yet; then the
- * bounds decide. */
-static void judge(const struct load_slo *slo, const double *base, struct load_step *st)
+/* Judge a measured step against the objective (load_search.h says why
+ * each rule). ease: the lowest median latency from send of the steps that
+ * passed, or 0 before any passed (then a short step's latencies from send
+ * must meet the bounds for the generator to take the blame). */
+static void judge(const struct load_slo *slo, double ease, struct load_step *st)
 {
     st->pass = st->failures == 0 && st->requests > 0;
-    st->close = 0;
+    st->close = st->stall = st->generator = 0;
     for (int i = 0; i < slo->n; i++) {
         double r = st->pct_us[i] / slo->bound_us[i];
         if (r > 1)
@@ -139,16 +136,20 @@ static void judge(const struct load_slo *slo, const double *base, struct load_st
         if (fabs(r - 1) <= LOAD_SEARCH_CLOSE)
             st->close = 1;
     }
-    st->short_rate = st->achieved < LOAD_SEARCH_SHORT * st->target;
-    if (!st->short_rate)
-        return;
-    st->generator = st->failures == 0;
-    for (int i = 0; i < slo->n; i++) {
-        double limit = base ? LOAD_SEARCH_UNLOADED * base[i] : slo->bound_us[i];
-        if (st->sent_pct_us[i] > limit || st->sent_pct_us[i] > slo->bound_us[i])
-            st->generator = 0;
+    int at_ease = ease > 0 && st->sent_p50_us <= LOAD_SEARCH_UNLOADED * ease;
+    if (ease == 0) {
+        at_ease = 1;
+        for (int i = 0; i < slo->n; i++)
+            if (st->sent_pct_us[i] > slo->bound_us[i])
+                at_ease = 0;
     }
-    st->pass = 0;
+    st->short_rate = st->achieved < LOAD_SEARCH_SHORT * st->target;
+    if (st->short_rate) {
+        st->generator = st->failures == 0 && at_ease;
+        st->pass = 0;
+        return;
+    }
+    st->stall = !st->pass && st->failures == 0 && ease > 0 && at_ease;
 }
 
 struct ctx {
@@ -157,13 +158,12 @@ struct ctx {
     load_step_seen_fn seen;
     void *arg;
     struct load_search *s;
-    int have_base;                 /* base: the first passing step's latency from send */
-    double base[LOAD_SLO_MAX];
+    double ease;                   /* lowest median from send of a passing step */
     char *err;
     size_t cap;
 };
 
-/* Steps at rate, repeated while close: 1 passed (majority), 0 failed, -1
+/* Steps at rate, repeated while close or stalled: 1 passed (majority), 0 failed, -1
  * the step could not run, -2 the generator fell short, -3 out of steps. */
 static int try_rate(struct ctx *c, double rate)
 {
@@ -172,7 +172,7 @@ static int try_rate(struct ctx *c, double rate)
     double secs = load_slo_samples(&o->slo) / rate;
     if (secs < o->min_secs)
         secs = o->min_secs;
-    int passes = 0, fails = 0;
+    int passes = 0, fails = 0, contested = 0, first = s->nsteps;
     for (int r = 1; r <= LOAD_SEARCH_REPEATS; r++) {
         if (s->nsteps == LOAD_SEARCH_MAX_STEPS)
             return -3;
@@ -183,51 +183,71 @@ static int try_rate(struct ctx *c, double rate)
             return -1;
         st->target = rate;
         st->repeat = r;
-        judge(&o->slo, c->have_base ? c->base : NULL, st);
-        if (st->pass && !c->have_base) {
-            c->have_base = 1;
-            memcpy(c->base, st->sent_pct_us, sizeof c->base);
-        }
+        judge(&o->slo, c->ease, st);
+        if (st->pass && st->sent_p50_us > 0 && (c->ease == 0 || st->sent_p50_us < c->ease))
+            c->ease = st->sent_p50_us;
         s->nsteps++;
-        s->secs += st->secs;
+        s->secs += st->wall_secs > 0 ? st->wall_secs : st->secs;
         if (c->seen)
             c->seen(c->arg, s, st);
         if (st->generator)
             return -2;
         st->pass ? passes++ : fails++;
-        /* A clear verdict stands; a close one waits for a majority. */
-        if (!st->close || passes * 2 > LOAD_SEARCH_REPEATS || fails * 2 > LOAD_SEARCH_REPEATS)
+        /* A clear verdict stands; once a step at this rate was close or
+         * stalled, its rate waits for a majority. */
+        contested |= st->close || st->stall;
+        if (!contested || passes * 2 > LOAD_SEARCH_REPEATS || fails * 2 > LOAD_SEARCH_REPEATS)
             break;
     }
+    /* A stall its rate's majority outvoted says nothing about the rate:
+     * it stays in the steps, out of the interval. */
+    for (int i = first; passes > fails && i < s->nsteps; i++)
+        s->steps[i].outvoted = s->steps[i].stall;
     return passes > fails;
 }
 
-/* The interval: from the highest rate below which every step passed to
- * the lowest rate at and above which every step failed. A pass at rate R
- * over T seconds does not prove a capacity of R: a service slightly slower
- * than R builds a backlog that a short step ends before it breaks the
- * bound B. Delay under B after T seconds means (R - C) T <= C B, so the
- * low end is R T / (T + B), with B the largest bound. */
+/* Did the steps at rate pass, by majority? (An outvoted stall counts as
+ * the failure it was: its rate passed regardless.) */
+static int rate_passed(const struct load_search *s, double rate)
+{
+    int passes = 0, fails = 0;
+    for (int i = 0; i < s->nsteps; i++)
+        if (s->steps[i].target == rate)
+            s->steps[i].pass ? passes++ : fails++;
+    return passes > fails;
+}
+
+/* The interval. Low end: the highest rate below which every step passed.
+ * A pass at rate R over T seconds does not prove a capacity of R: a
+ * service slightly slower than R builds a backlog that a short step ends
+ * before it breaks the bound B. Delay under B after T seconds means
+ * (R - C) T <= C B, so the low end is R T / (T + B), with B the largest
+ * bound. High end: the lowest rate that failed by majority at or above
+ * the highest rate at which any step passed, so that a rate whose repeats
+ * disagreed widens the interval up to it (and not to "open above" when it
+ * is the highest rate tried). */
 static void interval(const struct load_slo *slo, struct load_search *s)
 {
-    double lo = 0, hi = 0, b = 0;
+    double lo = 0, hi = 0, b = 0, top_pass = 0;
     for (int i = 0; i < slo->n; i++)
         if (slo->bound_us[i] / 1e6 > b)
             b = slo->bound_us[i] / 1e6;
+    for (int i = 0; i < s->nsteps; i++)
+        if (s->steps[i].pass && s->steps[i].target > top_pass)
+            top_pass = s->steps[i].target;
     for (int i = 0; i < s->nsteps; i++) {
         const struct load_step *st = &s->steps[i];
         double r = st->target;
-        int below_all_pass = 1, above_all_fail = 1;
-        for (int j = 0; j < s->nsteps; j++) {
-            if (s->steps[j].target <= r && !s->steps[j].pass)
+        int below_all_pass = 1;
+        if (st->outvoted)
+            continue;
+        for (int j = 0; j < s->nsteps; j++)
+            if (!s->steps[j].outvoted && s->steps[j].target <= r && !s->steps[j].pass)
                 below_all_pass = 0;
-            if (s->steps[j].target >= r && s->steps[j].pass)
-                above_all_fail = 0;
-        }
         double proven = st->secs > 0 ? r * st->secs / (st->secs + b) : 0;
         if (below_all_pass && proven > lo)
             lo = proven;
-        if (above_all_fail && (hi == 0 || r < hi))
+        if (r >= top_pass && (hi == 0 || r < hi) && !rate_passed(s, r))
             hi = r;
     }
     s->lo = lo;

@@ -16,8 +16,10 @@
  * The answer is the geometric midpoint of the last pass and the first
  * fail; its interval runs from the highest rate below which every step of
  * every repeat passed (lowered by what a step of its length cannot tell
- * apart: load_search.c, interval) to the lowest rate at and above which
- * every one failed, so rates whose repeats disagreed widen it.
+ * apart: load_search.c, interval) to the lowest rate that failed by
+ * majority at or above the highest rate at which any step passed, so rates
+ * whose repeats disagreed widen it (all but a stall that its rate's
+ * majority outvoted: see below).
  *
  * How long a step is: a percentile q is judged from at least
  * LOAD_SEARCH_TAIL samples beyond it, n = LOAD_SEARCH_TAIL / (1 - q)
@@ -26,13 +28,21 @@
  * step, a p99 bound 2 s.
  *
  * A step that fell short of its target rate (below LOAD_SEARCH_SHORT of
- * it) has not shown that the service takes that rate, so it never passes.
- * If the service answered as fast as it did unloaded once a request was
- * sent (sent_pct_us: latency from the actual send, not the schedule,
- * within LOAD_SEARCH_UNLOADED of the first passing step's), the shortfall
- * was the load generator's -- its CPU, or too few connections for the
- * rate -- and the search ends there and says so; otherwise the service
- * saturated and the step fails. */
+ * it, counted over the step's planned length, not its drain) has not
+ * shown that the service takes that rate, so it never passes. Whose limit
+ * it was is told by the median latency from each actual send (not the
+ * schedule): a service that saturated answers its connections' requests
+ * later (a queue of up to one request per connection builds in it), one
+ * that kept up answers them as fast as it did at ease -- within
+ * LOAD_SEARCH_UNLOADED of the lowest such median of the steps that passed.
+ * Then the shortfall was the load generator's (its CPU, or too few
+ * connections for the rate) and the search ends there and says so;
+ * otherwise the service saturated and the step fails.
+ *
+ * The same median tells a stall from a queue: a step that met its rate
+ * but broke a bound while its median from send stayed at ease was held up
+ * by something brief (a stall of the shared machine, a checkpoint) and is
+ * repeated as a close one is, so one stall does not decide a rate. */
 #ifndef KVTEST_LOAD_SEARCH_H
 #define KVTEST_LOAD_SEARCH_H
 #include <stddef.h>
@@ -44,7 +54,7 @@
 #define LOAD_SEARCH_CLOSE 0.10    /* a percentile within 10% of its bound */
 #define LOAD_SEARCH_REPEATS 3
 #define LOAD_SEARCH_SHORT 0.98    /* achieved below 98% of the target */
-#define LOAD_SEARCH_UNLOADED 1.5  /* from-send latency within 1.5x of unloaded */
+#define LOAD_SEARCH_UNLOADED 2.0  /* median from send within 2x of at ease */
 #define LOAD_SEARCH_MAX_STEPS 64
 
 /* The objective: every percentile at or under its bound. */
@@ -69,15 +79,19 @@ double load_slo_samples(const struct load_slo *slo);
 /* What one step measured (filled by the step function). */
 struct load_step {
     double target, achieved;       /* requests/s */
-    double secs;
+    double secs;                   /* planned length (achieved counts over it) */
+    double wall_secs;              /* the step's run, its last answers' drain too */
     int64_t requests, failures;
     double pct_us[LOAD_SLO_MAX];   /* slo's percentiles, in slo's order */
     double p50_us, p99_us, p999_us;
     double sent_pct_us[LOAD_SLO_MAX];   /* the same from each actual send */
+    double sent_p50_us;            /* median latency from each actual send */
     /* set by the search */
     int pass;                      /* every bound held and nothing failed */
     int short_rate;                /* achieved < LOAD_SEARCH_SHORT x target */
-    int generator;                 /* short, and the service answered as unloaded */
+    int generator;                 /* short, and the service answered at ease */
+    int stall;                     /* failed at its rate, the service at ease */
+    int outvoted;                  /* a stall whose rate passed: not in the interval */
     int repeat;                    /* 1.. within its rate */
     int close;                     /* a percentile within LOAD_SEARCH_CLOSE of its bound */
 };
@@ -113,7 +127,7 @@ struct load_search {
     double capacity;               /* the estimate (0 if none) */
     double lo, hi;                 /* its interval (hi 0: open above) */
     double pass_rate, fail_rate;   /* the last pass and first fail (0: none) */
-    double secs;                   /* all steps */
+    double secs;                   /* all steps' runs (wall_secs) */
 };
 
 /* Run the search. 0 (s filled, s->end says how it ended), or -1 with one

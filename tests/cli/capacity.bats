@@ -22,27 +22,13 @@ teardown() {
     [ -z "$FC_PID" ] || stop_pid "$FC_PID" TERM
 }
 
-# start_fixedcap W D_US: sets FC_URL, FC_PID.
-start_fixedcap() {
-    "$FIXEDCAP" --workers "$1" --service-us "$2" --seconds 120 >"$D/fc.url" 2>"$D/fc.err" 3>&- &
-    FC_PID=$!
-    local i
-    for i in $(seq 1 100); do
-        [ -s "$D/fc.url" ] && break
-        : "$i"
-        sleep 0.05
-    done
-    FC_URL=$(cat "$D/fc.url")
-    [[ "$FC_URL" == http://127.0.0.1:* ]]
-}
-
 jqo() { jq -r "$1" <<<"$output"; }
 
 # search_known W D_US: the search against fixedcap W D; asserts the answer.
 search_known() {
     local w=$1 d=$2 truth
     truth=$((w * 1000000 / d))
-    start_fixedcap "$w" "$d"
+    start_fixedcap "$D" "$w" "$d"
     run "$KVTEST" shortener load "$FC_URL" --scenario get --path / --slo p90=25ms \
         --rate-start 100 --step-time 1s --json
     [ "$status" -eq 0 ] || { echo "$output"; return 1; }
@@ -73,7 +59,7 @@ search_known() {
 }
 
 @test "capacity: --rate-max that passes answers 'at least', exit 0" {
-    start_fixedcap 2 5000
+    start_fixedcap "$D" 2 5000
     run "$KVTEST" shortener load "$FC_URL" --scenario get --path / --slo p90=25ms \
         --rate-start 100 --rate-max 150 --step-time 1s --json
     [ "$status" -eq 0 ]
@@ -87,7 +73,7 @@ search_known() {
 }
 
 @test "capacity: a first step above the capacity ends the search, exit 1" {
-    start_fixedcap 2 5000
+    start_fixedcap "$D" 2 5000
     run "$KVTEST" shortener load "$FC_URL" --scenario get --path / --slo p90=25ms \
         --rate-start 800 --step-time 1s
     [ "$status" -eq 1 ]
@@ -95,7 +81,7 @@ search_known() {
 }
 
 @test "capacity: too few connections is the generator's limit, said, exit 1" {
-    start_fixedcap 64 1000
+    start_fixedcap "$D" 64 1000
     # 3 connections, one request in flight each, over 1 ms a request: under
     # 3000/s, where the server takes 64000/s
     run "$KVTEST" shortener load "$FC_URL" --scenario get --path / --slo p90=50ms \
@@ -109,7 +95,7 @@ search_known() {
 }
 
 @test "capacity: bad --slo and conflicting options, exit 2, one line, no step run" {
-    start_fixedcap 2 5000
+    start_fixedcap "$D" 2 5000
     local u=$FC_URL
     expect_error 2 "unknown percentile 'p98'" shortener load "$u" --scenario get --path / --slo p98=5ms
     expect_error 2 "carry a unit" shortener load "$u" --scenario get --path / --slo p99=5
@@ -128,7 +114,7 @@ search_known() {
 }
 
 @test "capacity: kvtest compare reads the capacities of two searches" {
-    start_fixedcap 2 5000
+    start_fixedcap "$D" 2 5000
     for side in old new; do
         run "$KVTEST" shortener load "$FC_URL" --scenario get --path / --slo p90=25ms \
             --rate-start 100 --rate-max 150 --step-time 1s --json

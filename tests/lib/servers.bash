@@ -32,6 +32,10 @@
 #                             SERVICE_STATUS
 #   stop_all_servers          stop_service and stop_valkey, whichever run;
 #                             call it from teardown
+#   start_fixedcap DIR W D_US [S]  build/fixedcap (FIXEDCAP: its path), an
+#                             HTTP server of known capacity W / D_US for S
+#                             seconds (default 120), its URL in DIR/fc.url;
+#                             sets FC_URL, FC_PID
 #
 # Every PID started here is also listed in SERVERS_PIDS, so a caller's exit
 # trap can stop whatever is still running (scripts/study/lib.sh does).
@@ -219,4 +223,19 @@ stop_service() {
 stop_all_servers() {
     stop_service TERM
     stop_valkey
+}
+
+start_fixedcap() {
+    local dir=$1 i
+    "$FIXEDCAP" --workers "$2" --service-us "$3" --seconds "${4:-120}" >"$dir/fc.url" \
+        2>"$dir/fc.err" 3>&- &
+    FC_PID=$!
+    SERVERS_PIDS+=("$FC_PID")
+    for i in $(seq 1 100); do
+        [ -s "$dir/fc.url" ] && break
+        : "$i"
+        sleep 0.05
+    done
+    FC_URL=$(cat "$dir/fc.url")
+    [[ "$FC_URL" == http://127.0.0.1:* ]] || { echo "fixedcap printed no URL: $(cat "$dir/fc.err")"; return 1; }
 }

@@ -41,14 +41,19 @@ static int run_step(void *arg, double rate, double secs, struct load_step *st, c
         return -1;
     }
     load_totals_finish(&t, run_secs);
-    st->secs = run_secs;
+    /* The rate is counted over the step's planned length: its run also
+     * waits for the last answers, up to a bound's worth of drain that a
+     * short step would otherwise count as the generator falling short. */
+    st->secs = secs;
+    st->wall_secs = run_secs;
     st->requests = (int64_t)t.nreq;
     st->failures = (int64_t)t.nfail;
-    st->achieved = run_secs > 0 ? (double)t.nreq / run_secs : 0;
+    st->achieved = (double)t.nreq / secs;
     for (int i = 0; i < r->so->slo.n; i++)
         st->pct_us[i] = (double)hist_percentile(t.all, 100 * r->so->slo.q[i]) / 1e3;
     for (int i = 0; i < r->so->slo.n; i++)
         st->sent_pct_us[i] = (double)hist_percentile(t.c.sent, 100 * r->so->slo.q[i]) / 1e3;
+    st->sent_p50_us = (double)hist_percentile(t.c.sent, 50) / 1e3;
     hist_free(t.c.sent);
     t.c.sent = NULL;
     st->p50_us = (double)hist_percentile(t.all, 50) / 1e3;
@@ -85,6 +90,7 @@ static void step_seen(void *arg, const struct load_search *s, const struct load_
             st->failures ? ", failed requests " : "", st->failures ? "yes" : "",
             st->pass ? "pass" : "fail",
             st->generator ? " (the generator fell short, not the service)"
+            : st->stall ? " (a stall: the service answered at ease; repeated)"
             : st->close ? " (close: repeated)" : "");
 }
 
@@ -94,6 +100,7 @@ static cJSON *step_json(const struct load_slo *slo, const struct load_step *st)
     cJSON_AddNumberToObject(j, "target_per_s", st->target);
     cJSON_AddNumberToObject(j, "achieved_per_s", st->achieved);
     cJSON_AddNumberToObject(j, "seconds", st->secs);
+    cJSON_AddNumberToObject(j, "wall_seconds", st->wall_secs);
     cJSON_AddNumberToObject(j, "requests", (double)st->requests);
     cJSON_AddNumberToObject(j, "failed", (double)st->failures);
     cJSON_AddNumberToObject(j, "p50_us", st->p50_us);
@@ -106,9 +113,12 @@ static cJSON *step_json(const struct load_slo *slo, const struct load_step *st)
     cJSON_AddBoolToObject(j, "close", st->close);
     cJSON_AddBoolToObject(j, "generator_short", st->short_rate);
     cJSON_AddBoolToObject(j, "generator_limit", st->generator);
+    cJSON_AddBoolToObject(j, "stall", st->stall);
+    cJSON_AddBoolToObject(j, "outvoted", st->outvoted);
     cJSON *sp = cJSON_AddObjectToObject(j, "from_send_us");
     for (int i = 0; i < slo->n; i++)
         cJSON_AddNumberToObject(sp, slo->name[i], st->sent_pct_us[i]);
+    cJSON_AddNumberToObject(sp, "p50", st->sent_p50_us);
     cJSON_AddNumberToObject(j, "repeat", st->repeat);
     return j;
 }

@@ -63,6 +63,9 @@ static void test_samples(void **state)
  * sees the delay reached near the end. The generator sends at most gen/s. */
 struct model {
     double cap, d_us, gen, jitter;
+    unsigned stalls;               /* bit k: call k+1 stalls (a tail, at ease) */
+    double low_rate, low_p50;      /* at or below low_rate the median from send is low_p50 */
+    double sat_p50;                /* saturated: the median from send (0: the backlog's) */
     int calls;
     double secs_seen[LOAD_SEARCH_MAX_STEPS];
 };
@@ -84,10 +87,18 @@ static int model_step(void *arg, double rate, double secs, struct load_step *st,
     st->achieved = served;
     st->secs = secs;
     st->requests = (int64_t)(served * secs);
+    /* a stall holds up the tail for a moment; the median, from send,
+     * stays at the service time */
+    double stall_us = m->stalls >> (m->calls - 1) & 1u ? 1e6 : 0;
     for (int i = 0; i < LOAD_SLO_MAX; i++) {
-        st->pct_us[i] = lat + 0.99 * late_s * 1e6;
-        st->sent_pct_us[i] = lat;
+        st->pct_us[i] = lat + 0.99 * late_s * 1e6 + stall_us;
+        st->sent_pct_us[i] = lat + stall_us;
     }
+    st->sent_p50_us = lat;
+    if (rate <= m->low_rate)
+        st->sent_p50_us = m->low_p50;
+    if (sent > m->cap && m->sat_p50 > 0)
+        st->sent_p50_us = m->sat_p50;
     st->p50_us = st->p99_us = st->p999_us = st->pct_us[0];
     return 0;
 }
@@ -175,6 +186,97 @@ static void test_generator_limit(void **state)
     assert_true(search.steps[search.nsteps - 1].generator);
 }
 
+/* A step that met its rate but broke the bound while the service's median
+ * stayed at ease was a stall: it runs again and the majority decides, so
+ * the search is not steered below the capacity by it. A step that fell
+ * short because the service saturated is no stall and not the generator's. */
+static void test_stall_repeats(void **state)
+{
+    (void)state;
+    char err[128];
+    /* call 2 (the ramp's 200/s) stalls */
+    struct model m = {.cap = 1000, .d_us = 5000, .gen = 1e9, .stalls = 1u << 1};
+    struct load_search_opts o = opts("p99=25ms", 100, 0);
+    assert_int_equal(load_search_run(&o, model_step, NULL, &m, &search, err, sizeof err), 0);
+    assert_int_equal(search.end, LOAD_SEARCH_FOUND);
+    assert_true(search.steps[1].stall && !search.steps[1].pass);
+    assert_true(search.steps[2].target == 200 && search.steps[2].repeat == 2);
+    assert_true(search.steps[3].target == 200 && search.steps[3].repeat == 3);
+    assert_true(fabs(search.capacity / 1000 - 1) < 0.05);
+    /* the outvoted stall does not drag the interval's low end to 100/s */
+    assert_true(search.steps[1].outvoted);
+    assert_true(search.lo <= 1000 && search.lo > 900 && search.hi >= 1000);
+    for (int i = 0; i < search.nsteps; i++)
+        if (search.steps[i].short_rate)
+            assert_false(search.steps[i].stall || search.steps[i].generator);
+    /* two stalls in three at one rate: it fails */
+    struct model twice = {.cap = 1000, .d_us = 5000, .gen = 1e9, .stalls = 3u << 1};
+    assert_int_equal(load_search_run(&o, model_step, NULL, &twice, &search, err, sizeof err), 0);
+    assert_true(search.steps[1].stall && search.steps[2].stall);
+    assert_true(search.fail_rate == 200);
+}
+
+/* "At ease" is the lowest median from send of the passing steps, not the
+ * first's: at a low rate a service answers more slowly (idle CPUs wake
+ * late), and against that first median a saturated service, whose median
+ * grows only to what its queue of one request per connection costs, would
+ * look at ease and its shortfall be blamed on the generator. */
+static void test_ease_is_lowest_median(void **state)
+{
+    (void)state;
+    char err[128];
+    struct model m = {.cap = 1000, .d_us = 1000, .gen = 1e9, .low_rate = 100,
+                      .low_p50 = 3000, .sat_p50 = 2500};
+    struct load_search_opts o = opts("p99=25ms", 100, 0);
+    assert_int_equal(load_search_run(&o, model_step, NULL, &m, &search, err, sizeof err), 0);
+    assert_int_equal(search.end, LOAD_SEARCH_FOUND);
+    assert_true(fabs(search.capacity / 1000 - 1) < 0.05);
+    for (int i = 0; i < search.nsteps; i++)
+        assert_false(search.steps[i].generator);
+}
+
+/* Scripted p99s, one per call; the service keeps its rate. A failing
+ * step's median from send is 10x a passing one's: a queue, not a stall. */
+struct script {
+    const double *p99_us;
+    int n, calls;
+};
+
+static int script_step(void *arg, double rate, double secs, struct load_step *st, char *err,
+                       size_t cap)
+{
+    (void)err;
+    (void)cap;
+    struct script *sc = arg;
+    double p99 = sc->p99_us[sc->calls < sc->n ? sc->calls : sc->n - 1];
+    sc->calls++;
+    st->achieved = rate;
+    st->secs = secs;
+    st->requests = (int64_t)(rate * secs);
+    st->pct_us[0] = st->sent_pct_us[0] = st->p99_us = p99;
+    st->sent_p50_us = p99 > 10000 ? 1000 : 100;
+    return 0;
+}
+
+/* The highest rate tried passed once (close) and failed twice: the
+ * interval ends at it, not "open above", and the bisection below it
+ * settles the answer. */
+static void test_interval_top_rate_disputed(void **state)
+{
+    (void)state;
+    char err[128];
+    /* 1000 pass; 2000: 9.5 ms (close, pass), 50 ms, 50 ms; then all pass */
+    const double p99[] = {1000, 9500, 50000, 50000, 1000};
+    struct script sc = {p99, 5, 0};
+    struct load_search_opts o = opts("p99=10ms", 1000, 0);
+    assert_int_equal(load_search_run(&o, script_step, NULL, &sc, &search, err, sizeof err), 0);
+    assert_int_equal(search.end, LOAD_SEARCH_FOUND);
+    assert_true(search.steps[1].pass && !search.steps[2].pass && !search.steps[3].pass);
+    assert_true(search.fail_rate == 2000);
+    assert_true(search.hi == 2000);
+    assert_true(search.pass_rate >= 1960 && search.lo < search.pass_rate);
+}
+
 static int failing_step(void *arg, double rate, double secs, struct load_step *st, char *err,
                         size_t cap)
 {
@@ -204,6 +306,9 @@ int main(void)
         cmocka_unit_test(test_rate_max_and_first_step),
         cmocka_unit_test(test_close_steps_repeat),
         cmocka_unit_test(test_generator_limit),
+        cmocka_unit_test(test_stall_repeats),
+        cmocka_unit_test(test_ease_is_lowest_median),
+        cmocka_unit_test(test_interval_top_rate_disputed),
         cmocka_unit_test(test_step_error_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
