@@ -95,6 +95,21 @@ kv_prepare_out() {
     export OUT
 }
 
+# kv_part_start NAME: a part run into a shared results directory (after
+# kv_prepare_out): only this part's files are replaced (--force), its
+# csv/NAME*, logs/NAME-*, raw/NAME* and its NAME- lines of commands.tsv and
+# logs/timings.tsv; the environment is captured if no part has yet, and
+# SCR is the part's scratch directory (kv_scratch NAME).
+kv_part_start() {
+    local f
+    rm -f "$OUT"/csv/"$1"* "$OUT"/logs/"$1"-* "$OUT"/raw/"$1"*
+    for f in "$OUT/commands.tsv" "$OUT/logs/timings.tsv"; do
+        [ ! -e "$f" ] || sed -i "/^$1-/d" "$f"
+    done
+    [ -s "$OUT/env/environment.txt" ] || kv_env_capture
+    kv_scratch "$1"
+}
+
 # kv_scratch NAME: sets SCR to a new scratch directory under $OUT/scratch,
 # removed on exit unless KEEP=1. Databases and exports live there, never in
 # the results. (Not a $(...) function: the cleanup list must be this shell's.)
@@ -154,6 +169,22 @@ kv_json() {
     fi
     rm -f "$tmp"
     return "$rc"
+}
+
+# kv_part_report SCRIPT "$@": the start of a part's report script
+# (report-storetier.sh, report-capacity.sh): MODE is section, or headline
+# or findings after --headline / --findings; --help prints SCRIPT's header;
+# then OUT and C as kv_results_dir sets them.
+kv_part_report() {
+    local self=$1
+    shift
+    MODE=section
+    case ${1:-} in
+        --headline|--findings) MODE=${1#--}; shift ;;
+        -h|--help) sed -n '3,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    esac
+    need_tools jq awk
+    kv_results_dir "$@"
 }
 
 # kv_results_dir "$@": the one argument of tables.sh, plot.sh and report.sh,

@@ -36,13 +36,7 @@
 set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-MODE=section
-case ${1:-} in
-    --headline|--findings) MODE=${1#--}; shift ;;
-    -h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-esac
-need_tools jq awk
-kv_results_dir "$@"
+kv_part_report "$0" "$@"
 RAWF=$OUT/raw/capacity.jsonl
 [ -s "$RAWF" ] || RAWF=$RAWF.gz
 [ -s "$RAWF" ] || die "no $OUT/raw/capacity.jsonl (run scripts/study/capacity.sh first)"
@@ -59,7 +53,8 @@ runs=$(gzip -cdf "$RAWF" | jq -cR 'fromjson? | objects | select(.bench.experimen
       + if .bench.phase == "search" then
           {bound_us: .options.slo[0].bound_us, pct: .options.slo[0].percentile, rate_start: .options.rate_start,
            step_s: .options.step_min_seconds, cap: .result.capacity,
-           repeats: ([.result.steps[] | select(.repeat > 1)] | length)}
+           repeats: ([.result.steps[] | select(.repeat > 1)] | length),
+           stalls: ([.result.steps[] | select(.stall == true)] | length)}
         else {p50_us: .result.by_type.get.latency.p50, p99_us: .result.by_type.get.latency.p99,
               per_s: .result.by_type.get.requests_per_s, rate: .options.rate, secs: .result.seconds} end' | jq -s .)
 params=$(tsv_obj "$OUT/raw/capacity-params.tsv")
@@ -119,7 +114,7 @@ rows=$(jq -cn --argjson runs "$runs" --argjson closed "$closed" '
           outcome: .cap.outcome, capacity_per_s: .cap.rate_per_s, lo_per_s: .cap.lo_per_s,
           hi_per_s: .cap.hi_per_s, last_pass_per_s: .cap.last_pass_per_s,
           first_fail_per_s: .cap.first_fail_per_s, steps: .cap.steps, seconds: .cap.seconds, wall_s,
-          repeats, rate_start, step_s, closed_wall_s: ($o.wall_s // null),
+          repeats, stalls, rate_start, step_s, closed_wall_s: ($o.wall_s // null),
           closed_loop_per_s: ($cl.per_s // null), closed_loop_p99_us: ($cl.p99_us // null),
           closed_loop_from: ($cl.from // null),
           capacity_over_closed_loop: (if $cl.per_s and .cap.outcome == "found" then .cap.rate_per_s / $cl.per_s else null end),
@@ -190,7 +185,7 @@ if $mode == "findings" then
   | map(tostring) | join("\t")
 elif $mode == "headline" then
   if (first_rows | length) == 0 then empty else
-  "- **Capacity at \(pctn) <= \(bound | dur)** (`scripts/study/capacity.sh`: the highest constant rate at which the \(pctn) latency stays within the bound, one search per configuration; the bound is \($p.bound_factor // "?") x the largest unloaded p99, rounded up): "
+  "- **Capacity at \(pctn) <= \(bound | dur)** (`scripts/study/capacity.sh`: the highest constant rate at which the \(pctn) latency stays within the bound, one search per configuration; the bound is \($p.bound_factor // "?") x the median unloaded p99, rounded up): "
   + ([first_rows | group_by(.keys == "zipf")[] | "\(.[0].keys | kname) keys: " + (map("\(.config) \(rate("/s"))\(if .capacity_over_closed_loop then " (\(.capacity_over_closed_loop | x) its closed-loop rate)" else "" end)") | join(", "))] | join("; "))
   + ". A search took \(irange(first_rows | map(.steps))) steps, \(range(first_rows | map(.wall_s))) s."
   end
@@ -198,10 +193,10 @@ elif (first_rows | length) == 0 then
   "", "### Capacity at a p99 bound", "", "No search of `scripts/study/capacity.sh` completed in this run (see `logs/stderr.log`).", ""
 else
   "", "### Capacity at \(pctn) <= \(bound | dur)", "",
-  "How many requests a second does each configuration serve with its \(pctn) latency at or under \(bound | dur)? `kvtest shortener load --slo \($rows[0].pct // "p99")=\(bound | tostring)us` runs constant-rate steps (as `--rate`: latency counts from each request'"'"'s scheduled send, so a stall shows as latency, not as fewer requests), doubling from \($rows[0].rate_start // "?" | n0)/s until a step breaks the bound or fails a request, then bisection until the last pass and the first fail are within 2%; a step lasts max(\($rows[0].step_s // "?") s, n / rate) for the n samples its percentile needs (20 / (1 - q): 2,000 for p99), and a step within 10% of the bound is run again (3 at most, the majority decides). The rate is the midpoint of the last pass and the first fail, its interval from the highest rate below which every step passed to the lowest at and above which every step failed. The services are shortener.sh'"'"'s (`scripts/study/capacity.sh`): \($p.links // "?") links, a fresh `kvtest shortener serve` per search, every id GET twice first (`load --walk 2`: the caches full), then \($p.threads // "?") connections GETting existing ids, uniform or Zipf \($p.zipf // "?").",
+  "How many requests a second does each configuration serve with its \(pctn) latency at or under \(bound | dur)? `kvtest shortener load --slo \($rows[0].pct // "p99")=\(bound | tostring)us` runs constant-rate steps (as `--rate`: latency counts from each request'"'"'s scheduled send, so a stall shows as latency, not as fewer requests), doubling from \($rows[0].rate_start // "?" | n0)/s until a step breaks the bound or fails a request, then bisection until the last pass and the first fail are within 2%; a step lasts max(\($rows[0].step_s // "?") s, n / rate) for the n samples its percentile needs (20 / (1 - q): 2,000 for p99), and a step within 10% of the bound is run again (3 at most, the majority decides), as is a step that met its rate but broke the bound while the service'"'"'s median latency from each actual send stayed within 2x of its lowest in a passing step (a stall, not a queue). A step that fell short of its rate while the service answered at that ease was the load generator'"'"'s limit, not the service'"'"'s, and ends the search. The rate is the midpoint of the last pass and the first fail, its interval from the highest rate below which every step passed to the lowest rate that failed by majority at or above the highest rate at which any step passed (a rate whose repeats disagreed widens it). The services are shortener.sh'"'"'s (`scripts/study/capacity.sh`): \($p.links // "?") links, a fresh `kvtest shortener serve` per search, every id GET twice first (`load --walk 2`: the caches full), then \($p.threads // "?") connections GETting existing ids, uniform or Zipf \($p.zipf // "?").",
   "",
   (if $p.bound_rule == "set by --bound" then "**The bound**, \(bound | dur), was set by hand (`--bound`). Each configuration'"'"'s unloaded latency, measured first, is in the table for reference: \($p.unloaded_time | secs) of GETs at a constant \($p.unloaded_rate // "?") requests/s."
-   else "**The bound.** First each configuration'"'"'s unloaded latency: \($p.unloaded_time | secs) of GETs at a constant \($p.unloaded_rate // "?") requests/s, latency from each scheduled send as the search judges it (column \"unloaded p99\"). The largest unloaded p99 was \($p.bound_max_p99_us // null | tonumber? // null | dur) (\($p.bound_max_config // "?" | sub("/"; " keys, "))); \($p.bound_factor // "?") x that is \(($p.bound_max_p99_us | tonumber) * ($p.bound_factor | tonumber) | dur), rounded up to 1, 2 or 5 x 10^k µs: **X = \(bound | dur)**, one bound for every row, so that their rates compare. (\($p.bound_factor // "?")x leaves room for queueing: at X a request may wait behind a few others; a bound at the unloaded p99 would fail at any load.)" end),
+   else "**The bound.** First each configuration'"'"'s unloaded latency: \($p.unloaded_time | secs) of GETs at a constant \($p.unloaded_rate // "?") requests/s, latency from each scheduled send as the search judges it (column \"unloaded p99\"). The median of the configurations'"'"' unloaded p99s was \($p.bound_median_p99_us // null | tonumber? // null | dur); \($p.bound_factor // "?") x that is \(($p.bound_median_p99_us | tonumber) * ($p.bound_factor | tonumber) | dur), rounded up to 1, 2 or 5 x 10^k µs: **X = \(bound | dur)**, one bound for every row, so that their rates compare. (The median and not the largest, \($p.bound_max_p99_us // null | tonumber? // null | dur) (\($p.bound_max_config // "?" | sub("/"; " keys, "))): a p99 of 2,000 samples is their 20th largest, and one stall in one configuration'"'"'s run would move the bound for all.) (\($p.bound_factor // "?")x leaves room for queueing: at X a request may wait behind a few others; a bound at the unloaded p99 would fail at any load.)" end),
   "",
   ("| keys | configuration | unloaded p99 | capacity (requests/s) | interval | closed-loop requests/s | closed-loop p99 | capacity / closed-loop |\(if has_study then " the study'"'"'s closed-loop |" else "" end) steps | search s |"),
   ("|---|---|---:|---:|---|---:|---:|---:|\(if has_study then "---:|" else "" end)---:|---:|"),
@@ -219,13 +214,13 @@ else
            then ", some with another number of links than the search'"'"'s \($p.links // "?")" else "" end)
         + "." else "" end)),
   "",
-  "**How long a search takes** at these settings: \(irange(first_rows | map(.steps))) steps, \(range(first_rows | map(.seconds))) s of steps, \(range(first_rows | map(.wall_s))) s for the whole `load --slo` command (each step opens its connections afresh); \(first_rows | map(.repeats) | add // 0 | if . == 1 then "1 step was a repeat" else "\(.) steps were repeats" end) of a step close to the bound. The part took \($t["capacity-total"] // null | s1) s in all: setup \($t["capacity-setup"] // null | s1) s, unloaded runs \($t["capacity-unloaded"] // null | s1) s, searches \($t["capacity-search"] // null | s1) s (\($rows | length) searches, each after a fresh service and its walk\(if (own | length) > 0 then ", and followed by its closed-loop run" else "" end)).",
+  "**How long a search takes** at these settings: \(irange(first_rows | map(.steps))) steps, \(range(first_rows | map(.seconds))) s of steps, \(range(first_rows | map(.wall_s))) s for the whole `load --slo` command (each step opens its connections afresh); \(first_rows | map(.repeats) | add // 0 | if . == 1 then "1 step was a repeat" else "\(.) steps were repeats" end) of a step close to the bound or stalled (\(first_rows | map(.stalls // 0) | add // 0) stalled steps). The part took \($t["capacity-total"] // null | s1) s in all: setup \($t["capacity-setup"] // null | s1) s, unloaded runs \($t["capacity-unloaded"] // null | s1) s, searches \($t["capacity-search"] // null | s1) s (\($rows | length) searches, each after a fresh service and its walk\(if (own | length) > 0 then ", and followed by its closed-loop run" else "" end)).",
   (if (again_rows | length) > 0 then
      "",
      "**Searched twice** (the same configuration again at the end, a fresh service and walk): "
      + ([again_rows[] as $b | first_rows[] | select(.keys == $b.keys and .config == $b.config)
          | "\(.keys | kname) keys, \(.config): \(rate("/s")), then \($b | rate("/s"))\(if .outcome == "found" and $b.outcome == "found" then " (\($b.capacity_per_s / .capacity_per_s | x))" else "" end)"] | join("; "))
-     + ". The interval says what one search resolved, not how far another search would land: that is what the second search shows. A step fails when the service saturates, and also when a stall of a few tens of milliseconds (the load generator'"'"'s, the service'"'"'s or the kernel'"'"'s, on this shared machine) holds back more than 1% of its requests: a failure can be transient, a pass cannot (the bound held over every sample of the step), so of two searches the higher answer is the closer to what the service can take, and the lower shows how far one stall can move a search'"'"'s answer."
+     + ". The interval says what one search resolved, not how far another search would land: that is what the second search shows. A step fails when the service saturates, and a stall of a few tens of milliseconds (the load generator'"'"'s, the service'"'"'s or the kernel'"'"'s, on this shared machine) that holds back more than 1% of its requests is run again, but a stall that also slows the service'"'"'s median, or two stalls in three steps, still fail a rate: a failure can be transient, a pass cannot (the bound held over every sample of the step), so of two searches the higher answer is the closer to what the service can take."
    else empty end),
   ""
 end'

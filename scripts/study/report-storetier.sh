@@ -23,13 +23,7 @@
 set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-MODE=section
-case ${1:-} in
-    --headline|--findings) MODE=${1#--}; shift ;;
-    -h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-esac
-need_tools jq awk
-kv_results_dir "$@"
+kv_part_report "$0" "$@"
 SUM=$C/storetier-summary.csv
 [ -s "$SUM" ] || die "no $SUM (run scripts/study/storetier.sh first)"
 PARAMS=$OUT/raw/storetier-params.tsv

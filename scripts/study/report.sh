@@ -12,6 +12,10 @@ need_tools jq awk
 kv_results_dir "$@"
 R=$OUT/REPORT.md.tmp
 : >"$R"
+# The capacity part (scripts/study/capacity.sh) keeps its raw runs
+# compressed in results/.
+CAPRAW=""
+if [ -s "$OUT/raw/capacity.jsonl" ] || [ -s "$OUT/raw/capacity.jsonl.gz" ]; then CAPRAW=1; fi
 w() { printf '%s\n' "$@" >>"$R"; }
 
 # Number formatting and comparison phrases shared by every jq program.
@@ -558,6 +562,11 @@ fi
 if [ -s "$C/storetier-summary.csv" ]; then
     bash "$KV_SCRIPTS/report-storetier.sh" --headline "$OUT" >>"$R"
 fi
+# (Not in findings.tsv: a search's interval brackets a rate between a pass
+# and a fail, it is no 95% interval to be checked against a second run's.)
+if [ -n "$CAPRAW" ]; then
+    bash "$KV_SCRIPTS/report-capacity.sh" --headline "$OUT" >>"$R"
+fi
 if [ -s "$OUT/logs/blobs-skipped.txt" ] || [ -s "$OUT/logs/anchors-skipped.txt" ]; then
     w "- **Not measured in this run:** $(cat "$OUT/logs/blobs-skipped.txt" "$OUT/logs/anchors-skipped.txt" 2>/dev/null | paste -sd';' | sed 's/;/; /g')."
 fi
@@ -710,6 +719,16 @@ if [ -s "$C/storetier-summary.csv" ]; then
     cmds '^storetier-' >>"$R"
     w "# SCRATCH: any empty directory; OUT: this directory; PORT: a free port; the servers:" \
       "# source tests/lib/pg.bash; start_pg; start_pg_replica; start_pg_replica (PostgreSQL)" \
+      "# source tests/lib/servers.bash; start_valkey (valkey-server)" '```' "" "</details>"
+fi
+if [ -n "$CAPRAW" ]; then
+    # The highest rate each configuration holds at a p99 bound
+    # (scripts/study/capacity.sh; the section is report-capacity.sh's).
+    bash "$KV_SCRIPTS/report-capacity.sh" "$OUT" >>"$R"
+    w "<details><summary>Commands</summary>" "" '```sh'
+    cmds '^capacity-' >>"$R"
+    w "# SCRATCH: any empty directory; the servers:" \
+      "# source tests/lib/pg.bash; start_pg (PostgreSQL)" \
       "# source tests/lib/servers.bash; start_valkey (valkey-server)" '```' "" "</details>"
 fi
 

@@ -116,13 +116,7 @@ kv_find_ratioci
 kv_has_opt "shortener serve" "--replicas" ||
     die "$KVTEST has no PostgreSQL store (kvtest shortener serve --replicas)"
 kv_prepare_out "$DIR" "$FORCE"
-# Only this script's files are replaced in an existing DIR (--force).
-rm -f "$OUT"/csv/storetier-* "$OUT"/logs/storetier-* "$OUT"/raw/storetier*
-for f in "$OUT/commands.tsv" "$OUT/logs/timings.tsv"; do
-    [ ! -e "$f" ] || sed -i '/^storetier-/d' "$f"
-done
-[ -s "$OUT/env/environment.txt" ] || kv_env_capture
-kv_scratch storetier
+kv_part_start storetier
 # PostgreSQL first (a fast shutdown of every server, its directory removed),
 # then lib.sh's cleanup (every other PID, the scratch directory), which
 # exits with the script's status.
