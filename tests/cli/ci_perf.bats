@@ -192,22 +192,25 @@ samples() {
 }
 
 @test "ci-perf: --wall-budget stops the pairs past --max-pairs, never those before" {
-    # A limit below 1 makes a build against itself look slower, so its path
-    # goes on past --max-pairs; the p of 6 pairs cannot reach 0.05 / 1 by
-    # less than 2/64, so nothing settles it. Budget 0: judged at --max-pairs.
-    run env TMPDIR="$D" WALL_LIMIT=0.9 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
-        --paths files-read --min-pairs 2 --max-pairs 4 --more-pairs 8 --wall-budget 0 --out "$D/b"
+    # A limit of x0.5 makes a build against itself look slower: its estimate
+    # (near x1) is above halfway to the limit (x0.75), so its path goes on
+    # past --max-pairs. (At x0.9 an A/A estimate of x0.948 on a quiet run
+    # fell below halfway, x0.95, and the path stopped at --max-pairs.) Up to
+    # 4 pairs nothing can settle it either: the smallest p of 4 pairs is
+    # 2/16. Budget 0: judged at --max-pairs.
+    run env TMPDIR="$D" WALL_LIMIT=0.5 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
+        --paths files-read --min-pairs 2 --max-pairs 2 --more-pairs 4 --wall-budget 0 --out "$D/b"
     assert_success
-    assert_output --partial 'wall: the 0s budget is spent after 4 pairs; judged on those: files-read'
+    assert_output --partial 'wall: the 0s budget is spent after 2 pairs; judged on those: files-read'
     run wc -l <"$D/b/wall/files-read.cur.jsonl"
-    assert_output 4
+    assert_output 2
     # With the default budget the same run goes on to --more-pairs.
-    run env TMPDIR="$D" WALL_LIMIT=0.9 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
-        --paths files-read --min-pairs 2 --max-pairs 4 --more-pairs 8 --out "$D/m"
+    run env TMPDIR="$D" WALL_LIMIT=0.5 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
+        --paths files-read --min-pairs 2 --max-pairs 2 --more-pairs 4 --out "$D/m"
     assert_success
-    assert_output --partial 'unsettled after 8 pairs: files-read'
+    assert_output --partial 'unsettled after 4 pairs: files-read'
     run wc -l <"$D/m/wall/files-read.cur.jsonl"
-    assert_output 8
+    assert_output 4
     run bash "$CI" --wall-budget 5m
     assert_failure 2
     assert_output --partial '--wall-budget must be a whole number of seconds'
