@@ -119,7 +119,8 @@ double bench_conf_run(const struct bench *b, struct bench_slot *slots, int measu
 int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char *err, size_t cap)
 {
     const struct bench_opts *o = b->o;
-    struct links_opts lo = {bench_conf_sqlite_cache(conf), o->replicas, o->nreplicas, 0};
+    struct links_opts lo = {.sqlite_cache = bench_conf_sqlite_cache(conf),
+                            .replicas = o->replicas, .nreplicas = o->nreplicas};
     if (conf == BENCH_CONF_COMPARE)   /* the second store: its own, no replicas */
         lo.nreplicas = 0;
     s->l = links_open_opts(conf == BENCH_CONF_COMPARE ? o->compare_store : o->store, &lo, err,

@@ -24,6 +24,7 @@ struct serve_opts {
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     int json, csv;
     int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
+    int sqlite_exclusive;    /* --sqlite-exclusive */
     struct cache_config cc;  /* when cache_url is not "none" */
 };
 enum { SQLITE_CACHE_ON, SQLITE_CACHE_OFF };   /* on_off's order */

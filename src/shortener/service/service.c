@@ -69,7 +69,8 @@ struct service *service_new(const char *store, const struct service_opts *o,
     s->kind.has_track = o->cache && o->cache->track;
     s->kind.has_cluster = o->cache && o->cache->cluster;
     s->started_ns = clock_now_ns();
-    struct links_opts lo = {o->sqlite_cache, o->replicas, o->nreplicas, o->store_timeout_ms};
+    struct links_opts lo = {o->sqlite_cache, o->sqlite_exclusive, o->replicas, o->nreplicas,
+                            o->store_timeout_ms};
     for (int i = 0; i < o->workers; i++) {
         s->w[i].links = links_open_opts(store, &lo, err, errcap);
         if (!s->w[i].links) {

@@ -17,6 +17,7 @@
 struct service_opts {
     int workers;                       /* >= 1 */
     int sqlite_cache;                  /* 1 on, 0 off (cache_size=0 ...) */
+    int sqlite_exclusive;              /* links_opts.sqlite_exclusive */
     const struct cache_config *cache;  /* NULL: no Valkey */
     const char *const *replicas;       /* PostgreSQL read replicas (links.h) */
     int nreplicas;

@@ -69,6 +69,9 @@ struct links;
 
 struct links_opts {
     int sqlite_cache;                /* SQLite: see links_open */
+    int sqlite_exclusive;            /* SQLite: this process alone opens the
+                                        file (the unix-excl VFS), and a frame
+                                        is kept in the WAL (links_sqlite.c) */
     const char *const *replicas;     /* PostgreSQL: read replicas' URLs */
     int nreplicas;                   /* 0 .. LINKS_REPLICAS_MAX */
     int timeout_ms;                  /* PostgreSQL: connect and query

@@ -151,7 +151,7 @@ int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
         snprintf(err, errcap, "%s: %s", t.path, strerror(errno));
         return 1;
     }
-    struct links_sqlite *l = links_sqlite_new(t.path, SQLITE_OPEN_READWRITE, err, errcap);
+    struct links_sqlite *l = links_sqlite_new(t.path, SQLITE_OPEN_READWRITE, NULL, err, errcap);
     if (!l) {
         aside_discard(&t);
         return 1;

@@ -32,7 +32,9 @@ struct links_sqlite {
 void links_sqlite_set_err(struct links_sqlite *l, const char *what);
 int links_sqlite_exec(struct links_sqlite *l, const char *sql);
 int links_sqlite_configure(struct links_sqlite *l, int sqlite_cache);
-struct links_sqlite *links_sqlite_new(const char *path, int flags, char *err, size_t errcap);
+/* Open path with flags and the VFS vfs (NULL: the default). */
+struct links_sqlite *links_sqlite_new(const char *path, int flags, const char *vfs, char *err,
+                                      size_t errcap);
 /* Prepare lookup and insert for l->base.schema. */
 int links_sqlite_prepare(struct links_sqlite *l);
 /* Insert url under a fresh random id (written to id), retrying on a

@@ -213,7 +213,7 @@ static void test_store_text(void **st)
     assert_string_equal(shown, "/tmp/x.db");
     /* an SQLite store refuses replicas, before opening anything */
     const char *reps[1] = {"postgres://127.0.0.1:1/x"};
-    struct links_opts lo = {1, reps, 1, 0};
+    struct links_opts lo = {.sqlite_cache = 1, .replicas = reps, .nreplicas = 1};
     assert_null(links_open_opts("/nonexistent/x.db", &lo, err, sizeof err));
     assert_non_null(strstr(err, "replicas need a PostgreSQL store"));
 }
