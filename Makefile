@@ -141,6 +141,15 @@ build/fixedcap: scripts/tools/fixedcap.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $< -lhttp_parser -lpthread
 
+# SQLite's own limit for the shortener's lookup (bind, step, reset on the
+# service's statement, the bench's ids): what shortener bench's sqlite row
+# is set against.
+LOOKUPLOOP_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/keys/keypick.c \
+                   src/measure/keys/rng.c src/measure/keys/zipf.c src/base/os.c)
+build/lookuploop: scripts/tools/lookuploop.c $(LOOKUPLOOP_OBJS) $(OBJ)/sqlite3.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lpthread -lm
+
 # The CI performance check's test build (make inject): the release flags
 # plus -DKVTEST_INJECT, which compiles in measure/inject.c's deliberate
 # slowdown of one path (KVTEST_INJECT=PATH:ns:N or PATH:iter:N) for
@@ -204,14 +213,14 @@ build/man/%.1: src/doc/%.1.scd
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
 	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
-	    build/fixedcap $(MANPAGES)
+	    build/fixedcap build/lookuploop $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
 mutants: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) build/ratioci build/fixedcap
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) build/ratioci build/fixedcap build/lookuploop
 	bash scripts/dev/mutants.sh scripts/dev/mutants.txt
 
 bench: deps
