@@ -5,7 +5,8 @@
 # (one SQLite lookup per request), measured with the same client.
 #
 #   scripts/study/nginx.sh [--duration 5] [--connections 30] [--wrk-threads 2]
-#       [--repeat 6] [--threads N] [--track] [--kvtest PATH] [--out DIR]
+#       [--repeat 6] [--threads N] [--track] [--exclusive] [--kvtest PATH]
+#       [--out DIR]
 #
 # On a scratch database of 1000 links it takes the first id, asks the
 # service for GET /link/<id> and writes an nginx configuration (scratch
@@ -36,7 +37,15 @@
 # track/nginx (the HTTP layer's own distance from nginx) and service/track
 # (what the SQLite lookup costs over HTTP), and the line "track: N of M
 # GETs from process memory" is printed from its /stats (refused below 99%).
-# Needs valkey-server. With --out DIR, also
+# Needs valkey-server.
+#
+# --exclusive adds a server: the service with --sqlite-exclusive on its own
+# copy of the database (the option refuses any other process the file),
+# the same lookup with no file lock and no fstat per GET. Rounds rotate it
+# in after the service; the table adds its rate and the per-round ratios
+# exclusive/nginx and exclusive/service (the option's gain, same run; the
+# two services alternate which goes first).
+# With --out DIR, also
 # DIR/nginx.tsv (one line per run: round, server, requests/s) and
 # DIR/nginx.md (the table). About 2 x REPEAT x DURATION seconds plus
 # setup: 70 s with the defaults. Needs nginx (Debian nginx-light).
@@ -44,7 +53,7 @@ set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DURATION=5 CONNECTIONS=30 WRKT=2 REPEAT=6 THREADS="" KV="" OUTDIR="" TRACK=0
+DURATION=5 CONNECTIONS=30 WRKT=2 REPEAT=6 THREADS="" KV="" OUTDIR="" TRACK=0 EXCL=0
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -57,6 +66,7 @@ while [ $# -gt 0 ]; do
             esac
             shift 2 ;;
         --track) TRACK=1; shift ;;
+        --exclusive) EXCL=1; shift ;;
         -h|--help) usage 0 ;;
         *) usage_die "unknown argument '$1' (see --help)" ;;
     esac
@@ -85,6 +95,15 @@ if [ "$TRACK" = 1 ]; then
     TRACK_URL=$SERVICE_URL TRACK_PID=$SERVICE_PID
     SERVICE_URL=$SVC_URL SERVICE_PID=$SVC_PID
     say "tracking service on $TRACK_URL (pid $TRACK_PID), valkey on port $VALKEY_PORT"
+fi
+EXCL_URL=""
+if [ "$EXCL" = 1 ]; then
+    cp "$WORK/links.db" "$WORK/excl.db"
+    start_service "$WORK/excl.db" --cache none --sqlite-exclusive ${THREADS:+--threads "$THREADS"} ||
+        die "the service with --sqlite-exclusive did not start"
+    EXCL_URL=$SERVICE_URL
+    say "service with --sqlite-exclusive on $EXCL_URL (pid $SERVICE_PID)"
+    SERVICE_URL=$SVC_URL SERVICE_PID=$SVC_PID
 fi
 
 # The first id whose body nginx can return verbatim: inside a quoted
@@ -143,6 +162,8 @@ wait_http "$NGINX_URL$URLPATH" "$NGINX_PID" || die "nginx did not start: $(tail 
     die "nginx's Content-Type differs from the service's"
 [ "$TRACK" = 0 ] || [ "$(curl -fsS "$TRACK_URL$URLPATH")" = "$BODY" ] ||
     die "the tracking service's body differs from the service's"
+[ "$EXCL" = 0 ] || [ "$(curl -fsS "$EXCL_URL$URLPATH")" = "$BODY" ] ||
+    die "the --sqlite-exclusive service's body differs from the service's"
 say "nginx on $NGINX_URL (pid $NGINX_PID), path $URLPATH"
 
 # wrk_rps URL SECONDS: requests/s of one wrk run; refused on any error.
@@ -156,6 +177,7 @@ wrk_rps() {
 wrk_rps "$SERVICE_URL$URLPATH" 1 >/dev/null
 wrk_rps "$NGINX_URL$URLPATH" 1 >/dev/null
 [ "$TRACK" = 0 ] || wrk_rps "$TRACK_URL$URLPATH" 1 >/dev/null
+[ "$EXCL" = 0 ] || wrk_rps "$EXCL_URL$URLPATH" 1 >/dev/null
 # stat_local: "LOCAL REQUESTS" from the tracking service's /stats.
 stat_local() {
     curl -fsS --max-time 5 "$TRACK_URL/stats" | jq -r '"\(.cache.local_hits) \(.requests)"' ||
@@ -168,8 +190,14 @@ RAW=$WORK/raw.tsv TABLE=$WORK/table.md
 for r in $(seq 1 "$REPEAT"); do
     if [ $((r % 2)) -eq 1 ]; then order="service nginx"; else order="nginx service"; fi
     [ "$TRACK" = 0 ] || order=${order/ / track }
+    # (the service and the exclusive one alternate too: ABBA)
+    if [ "$EXCL" = 1 ] && [ $((r % 2)) -eq 1 ]; then order=${order/service/service exclusive}
+    elif [ "$EXCL" = 1 ]; then order=${order/service/exclusive service}; fi
     for srv in $order; do
-        case $srv in service) url=$SERVICE_URL ;; track) url=$TRACK_URL ;; *) url=$NGINX_URL ;; esac
+        case $srv in
+            service) url=$SERVICE_URL ;; track) url=$TRACK_URL ;; exclusive) url=$EXCL_URL ;;
+            *) url=$NGINX_URL ;;
+        esac
         v=$(wrk_rps "$url$URLPATH" "$DURATION")
         printf '%s\t%s\t%s\n' "$r" "$srv" "$v" >>"$RAW"
         say "round $r: $srv $v req/s"
@@ -205,12 +233,17 @@ pairs() {
     PREC=0
     echo "| kvtest shortener serve --cache none${THREADS:+ --threads $THREADS} | $(awk -F'\t' '$2 == "service" { print $3 }' "$RAW" | ci --median) |"
     [ "$TRACK" = 0 ] || echo "| kvtest shortener serve --cache valkey+track${THREADS:+ --threads $THREADS}, from process memory | $(awk -F'\t' '$2 == "track" { print $3 }' "$RAW" | ci --median) |"
+    [ "$EXCL" = 0 ] || echo "| kvtest shortener serve --cache none --sqlite-exclusive${THREADS:+ --threads $THREADS} | $(awk -F'\t' '$2 == "exclusive" { print $3 }' "$RAW" | ci --median) |"
     echo "| nginx, fixed body (worker_processes auto, $(nproc) cores) | $(awk -F'\t' '$2 == "nginx" { print $3 }' "$RAW" | ci --median) |"
     PREC=3
     echo "| service / nginx (per-round ratios) | $(pairs service nginx | ci) |"
     if [ "$TRACK" = 1 ]; then
         echo "| track / nginx (per-round ratios) | $(pairs track nginx | ci) |"
         echo "| service / track (per-round ratios) | $(pairs service track | ci) |"
+    fi
+    if [ "$EXCL" = 1 ]; then
+        echo "| exclusive / nginx (per-round ratios) | $(pairs exclusive nginx | ci) |"
+        echo "| exclusive / service (per-round ratios) | $(pairs exclusive service | ci) |"
     fi
 } >"$TABLE"
 cat "$TABLE"
