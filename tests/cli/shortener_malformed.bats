@@ -24,13 +24,26 @@ teardown_file() {
 }
 
 # check EXPECTED METHOD PATH [BODY]: one curl request; prints a line and
-# fails when the status differs or the body is not JSON with "error".
+# fails when the status differs or the body is not JSON with "error". A
+# server that refuses a large body answers and closes while curl may still
+# be sending it: curl then fails writing (exit 55) before it reads the
+# answer. That request is sent again (3 tries in all); any other failure,
+# or a wrong status, fails at once.
 check() {
-    local want=$1 m=$2 p=$3 got
+    local want=$1 m=$2 p=$3 got try rc
     local args=(-s --max-time 20 -o "$BATS_TEST_TMPDIR/body" -w '%{http_code}')
     if [ "$m" = HEAD ]; then args+=(-I); else args+=(-X "$m"); fi
     [ $# -ge 4 ] && args+=(--data-binary "$4")
-    got=$(curl "${args[@]}" "$SERVICE_URL$p")
+    for try in 1 2 3; do
+        rc=0
+        got=$(curl "${args[@]}" "$SERVICE_URL$p") || rc=$?
+        [ "$rc" -eq 55 ] || break
+        : "$try"
+    done
+    if [ "$rc" -ne 0 ]; then
+        echo "FAIL $m $p [${4:-}]: curl exit $rc" >&2
+        return 1
+    fi
     if [ "$got" != "$want" ]; then
         echo "FAIL $m $p [${4:-}]: want $want got $got: $(cat "$BATS_TEST_TMPDIR/body")" >&2
         return 1
