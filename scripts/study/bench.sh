@@ -17,8 +17,8 @@
 #          configuration at a p99 bound (100k links, 2 s steps: about 7.5
 #          minutes): about 38 minutes on 2 cores
 #   small  the same steps at a tenth of the scale, 3-4 rounds each (about
-#          8 minutes: 1 for the database larger than memory, 1-1.5 for
-#          the store tier, 2.5 for the capacity searches)
+#          9 minutes, 552 s on 2026-12-03: 1 for the database larger than
+#          memory, 1-1.5 for the store tier, 2.5 for the capacity searches)
 #
 # Rounds are what the report's 95% intervals are made of (a bootstrap over
 # paired rounds needs at least 4 for 95%), so full scale runs at least 5 of
