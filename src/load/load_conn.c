@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "measure/clock.h"
@@ -448,39 +447,6 @@ static void scan(struct load_worker *w, uint64_t now, int timeouts)
     }
 }
 
-/* How long the loop may sleep, to the nanosecond: with --rate a request
- * is timed from its scheduled send, so a sleep rounded up to whole
- * milliseconds (epoll_wait's unit) would send it up to 1 ms late and count
- * the generator's lateness as the service's latency. */
-static struct timespec wait_for(const struct load_worker *w)
-{
-    struct timespec ts = {0, 0};
-    if (w->pend_head)
-        return ts;
-    uint64_t now = clock_now_ns();
-    uint64_t t = w->next_wake < w->next_scan ? w->next_wake : w->next_scan;
-    if (t > now) {
-        ts.tv_sec = (time_t)((t - now) / 1000000000u);
-        ts.tv_nsec = (long)((t - now) % 1000000000u);
-    }
-    return ts;
-}
-
-/* epoll_pwait2 (Linux 5.11) where the kernel has it; otherwise
- * epoll_wait, rounded up to the millisecond as before. */
-static int wait_events(struct load_worker *w, struct epoll_event *ev, int max)
-{
-    struct timespec ts = wait_for(w);
-    if (!w->no_pwait2) {
-        int n = epoll_pwait2(w->ep, ev, max, &ts, NULL);
-        if (n >= 0 || errno != ENOSYS)
-            return n;
-        w->no_pwait2 = 1;
-    }
-    int64_t ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    return epoll_wait(w->ep, ev, max, (int)((ns + 999999) / 1000000));
-}
-
 void *load_worker_main(void *arg)
 {
     struct load_worker *w = arg;
@@ -501,7 +467,7 @@ void *load_worker_main(void *arg)
         flush_pending(w);
         if (w->active == 0)
             break;
-        int n = wait_events(w, ev, 256);
+        int n = load_wait_events(w, ev, 256);
         if (n < 0 && errno != EINTR)
             break;
         for (int i = 0; i < n; i++)

@@ -129,6 +129,11 @@ ssize_t load_vu_send_some(struct load_vu *v, int nw);
 void load_note_error(struct load_worker *w, const struct load_req *r, enum load_fail f,
                      const char *why);
 
+/* load_wait.c: wait for events on w's epoll set, at most until its next
+ * paced send or timeout scan, to the nanosecond; epoll's count or -1. */
+struct epoll_event;
+int load_wait_events(struct load_worker *w, struct epoll_event *ev, int max);
+
 /* load_conn.c: the worker's thread body. */
 void *load_worker_main(void *arg);
 
