@@ -107,9 +107,16 @@ endif
 $(OBJ)/asan/kvtest: $(OBJ)/asan/kvtest.o $(ASAN_OBJS) $(OBJ)/sqlite3.o
 	$(CC) $(SANITIZE) -o $@ $^ $(LIBS)
 
-$(OBJ)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) $(OBJ)/sqlite3.o
+# A unit test's own object is kept apart from its link: a fault in one
+# source file (make mutants, mutants-auto) recompiles that file and relinks,
+# not every test that links it.
+$(OBJ)/asan/tests/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -o $@ $(filter %.c %.o,$^) $(LIBS) -lcmocka
+	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -c $< -o $@
+.PRECIOUS: $(OBJ)/asan/tests/%.o
+
+$(OBJ)/asan/tests/%: $(OBJ)/asan/tests/%.o $(ASAN_OBJS) $(OBJ)/sqlite3.o
+	$(CC) $(SANITIZE) -o $@ $(filter %.o,$^) $(LIBS) -lcmocka
 
 # base/os's portable branches, tested on this machine.
 $(OBJ)/asan/tests/base/test_os_fallback: tests/unit/base/test_os.c src/base/os.c src/base/os.h
