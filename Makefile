@@ -72,7 +72,7 @@ ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
-.PHONY: all test bench install uninstall deb clean deps asan unit fuzz mutants core static arm64-test
+.PHONY: all test bench install uninstall deb clean deps asan unit fuzz mutants mutants-auto core static arm64-test
 all: $(BIN) build/ratioci
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
@@ -229,6 +229,13 @@ test: deps
 mutants: deps
 	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) build/ratioci build/fixedcap build/lookuploop
 	bash scripts/dev/mutants.sh scripts/dev/mutants.txt
+
+# Machine-made mutants (scripts/dev/mutagen.py) over the files that decide
+# verdicts: each run against the suites covering its file; verdicts and the
+# score per file in results/mutants-auto/. Hours, resumable; not part of test.
+mutants-auto: deps
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) build/ratioci build/fixedcap build/lookuploop
+	python3 scripts/dev/mutagen.py run --jobs 2
 
 bench: deps
 	$(MAKE) $(BIN) build/ratioci

@@ -22,6 +22,7 @@ PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs
 PKGS+=(libh2o-evloop-dev)   # the shortener's HTTP server library (src/shortener/http/service_http.c)
 PKGS+=(libpq-dev postgresql-15 postgresql-client-15)   # the PostgreSQL link store: libpq (linked), a private server for tests and the study (initdb, postgres, pg_basebackup), pgbench (the round-trip reference)
 PKGS+=(liblmdb-dev librocksdb-dev lmdb-utils rocksdb-tools)   # the LMDB and RocksDB blob stores (linked), mdb_stat and db_bench: their own tools, checked against ours (scripts/study/anchors.sh)
+PKGS+=(python3)   # tests/lib/*.py (probe and stub servers), scripts/dev/mutagen.py (make mutants-auto, tests/cli/mutagen.bats)
 PKGS+=(valgrind)  # scripts/ci/ci-perf.sh: instructions per operation (cachegrind), the deterministic layer
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 
