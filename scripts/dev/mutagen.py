@@ -39,7 +39,8 @@ where it stopped; --retest runs the survivors again (after a new test).
 
 results/mutants-auto/equivalent/*.txt list the survivors that no input
 can tell from the original, one a line, "FILE | ORIGINAL | FAULTY | why"
-(the lines' text, stripped), one list a source file. "score" writes score.tsv: per file, mutants generated, that
+(the lines' text, stripped), one list a source file. A line names every
+line of its file with that text, so its reason must hold for each. "score" writes score.tsv: per file, mutants generated, that
 did not compile, killed, equivalent, surviving, and the score
 killed / (killed + surviving).
 """
@@ -219,7 +220,7 @@ def keys(rel, muts):
     lines with that text it is (so it is found again when lines move)."""
     nth, out = {}, []
     for no, _rule, orig, faulty in muts:
-        n = nth.setdefault((orig, faulty), [0])
+        n = nth.setdefault((orig.strip(), faulty.strip()), [0])
         n[0] += 1
         h = "%s\0%s\0%s\0%d" % (rel, orig.strip(), faulty.strip(), n[0])
         out.append(hashlib.sha1(h.encode()).hexdigest()[:12])

@@ -39,6 +39,16 @@ int toy_len(void)
     strcpy(buf, "x <= y && z");
     return (int)strlen(buf) + TOY_STEP;
 }
+int toy_twice(int a)
+{
+    if (a > 2)
+        return 1;
+    {
+        if (a > 2)
+            return 2;
+    }
+    return 0;
+}
 EOF
     cat >"$T/tests/unit/test_toy.c" <<'EOF'
 int toy_max(int a, int b);
@@ -93,7 +103,8 @@ verdict() {
 
 @test "mutagen: run kills a wrong answer, cuts off a loop, leaves out what does not compile" {
     cd "$T"
-    MUTAGEN_GRACE=2 run python3 scripts/dev/mutagen.py run src/toy.c
+    mkdir "$BATS_TEST_TMPDIR/tmp"
+    TMPDIR=$BATS_TEST_TMPDIR/tmp MUTAGEN_GRACE=2 run python3 scripts/dev/mutagen.py run src/toy.c
     [ "$status" -eq 0 ]
     [ "$(verdict 'if (a <= b)')" = killed ]      # toy_max(1, 2) is 1
     [ "$(verdict 'while (n >= 0) {')" = killed ] # toy_count(3) is 4
@@ -104,10 +115,14 @@ verdict() {
     [ "$(verdict 'struct toy_flags { unsigned on : 0; };')" = nocompile ]
     # a > b -> a >= b gives the same maximum: no test can kill it
     [ "$(verdict 'if (a >= b)')" = survived ]
+    # every mutant has its verdict, those of two lines of the same text too
+    run python3 scripts/dev/mutagen.py list src/toy.c
+    [ "$(tail -n +2 results/mutants-auto/src_toy.c.tsv | cut -f1 | sort -u | wc -l)" -eq "${#lines[@]}" ]
+    [ "$(grep $'\tif (a >= 2)$' results/mutants-auto/src_toy.c.tsv | cut -f1 | sort -u | wc -l)" -eq 2 ]
     # the scratch copy is gone and the tree's file is as it was
     run git diff --quiet -- src/toy.c
     [ "$status" -eq 0 ]
-    [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'kvtest-mutagen.*' -newer "$T/Makefile" 2>/dev/null)" ]
+    [ -z "$(find "$BATS_TEST_TMPDIR/tmp" -maxdepth 1 -name 'kvtest-mutagen.*')" ]
 }
 
 @test "mutagen: a recorded verdict is not run again; an equivalent leaves the score" {
