@@ -118,6 +118,13 @@ int request_parse_create(const char *body, size_t len, char *url, size_t cap,
         *why = "empty body: expected a JSON object with \"url\"";
         return -1;
     }
+    /* A raw NUL byte is never JSON (inside a string it must be escaped),
+     * yet cJSON takes it into the string, which then ends there: the URL
+     * would be silently shortened, as with "\u0000" below. */
+    if (memchr(body, '\0', len)) {
+        *why = "invalid JSON";
+        return -1;
+    }
     /* cJSON stops after the first value; what follows must be blank,
      * or "{...} garbage" would pass as valid. */
     const char *end = NULL;
