@@ -245,6 +245,17 @@ static int read_file(struct compare_side *s, const char *path)
     return rc;
 }
 
+/* Why glob could not read a directory (compare reads its sides from one
+ * thread, so one variable serves). */
+static int glob_errno;
+
+static int note_glob_errno(const char *path, int err)
+{
+    (void)path;
+    glob_errno = err;
+    return 1;
+}
+
 /* A results directory: the .jsonl files of DIR/raw, or of DIR without raw. */
 static int read_dir(struct compare_side *s, const char *dir)
 {
@@ -254,12 +265,18 @@ static int read_dir(struct compare_side *s, const char *dir)
     int raw = stat(pat, &sb) == 0 && S_ISDIR(sb.st_mode);
     if (snprintf(pat, sizeof pat, "%s%s/*.jsonl", dir, raw ? "/raw" : "") >= (int)sizeof pat)
         return cli_usage("compare", "%s: path too long", dir);
+    /* GLOB_ERR: without it a directory glob cannot open is taken as one
+     * with no match, and "no .jsonl files" would hide the real cause. */
     glob_t gl;
-    int g = glob(pat, 0, NULL, &gl);
+    glob_errno = ENOMEM;   /* GLOB_NOSPACE calls no errfunc */
+    int g = glob(pat, GLOB_ERR, note_glob_errno, &gl);
     if (g == GLOB_NOMATCH)
         return cli_usage("compare", "%s: no .jsonl files in %s", dir, raw ? "raw/" : "it");
-    if (g != 0)
-        return cli_usage("compare", "%s: cannot list its .jsonl files", dir);
+    if (g != 0) {
+        globfree(&gl);
+        return cli_usage("compare", "%s: cannot list its .jsonl files: %s", dir,
+                         strerror(glob_errno));
+    }
     int rc = 0;
     for (size_t i = 0; i < gl.gl_pathc && rc == 0; i++)
         rc = read_file(s, gl.gl_pathv[i]);
