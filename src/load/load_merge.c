@@ -2,6 +2,7 @@
 #include "load/load_merge.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,21 +34,31 @@ static const cJSON *get(const cJSON *o, const char *name)
     return cJSON_GetObjectItemCaseSensitive(o, name);
 }
 
+/* Counts are converted to 64-bit integers: above 2^53 a double no longer
+ * holds every integer, and far above it the conversion is undefined. No
+ * run of load writes such a figure; a damaged file might. */
+#define MERGE_MAX_FIGURE 9007199254740992.0
+
 /* A number >= 0 named name in o into *v; 0, or -1 with why set. */
 static int number(const cJSON *o, const char *name, double *v, char *why, size_t cap)
 {
     const cJSON *j = get(o, name);
     if (!cJSON_IsNumber(j) || !(j->valuedouble >= 0))
         return snprintf(why, cap, "no number \"%s\" where load --json has one", name), -1;
+    if (j->valuedouble > MERGE_MAX_FIGURE)
+        return snprintf(why, cap, "\"%s\" is %g, beyond any count load --json writes", name,
+                        j->valuedouble), -1;
     *v = j->valuedouble;
     return 0;
 }
 
-/* An option the merged options sum (connections, ...); 0 if absent. */
+/* An option the merged options sum (connections, ...); 0 if absent or
+ * beyond a count (see MERGE_MAX_FIGURE). */
 static int64_t opt_int(const cJSON *op, const char *name)
 {
     const cJSON *j = get(op, name);
-    return cJSON_IsNumber(j) ? (int64_t)j->valuedouble : 0;
+    return cJSON_IsNumber(j) && fabs(j->valuedouble) <= MERGE_MAX_FIGURE
+               ? (int64_t)j->valuedouble : 0;
 }
 
 /* The first run sets what every other must match. 0, or -1 with why. */

@@ -462,6 +462,12 @@ static void result_field_negative(cJSON *root)
     cJSON_ReplaceItemInObject(res(root), g_field, cJSON_CreateNumber(-1));
 }
 
+/* 1e30 fits a double but no 64-bit count: refused, not converted. */
+static void result_field_huge(cJSON *root)
+{
+    cJSON_ReplaceItemInObject(res(root), g_field, cJSON_CreateNumber(1e30));
+}
+
 static void drop_kind_field(cJSON *root)
 {
     cJSON_DeleteItemFromObject(get_kind(root), g_field);
@@ -523,6 +529,9 @@ static void test_missing_fields(void **state)
         refused_alone(drop_result_field, says);
         refused_alone(result_field_text, says);
         refused_alone(result_field_negative, says);
+        snprintf(says, sizeof(says), "\"%s\" is 1e+30, beyond any count load --json writes",
+                 g_field);
+        refused_alone(result_field_huge, says);
     }
     /* started_at: missing means an older kvtest; present, it must be a number. */
     g_field = "started_at";
