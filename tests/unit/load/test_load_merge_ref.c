@@ -412,6 +412,33 @@ static void test_one_run(void **state)
     assert_int_equal(m.t.c.nerr, 0);
     load_merge_free(&m);
     cJSON_Delete(root);
+
+    /* 2^53, the largest count a double holds exactly, is still taken: as
+     * the run's "seconds" (a number read like every count) and as an
+     * option the merge sums. */
+    /* (cJSON prints 2^53 with 15 digits, 2^53 - 2: the text is written
+     * here, the number put in place of a marker.) */
+    root = run_json(&run_c);
+    cJSON_ReplaceItemInObject(res(root), "seconds", cJSON_CreateNumber(424242));
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(root, "options"), "connections",
+                              cJSON_CreateNumber(424242));
+    char *text = cJSON_PrintUnformatted(root), big[8192], *o = big;
+    assert_non_null(text);
+    for (const char *p = text, *q; *p; p = q + 6) {
+        q = strstr(p, "424242");
+        if (!q) {
+            o += snprintf(o, sizeof(big) - (size_t)(o - big), "%s", p);
+            break;
+        }
+        o += snprintf(o, sizeof(big) - (size_t)(o - big), "%.*s9007199254740992", (int)(q - p), p);
+    }
+    assert_true(o < big + sizeof(big) - 1);
+    init(&m);
+    assert_int_equal(load_merge_add(&m, big, strlen(big), why, WHY), 0);
+    assert_int_equal(m.connections, INT64_C(9007199254740992));
+    load_merge_free(&m);
+    free(text);
+    cJSON_Delete(root);
 }
 
 static void test_no_run(void **state)
