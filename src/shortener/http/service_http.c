@@ -98,39 +98,17 @@ static const char *reason(int status)
     }
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The request's method and path as NUL-terminated strings in the request
- * pool, the path cut at '?' and percent-decoded as libmicrohttpd did
- * (a "%00" ends it), so request_match() sees what it always saw. */
+ * pool, the path as request_decode_path() gives it, so request_match()
+ * sees what it always saw. */
 static void request_strings(h2o_req_t *req, const char **method, const char **path)
 {
     h2o_iovec_t m = req->input.method, p = req->input.path;
     char *ms = h2o_mem_alloc_pool(&req->pool, m.len + 1);
     memcpy(ms, m.base, m.len);
     ms[m.len] = '\0';
-    char *ps = h2o_mem_alloc_pool(&req->pool, p.len + 1), *d = ps;
-    for (size_t i = 0; i < p.len && p.base[i] != '?'; i++) {
-        int hi, lo;
-        if (p.base[i] == '%' && i + 2 < p.len &&
-            (hi = hexval(p.base[i + 1])) != -1 &&
-            (lo = hexval(p.base[i + 2])) != -1) {
-            *d++ = (char)(hi << 4 | lo);
-            i += 2;
-        } else {
-            *d++ = p.base[i];
-        }
-    }
-    *d = '\0';
+    char *ps = h2o_mem_alloc_pool(&req->pool, p.len + 1);
+    request_decode_path(p.base, p.len, ps);
     *method = ms;
     *path = ps;
 }

@@ -11,6 +11,33 @@ static int is_get(const char *m)
     return strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
 }
 
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+void request_decode_path(const char *path, size_t len, char *out)
+{
+    char *d = out;
+    for (size_t i = 0; i < len && path[i] != '?'; i++) {
+        int hi, lo;
+        if (path[i] == '%' && i + 2 < len && (hi = hexval(path[i + 1])) != -1 &&
+            (lo = hexval(path[i + 2])) != -1) {
+            *d++ = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            *d++ = path[i];
+        }
+    }
+    *d = '\0';
+}
+
 void request_match(const char *method, const char *path, struct request_match *m)
 {
     memset(m, 0, sizeof *m);

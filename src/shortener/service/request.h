@@ -30,6 +30,12 @@ struct request_match {
  * wherever GET is. */
 void request_match(const char *method, const char *path, struct request_match *m);
 
+/* The path of a request target (len bytes) as request_match() takes it:
+ * cut at the first '?', percent-decoded as libmicrohttpd did ("%41" is
+ * 'A', either case of hex digit; a '%' without two hex digits after it
+ * stays; a decoded "%00" ends the string). out needs len + 1 bytes. */
+void request_decode_path(const char *path, size_t len, char *out);
+
 /* 0 if url (len bytes) is acceptable for storage: 1..LINKS_URL_MAX bytes,
  * scheme http:// or https:// (any case) followed by a non-empty host, no
  * control characters, spaces or DEL, well-formed UTF-8. Otherwise -1 with

@@ -529,6 +529,72 @@ static void test_route_names(void **st)
     assert_string_equal(request_route_name(ROUTE_COUNT), "other");
 }
 
+/* The path of a request target as routing sees it (request_decode_path),
+ * each case worked out from the rule: cut at '?', "%XY" with two hex
+ * digits (either case) is the byte 0xXY, anything else stays as sent, a
+ * decoded NUL ends it. The input is given without a NUL in a buffer of
+ * exactly its length and the output one of len + 1, so a read or write
+ * past either end is the sanitizer's error. */
+static void decoded_is(const char *in, const char *want, size_t wantlen)
+{
+    size_t len = strlen(in);
+    char *p = malloc(len ? len : 1), *out = malloc(len + 1);
+    assert_non_null(p);
+    assert_non_null(out);
+    memcpy(p, in, len);
+    memset(out, 'x', len + 1);
+    request_decode_path(p, len, out);
+    assert_memory_equal(out, want, wantlen);
+    assert_int_equal(out[wantlen], '\0');
+    free(p);
+    free(out);
+}
+#define DECODED(in, want) decoded_is((in), (want), sizeof(want) - 1)
+
+static void test_decode_path(void **st)
+{
+    (void)st;
+    DECODED("", "");
+    DECODED("/link/abc", "/link/abc");
+    DECODED("/link/a?x=%41", "/link/a");     /* the query is cut, not decoded */
+    DECODED("?", "");
+    DECODED("/a%3Fb", "/a?b");                /* a decoded '?' does not cut */
+    /* a '%' at each distance from the end: two digits after it, one, none */
+    DECODED("/a%41", "/aA");
+    DECODED("/a%4", "/a%4");
+    DECODED("/a%", "/a%");
+    DECODED("%2F", "/");                      /* at the very start */
+    DECODED("%41%42", "AB");
+    DECODED("%%41", "%A");                    /* a '%' that is not an escape stays */
+    DECODED("/a%00b", "/a");                  /* a decoded NUL ends it */
+    /* the second digit at each edge of 0-9, A-F and a-f: "%4c" */
+    DECODED("%4/", "%4/");
+    DECODED("%40", "@");
+    DECODED("%49", "I");
+    DECODED("%4:", "%4:");
+    DECODED("%4@", "%4@");
+    DECODED("%4A", "J");
+    DECODED("%4F", "O");
+    DECODED("%4G", "%4G");
+    DECODED("%4`", "%4`");
+    DECODED("%4a", "J");
+    DECODED("%4f", "O");
+    DECODED("%4g", "%4g");
+    /* the first digit at the same edges: "%c1" */
+    DECODED("%/1", "%/1");
+    DECODED("%01", "\x01");
+    DECODED("%91", "\x91");
+    DECODED("%:1", "%:1");
+    DECODED("%@1", "%@1");
+    DECODED("%A1", "\xa1");
+    DECODED("%F1", "\xf1");
+    DECODED("%G1", "%G1");
+    DECODED("%`1", "%`1");
+    DECODED("%a1", "\xa1");
+    DECODED("%f1", "\xf1");
+    DECODED("%g1", "%g1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_body_cap),
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_route_names),
+        cmocka_unit_test(test_decode_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
