@@ -509,6 +509,8 @@ def score(rels=None):
         for j, v in enumerate([n, nc, kl, eqn, su, unrun]):
             tot[j] += v
     sc = "%.1f%%" % (100.0 * tot[2] / (tot[2] + tot[4])) if tot[2] + tot[4] else "-"
+    if tot[5] > 0:
+        sc += " (%d not run)" % tot[5]
     lines.append("total\t%d\t%d\t%d\t%d\t%d\t%s" % (tot[0], tot[1], tot[2], tot[3], tot[4], sc))
     if not rels:
         os.makedirs(OUT, exist_ok=True)
