@@ -96,10 +96,18 @@ CALL_STMT_RE = re.compile(r"^(\s*)[A-Za-z_]\w*(?:->\w+|\.\w+)*\s*\(.*\)\s*;\s*$"
 ARRAY_DECL_RE = re.compile(r"^\s*(?:static\s+|const\s+)*[A-Za-z_][\w ]*?[\s*]\**\w+\s*\[(\d+)\]")
 
 
-def mask(line):
-    """The line with string/char literal contents and comments blanked,
-    same length, so positions found in it apply to the original."""
+def mask(line, in_comment=False):
+    """(the line with string/char literal contents and comments blanked,
+    same length, so positions found in it apply to the original; whether
+    a block comment is still open at its end). in_comment: one was open
+    at its start."""
     out, i, n = [], 0, len(line)
+    if in_comment:
+        j = line.find("*/")
+        if j < 0:
+            return " " * n, True
+        out.append(" " * (j + 2))
+        i = j + 2
     while i < n:
         c = line[i]
         if c in "\"'":
@@ -121,32 +129,28 @@ def mask(line):
             break
         if line.startswith("/*", i):
             j = line.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(" " * (j - i))
-            i = j
+            if j < 0:
+                out.append(" " * (n - i))
+                return "".join(out), True
+            out.append(" " * (j + 2 - i))
+            i = j + 2
             continue
         out.append(c)
         i += 1
-    return "".join(out)
+    return "".join(out), False
 
 
 def code_lines(text):
-    """(line number, line, masked) outside block comments and the
-    preprocessor (a #define's value is code)."""
+    """(line number, line, masked) for the lines with code outside
+    comments, other than preprocessor lines (a #define's value is code)."""
     in_comment = False
     for no, line in enumerate(text.split("\n"), 1):
-        s = line.strip()
-        if in_comment:
-            if "*/" in s:
-                in_comment = False
-            continue
-        if s.startswith("/*") or s.startswith("*"):
-            if "*/" not in s:
-                in_comment = s.startswith("/*")
-            continue
+        m, in_comment_after = mask(line, in_comment)
+        in_comment = in_comment_after
+        s = m.strip()
         if not s or (s.startswith("#") and not s.startswith("#define")):
             continue
-        yield no, line, mask(line)
+        yield no, line, m
 
 
 def mutations(line, m):

@@ -49,6 +49,11 @@ int toy_twice(int a)
     }
     return 0;
 }
+void toy_set(int *p)
+{
+    *p = 3;   /* a line that starts with '*' is code; this comment's
+                 second line is not: 1 < 2 */
+}
 EOF
     cat >"$T/tests/unit/test_toy.c" <<'EOF'
 int toy_max(int a, int b);
@@ -84,6 +89,11 @@ verdict() {
     [[ $output == *$'src/toy.c:3\tconst\t#define TOY_STEP 8'* ]]
     # a lone call deleted
     [[ $output == *$'src/toy.c:23\tcall\t(void)0;'* ]]
+    # a statement that starts with '*' is mutated, the second line of a
+    # comment that began after code is not
+    set=$(grep -n '^    \*p = 3;' src/toy.c | cut -d: -f1)
+    [[ $output == *"src/toy.c:$set"$'\tconst\t*p = 4;'* ]]
+    [ "$(grep -c "^src/toy.c:$((set + 1))	" <<<"$output")" -eq 0 ]
     # nothing from the comment (line 1), the #include (2), the string (23)
     # or the buffer's size (22)
     run python3 scripts/dev/mutagen.py list src/toy.c
