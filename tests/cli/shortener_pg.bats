@@ -294,8 +294,9 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
     local id
     id=$(head -n1 "$BATS_FILE_TMPDIR/rep.ids")
     kill_pg KILL
-    req POST /link -d '{"url": "https://down.example/"}'
+    req POST /link -d '{"url": "https://down.example/"}' -D "$BATS_TEST_TMPDIR/head"
     [ "$STATUS" = 503 ]
+    assert_equal "$(head -n1 "$BATS_TEST_TMPDIR/head" | tr -d '\r')" "HTTP/1.1 503 Service Unavailable"
     [ "$(jq -r .error <<<"$BODY")" = "store unavailable: the primary cannot be reached" ]
     local i
     for i in $(seq 1 20); do
