@@ -100,17 +100,14 @@ static const char *reason(int status)
 }
 
 /* The request's method and path as NUL-terminated strings in the request
- * pool, the path as request_decode_path() gives it, so request_match()
- * sees what it always saw. */
+ * pool (h2o_strdup adds the NUL), the path as request_decode_path() gives
+ * it, so request_match() sees what it always saw. */
 static void request_strings(h2o_req_t *req, const char **method, const char **path)
 {
-    h2o_iovec_t m = req->input.method, p = req->input.path;
-    char *ms = h2o_mem_alloc_pool(&req->pool, m.len + 1);
-    memcpy(ms, m.base, m.len);
-    ms[m.len] = '\0';
-    char *ps = h2o_mem_alloc_pool(&req->pool, p.len + 1);
-    request_decode_path(p.base, p.len, ps);
-    *method = ms;
+    h2o_iovec_t p = req->input.path;
+    *method = h2o_strdup(&req->pool, req->input.method.base, req->input.method.len).base;
+    char *ps = h2o_strdup(&req->pool, p.base, p.len).base;
+    request_decode_path(ps, p.len, ps);   /* in place: decoding only shrinks */
     *path = ps;
 }
 

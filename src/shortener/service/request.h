@@ -33,7 +33,8 @@ void request_match(const char *method, const char *path, struct request_match *m
 /* The path of a request target (len bytes) as request_match() takes it:
  * cut at the first '?', percent-decoded as libmicrohttpd did ("%41" is
  * 'A', either case of hex digit; a '%' without two hex digits after it
- * stays; a decoded "%00" ends the string). out needs len + 1 bytes. */
+ * stays; a decoded "%00" ends the string). out needs len + 1 bytes; it
+ * may be path itself (each byte is written at or before where it was read). */
 void request_decode_path(const char *path, size_t len, char *out);
 
 /* 0 if url (len bytes) is acceptable for storage: 1..LINKS_URL_MAX bytes,

@@ -534,7 +534,7 @@ static void test_route_names(void **st)
  * digits (either case) is the byte 0xXY, anything else stays as sent, a
  * decoded NUL ends it. The input is given without a NUL in a buffer of
  * exactly its length and the output one of len + 1, so a read or write
- * past either end is the sanitizer's error. */
+ * past either end is the sanitizer's error; then once more in place. */
 static void decoded_is(const char *in, const char *want, size_t wantlen)
 {
     size_t len = strlen(in);
@@ -544,6 +544,11 @@ static void decoded_is(const char *in, const char *want, size_t wantlen)
     memcpy(p, in, len);
     memset(out, 'x', len + 1);
     request_decode_path(p, len, out);
+    assert_memory_equal(out, want, wantlen);
+    assert_int_equal(out[wantlen], '\0');
+    /* in place, as the HTTP glue calls it: the same bytes */
+    memcpy(out, in, len);
+    request_decode_path(out, len, out);
     assert_memory_equal(out, want, wantlen);
     assert_int_equal(out[wantlen], '\0');
     free(p);
