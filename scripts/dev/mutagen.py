@@ -73,6 +73,7 @@ ISSUE_FILES = [
 # Suites that cover a file beyond those its hand-written faults name.
 EXTRA_SUITES = {
     "src/commands/compare/compare_out.c": ["cli:compare"],
+    "src/shortener/http/service_http.c": ["cli:shortener_http"],
 }
 # Suites named in place of a whole suite (cli:NAME:REGEX runs the tests
 # whose name matches): the capacity suite's searches take 45 s, and only
