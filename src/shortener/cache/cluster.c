@@ -49,7 +49,7 @@ struct cluster *cluster_new(const struct cache_config *cfg)
             cluster_free(cl);
             return NULL;
         }
-    cluster_refresh(cl, 0, NULL, 0);
+    cluster_refresh(cl, 0, NULL, 0);   /* no node is resting yet */
     return cl;
 }
 
@@ -71,10 +71,14 @@ static void map_entry(struct cluster *cl, const struct node *from, const redisRe
         return;
     const redisReply *pr = e->element[2];
     if (pr->type != REDIS_REPLY_ARRAY || pr->elements < 2 ||
-        pr->element[0]->type != REDIS_REPLY_STRING || pr->element[1]->type != REDIS_REPLY_INTEGER)
+        pr->element[1]->type != REDIS_REPLY_INTEGER)
         return;
-    /* An empty or "?" endpoint means: the node that answered. */
-    const char *host = pr->element[0]->str;
+    /* A NULL, empty or "?" endpoint means: the node that answered (NULL is
+     * what cluster-preferred-endpoint-type unknown-endpoint sends). */
+    const redisReply *h = pr->element[0];
+    if (h->type != REDIS_REPLY_STRING && h->type != REDIS_REPLY_NIL)
+        return;
+    const char *host = h->type == REDIS_REPLY_NIL ? "" : h->str;
     if (!host[0] || strcmp(host, "?") == 0)
         host = from->host;
     long long lo = e->element[0]->integer, hi = e->element[1]->integer;
