@@ -111,7 +111,7 @@ void track_free(struct track *t)
 {
     if (!t)
         return;
-    track_stop(t);
+    track_stop(t);   /* stopped first, whatever stopping comes to need */
     shared_put(t->sh);
     free(t);
 }
