@@ -12,8 +12,9 @@
  * The parent keeps a socket bound to the port, never listening (so it is
  * given no connection): the port stays ours while a child restarts.
  * Counters: service_share.h (a shared mapping made before the fork).
- * A child that dies is restarted in its slot; more than RESTART_BURST
- * restarts within RESTART_WINDOW_NS is a loop, and the parent gives up. */
+ * A child that dies is restarted in its slot; more than SERVE_RESTART_BURST
+ * restarts within SERVE_RESTART_WINDOW_NS is a loop, and the parent gives
+ * up (serve_procs.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -28,13 +29,12 @@
 #include "base/cli.h"
 #include "measure/clock.h"
 #include "shortener/cli/serve_int.h"
+#include "shortener/cli/serve_procs.h"
 #include "shortener/http/service_http.h"
 #include "shortener/service/service.h"
 #include "shortener/service/service_share.h"
 
 #define CMD SERVE_CMD
-#define RESTART_BURST 5
-#define RESTART_WINDOW_NS 10000000000ull   /* 10 s */
 #define STOP_GRACE_NS 10000000000ull       /* children finish in-flight
                                               requests within 5 s */
 
@@ -48,8 +48,7 @@ struct procs {
     int resv_fd;               /* bound, never listening */
     pid_t parent;
     pid_t pid[SERVE_PROCS_MAX];   /* 0: slot empty */
-    uint64_t restart_ns[RESTART_BURST];   /* ring of the last restarts */
-    int nrestart;
+    struct serve_restarts restarts;
 };
 
 static sigset_t stop_signals(void)
@@ -200,9 +199,18 @@ static int start_all(struct procs *p)
     return 1;
 }
 
-/* Child pid died with status st: restart it unless that makes more than
- * RESTART_BURST restarts within RESTART_WINDOW_NS. 0, or -1 to give up
- * (after one line). */
+int serve_restart_take(struct serve_restarts *r, uint64_t now)
+{
+    uint64_t *oldest = &r->ns[r->n % SERVE_RESTART_BURST];
+    if (r->n >= SERVE_RESTART_BURST && now - *oldest < SERVE_RESTART_WINDOW_NS)
+        return 0;
+    *oldest = now;   /* the newest now; the next slot holds the oldest */
+    r->n++;
+    return 1;
+}
+
+/* Child pid died with status st: restart it unless serve_restart_take
+ * says it is a loop. 0, or -1 to give up (after one line). */
 static int restart(struct procs *p, pid_t pid, int st)
 {
     int k = slot_of(p, pid);
@@ -211,15 +219,12 @@ static int restart(struct procs *p, pid_t pid, int st)
     p->pid[k] = 0;
     char why[64];
     describe(st, why, sizeof why);
-    uint64_t now = clock_now_ns();
-    uint64_t oldest = p->restart_ns[p->nrestart % RESTART_BURST];
-    if (p->nrestart >= RESTART_BURST && now - oldest < RESTART_WINDOW_NS) {
+    if (!serve_restart_take(&p->restarts, clock_now_ns())) {
         cli_fail(CMD, "process %d (pid %ld) %s after %d restarts within %llu s; giving up",
-                 k, (long)pid, why, RESTART_BURST,
-                 (unsigned long long)(RESTART_WINDOW_NS / 1000000000ull));
+                 k, (long)pid, why, SERVE_RESTART_BURST,
+                 (unsigned long long)(SERVE_RESTART_WINDOW_NS / 1000000000ull));
         return -1;
     }
-    p->restart_ns[p->nrestart++ % RESTART_BURST] = now;
     if (start_one(p, k, -1, -1) != 0) {
         cli_fail(CMD, "process %d (pid %ld) %s; cannot restart it: fork: %s", k, (long)pid,
                  why, strerror(errno));
@@ -282,11 +287,7 @@ int serve_procs(const struct serve_opts *o, const struct fd_limits *lim)
     int rc = check_once(o);
     if (rc != 0)
         return rc;
-    struct procs p;
-    memset(&p, 0, sizeof p);
-    p.o = o;
-    p.lim = lim;
-    p.parent = getpid();
+    struct procs p = {.o = o, .lim = lim, .parent = getpid()};   /* no child, no restart */
     p.resv_fd = reserve_port(o, &p.port);
     if (p.resv_fd < 0)
         return -p.resv_fd;
