@@ -131,6 +131,24 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
     diff <("$KVTEST" shortener keys "$DB") <("$KVTEST" shortener keys "$other")
 }
 
+@test "pg: started with the standard input closed, a socket of its own may be descriptor 0 and it serves" {
+    # With SQLite, the store's open takes descriptor 0 (SQLite fills 0-2
+    # with /dev/null); a PostgreSQL connection is closed again before the
+    # port is bound, so 0 is free for a listening or reserve socket, and
+    # "fd < 0", not "fd <= 0", must be the failure test.
+    SERVICE_WRAP=(bash -c 'exec "$@" <&-' _)
+    local procs
+    for procs in 1 2; do
+        start_service "$REP" --threads 2 --processes "$procs"
+        run readlink "/proc/$SERVICE_PID/fd/0"
+        assert_output --regexp '^socket:'
+        req GET "/link/$(head -n1 "$BATS_FILE_TMPDIR/rep.ids")"
+        assert_equal "$STATUS" 200
+        stop_service TERM
+        assert_equal "$SERVICE_STATUS" 0
+    done
+}
+
 @test "pg: bench on the store: postgres, valkey and valkey-track rows; the break-even names PostgreSQL" {
     "$KVTEST" shortener init "$DB" --links 300 >/dev/null
     start_valkey

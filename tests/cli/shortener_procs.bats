@@ -127,8 +127,8 @@ resolve_all() {
     assert_output "$(printf '2\t0\tfalse')"
     stop_service TERM
     assert_equal "$SERVICE_STATUS" 0
-    run jq -r '[.processes, .restarts, .routes["GET /heart-beat"]["200"]] | @tsv' "$SERVICE_OUT"
-    assert_output "$(printf '2\t0\t30')"
+    run jq -r '[.processes, .restarts, .routes["GET /heart-beat"]["200"], .cache.enabled] | @tsv' "$SERVICE_OUT"
+    assert_output "$(printf '2\t0\t30\tfalse')"
 }
 
 @test "--processes 2: a process killed with SIGKILL is restarted; acknowledged links and counts survive; SIGTERM stops all" {
@@ -230,4 +230,328 @@ resolve_all() {
     run timeout 20 "$KVTEST" shortener serve "$DB" --processes 2 --port "$SERVICE_PORT"
     assert_failure 1
     assert_output "kvtest shortener serve: 127.0.0.1 port $SERVICE_PORT: Address already in use"
+}
+
+@test "--processes 2 with a --bind that is not an address: exit 2, one line, nothing started" {
+    expect_error 2 "--bind: 'nonsense' is not a numeric IPv4 or IPv6 address" \
+        shortener serve "$DB" --processes 2 --port 0 --bind nonsense
+}
+
+# fd_targets PID: the pipes and sockets PID holds, "pipe:[INODE]" and
+# "socket:[INODE]", sorted, one a line.
+fd_targets() {
+    local f
+    for f in /proc/"$1"/fd/*; do
+        readlink "$f"
+    done 2>/dev/null | grep -E '^(pipe|socket):' | sort -u
+}
+
+@test "--processes 2: no child holds the parent's reserve socket or the ready pipe, and every loop thread blocks SIGINT, SIGTERM and SIGCHLD" {
+    start_service "$DB" --processes 2 --threads 2
+    pids_of 2
+    local c t n=0
+    fd_targets "$SERVICE_PID" >"$D/parent"
+    fd_targets "${PIDS[0]}" >"$D/c0"
+    fd_targets "${PIDS[1]}" >"$D/c1"
+    # The parent's own (what it inherited, its children inherited too): the
+    # port's reserve socket alone; the ready pipe's ends are closed.
+    run comm -23 "$D/parent" "$D/c0"
+    assert_output --regexp '^socket:\[[0-9]+\]$'
+    run grep -cxF "$output" "$D/c1"
+    assert_output 0
+    # What the two children hold in common they inherited from the parent's
+    # own parent: neither kept an end of the ready pipe.
+    comm -12 "$D/c0" "$D/c1" >"$D/common"
+    run comm -23 "$D/common" "$D/parent"
+    assert_output ""
+    # and no socket: each listens on its own, and the parent's probe of the
+    # port is closed before the fork
+    run grep -c '^socket:' "$D/common"
+    assert_output 0
+    # The mask set before the fork, which the HTTP threads inherit: only
+    # the main thread's sigwait takes a stop signal (it shows the mask
+    # sigwait lowered, so it is left out).
+    for c in "${PIDS[@]}"; do
+        for t in /proc/"$c"/task/*; do
+            [ "${t##*/}" != "$c" ] || continue
+            run grep '^SigBlk:' "$t/status"
+            assert_output "$(printf 'SigBlk:\t0000000000014002')"
+            n=$((n + 1))
+        done
+    done
+    assert_equal "$n" 4   # 2 loop threads each
+}
+
+@test "--processes 2 started with SIGCHLD ignored: a killed process is still restarted" {
+    local ign='import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])'
+    # the wrapper does what it says (an ignored signal stays so across exec)
+    run python3 -c "$ign" grep ^SigIgn: /proc/self/status
+    assert_output --regexp 'SigIgn:.*[13579bdf][0-9a-f]{4}$'   # bit 16: SIGCHLD
+    SERVICE_WRAP=(python3 -c "$ign")
+    start_service "$DB" --processes 2 --threads 1
+    pids_of 2
+    local p0=${PIDS[0]} i
+    kill -KILL "$p0"
+    for i in $(seq 200); do
+        grep -q "process 0 (pid $p0) killed by signal 9; restarted as pid" "$SERVICE_ERR" && break
+        kill -0 "$SERVICE_PID" || break
+        : "$i"
+        sleep 0.1
+    done
+    run grep -c "process 0 (pid $p0) killed by signal 9; restarted as pid" "$SERVICE_ERR"
+    assert_output 1
+    pids_of 2
+    stop_service TERM
+    assert_equal "$SERVICE_STATUS" 0
+}
+
+@test "--processes 2: SIGINT stops every process as SIGTERM does (exit 0, the counters printed)" {
+    start_service "$DB" --processes 2 --threads 1
+    pids_of 2
+    stop_service INT
+    assert_equal "$SERVICE_STATUS" 0
+    local p
+    for p in "${PIDS[@]}"; do
+        run kill -0 "$p"
+        assert_failure
+    done
+    run grep -c '^Processes: 2 (restarts 0)$' "$SERVICE_OUT"
+    assert_output 1
+}
+
+# gone PID: PID no longer exists (reaped, not a zombie), within 20 s.
+gone() {
+    local i
+    for i in $(seq 200); do
+        [ -e "/proc/$1" ] || return 0
+        : "$i"
+        sleep 0.1
+    done
+    return 1
+}
+
+@test "--processes 2: a process that does not stop on SIGTERM is killed after the 10 s grace (one line, exit 1, no counters)" {
+    start_service "$DB" --processes 2 --threads 1
+    pids_of 2
+    local p0=${PIDS[0]} p1=${PIDS[1]} i st=0 t0=$SECONDS
+    kill -STOP "$p0"   # its SIGTERM stays pending
+    kill -TERM "$SERVICE_PID"
+    for i in $(seq 400); do   # bounded: the grace is 10 s
+        kill -0 "$SERVICE_PID" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+        echo "the parent still waits after 40 s" >&2
+        kill -KILL "$p0"
+        return 1   # teardown stops the parent
+    fi
+    wait "$SERVICE_PID" || st=$?
+    SERVICE_PID=
+    assert_equal "$st" 1
+    [ $((SECONDS - t0)) -ge 9 ]   # not before the grace
+    run grep -c "process 0 (pid $p0) killed by signal 9 while stopping$" "$SERVICE_ERR"
+    assert_output 1
+    run grep -c 'kvtest shortener serve: ' "$SERVICE_ERR"
+    assert_output 3   # listening, limits, that line
+    run cat "$SERVICE_OUT"
+    assert_output ""
+    gone "$p0"
+    gone "$p1"
+}
+
+@test "--processes 2: a second SIGTERM while the processes stop: the counters are still printed, then it ends the parent (exit 143)" {
+    start_service "$DB" --processes 2 --threads 1
+    pids_of 2
+    local p0=${PIDS[0]} p1=${PIDS[1]}
+    kill -STOP "$p0"   # holds the parent in its wait for the children
+    kill -TERM "$SERVICE_PID"
+    gone "$p1"         # reaped: the parent is stopping
+    kill -TERM "$SERVICE_PID"   # blocked, pending until the parent is done
+    kill -CONT "$p0"   # takes its pending SIGTERM: exits 0
+    stop_pid "$SERVICE_PID" CONT 20
+    SERVICE_PID=
+    assert_equal "$STOP_STATUS" 143
+    run grep -c '^Processes: 2 (restarts 0)$' "$SERVICE_OUT"
+    assert_output 1
+    run grep -c 'while stopping' "$SERVICE_ERR"
+    assert_output 0
+    gone "$p0"
+}
+
+@test "--processes 2 when no process can be forked: one line, exit 1" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    # RLIMIT_NPROC 1 for a user of its own: the parent is its one process,
+    # so its first fork fails (uid 0 is exempt from the limit; the database
+    # is reached with CAP_DAC_OVERRIDE). LeakSanitizer cannot start its
+    # thread under that limit either.
+    run env ASAN_OPTIONS=detect_leaks=0 timeout 30 setpriv --reuid=54321 --regid=54321 \
+        --clear-groups --inh-caps=+dac_override --ambient-caps=+dac_override \
+        prlimit --nproc=1 "$KVTEST" shortener serve "$DB" --port 0 --processes 2
+    assert_failure 1
+    assert_output "kvtest shortener serve: fork: Resource temporarily unavailable"
+}
+
+@test "--processes 2 whose processes run out of open files at each step of their start in turn: their own lines only, exit 1" {
+    # squeeze FREE LIMIT CMD...: CMD with LIMIT open files, FREE of them free
+    local squeeze='import os, resource, sys
+free, limit = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+while True:
+    fd = os.open("/dev/null", os.O_RDONLY)
+    if fd >= limit - free:
+        os.close(fd)
+        break
+    os.set_inheritable(fd, True)
+os.execvp(sys.argv[3], sys.argv[3:])'
+    local free pid i st seen="" started=
+    for free in $(seq 3 40); do
+        python3 -c "$squeeze" "$free" 200 "$KVTEST" shortener serve "$DB" --port 0 \
+            --processes 2 --threads 2 >"$D/out" 2>"$D/err" 3>&- &
+        pid=$!
+        for i in $(seq 300); do
+            kill -0 "$pid" 2>/dev/null || break
+            grep -q 'listening on' "$D/err" && break
+            : "$i"
+            sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then   # enough to start: the scan is over
+            stop_pid "$pid" TERM 20
+            assert_equal "$STOP_STATUS" 0
+            started=$free
+            break
+        fi
+        st=0
+        wait "$pid" || st=$?
+        run cat "$D/err"
+        echo "free $free: status $st: $output" >&2
+        [ "$st" -eq 1 ]
+        [ ! -s "$D/out" ]
+        # each process says why, once; the parent adds nothing (no "while
+        # stopping", no "fork:"), or h2o aborts it with its own line
+        if [[ ${lines[0]} == 'kvtest shortener serve: socket: Too many open files' ]]; then
+            seen+=" socket"
+            assert_output "$(printf '%s\n%s' "${lines[0]}" "${lines[0]}")"
+        elif [[ ${lines[0]} == 'kvtest shortener serve: process '[01]': cannot start the HTTP server' ]]; then
+            seen+=" http"
+            run sort "$D/err"
+            assert_output "$(printf 'kvtest shortener serve: process %d: cannot start the HTTP server\n' 0 1)"
+        elif [[ ${lines[0]} == "kvtest shortener serve: process "[01]": $DB: "* ]]; then
+            seen+=" open"
+            run sort "$D/err"
+            assert_output "$(printf "kvtest shortener serve: process %d: $DB: unable to open database file\n" 0 1)"
+        elif [[ ${lines[0]} == "kvtest shortener serve: "* ]]; then   # the parent itself
+            assert_equal "${#lines[@]}" 1
+            refute_output --partial 'process'
+        else
+            assert_equal "${#lines[@]}" 2
+            refute_output --regexp 'kvtest|Sanitizer|runtime error'
+        fi
+    done
+    [ -n "$started" ]
+    assert_equal "$(tr ' ' '\n' <<<"$seen" | sort -u | xargs)" "http open socket"
+}
+
+@test "--processes 2 with a cache that does not answer: the parent warns once, the processes serve from the store" {
+    local port
+    port=$(free_port)   # nobody listens there
+    start_service "$DB" --processes 2 --threads 1 --cache "valkey://127.0.0.1:$port" \
+        --cache-timeout 100
+    pids_of 2
+    run grep -c "cache valkey://127.0.0.1:$port not answering" "$SERVICE_ERR"
+    assert_output 1
+    stop_service TERM
+    assert_equal "$SERVICE_STATUS" 0
+    # the parent's sum knows there is a cache: its counters, not "none"
+    run grep -c '^Cache: hits 0, misses 0, errors [0-9]*, skipped ' "$SERVICE_OUT"
+    assert_output 1
+}
+
+@test "--processes 2: every process, a restarted one too, keeps the standard input it was given" {
+    : >"$D/stdin"
+    SERVICE_WRAP=(bash -c 'exec "$@" 0<>"$0"' "$D/stdin")   # read-write: a write would land
+    start_service "$DB" --processes 2 --threads 1
+    pids_of 2
+    local p0=${PIDS[0]} p new
+    kill -KILL "$p0"
+    PID=$SERVICE_PID
+    wait_until grep -q "process 0 (pid $p0) killed by signal 9; restarted as pid" "$SERVICE_ERR"
+    new=$(sed -n "s/.*(pid $p0) killed by signal 9; restarted as pid \([0-9]*\)$/\1/p" "$SERVICE_ERR")
+    pids_of 2
+    assert_equal "${PIDS[0]}" "$new"
+    for p in "$SERVICE_PID" "${PIDS[@]}"; do
+        run readlink "/proc/$p/fd/0"
+        assert_output "$D/stdin"
+    done
+    run cat "$D/stdin"
+    assert_output ""
+    stop_service TERM
+    assert_equal "$SERVICE_STATUS" 0
+}
+
+@test "--processes 2: a process that cannot be restarted (fork fails) makes the parent give up (exit 1, one line)" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    # A user of its own (uid 0 is exempt from RLIMIT_NPROC), the database
+    # reached with CAP_DAC_OVERRIDE; once running, the parent's limit is
+    # lowered to 1, below what its user already runs (by that user: others
+    # would need CAP_SYS_RESOURCE). LeakSanitizer cannot start its thread
+    # under that limit.
+    SERVICE_WRAP=(env ASAN_OPTIONS=detect_leaks=0 setpriv --reuid=54321 --regid=54321
+                  --clear-groups --inh-caps=+dac_override --ambient-caps=+dac_override)
+    start_service "$DB" --processes 2 --threads 1
+    pids_of 2
+    local p0=${PIDS[0]} p1=${PIDS[1]} i st=0
+    setpriv --reuid=54321 --regid=54321 --clear-groups prlimit --pid "$SERVICE_PID" --nproc=1
+    kill -KILL "$p0"
+    for i in $(seq 300); do
+        kill -0 "$SERVICE_PID" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+        echo "the parent still runs after 30 s" >&2
+        return 1   # teardown stops it
+    fi
+    wait "$SERVICE_PID" || st=$?
+    SERVICE_PID=
+    assert_equal "$st" 1
+    run grep -c "process 0 (pid $p0) killed by signal 9; cannot restart it: fork: Resource temporarily unavailable$" "$SERVICE_ERR"
+    assert_output 1
+    run grep -c 'kvtest shortener serve: ' "$SERVICE_ERR"
+    assert_output 3   # listening, limits, that line
+    run cat "$SERVICE_OUT"
+    assert_output ""
+    gone "$p1"
+}
+
+@test "--processes 2: a create in flight when SIGTERM comes is answered and stored; exit 0" {
+    start_service "$DB" --processes 2 --threads 1
+    local b='{"url":"https://inflight.example/"}' out st=0 i
+    trap '' PIPE
+    # a create whose body is half sent when the stop comes (whichever
+    # process the kernel gave the connection to)
+    exec 5<>"/dev/tcp/127.0.0.1/$SERVICE_PORT"
+    printf 'POST /link HTTP/1.1\r\nHost: a\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s' \
+        "${#b}" "${b:0:10}" >&5
+    sleep 0.3
+    kill -TERM "$SERVICE_PID"
+    sleep 0.3
+    printf '%s' "${b:10}" >&5
+    out=$(timeout 10 cat <&5) || true
+    exec 5<&-
+    assert_equal "$(head -n1 <<<"$out" | tr -d '\r')" "HTTP/1.1 201 Created"
+    for i in $(seq 1 150); do
+        kill -0 "$SERVICE_PID" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    wait "$SERVICE_PID" || st=$?
+    SERVICE_PID=
+    assert_equal "$st" 0
+    run python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE link_target = ?",
+      ("https://inflight.example/",)).fetchone()[0])' "$DB"
+    assert_output 1
 }
