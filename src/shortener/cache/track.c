@@ -331,7 +331,9 @@ static int poll_channel(struct track *t, uint64_t now_ns)
     atomic_store(&s->last_poll_ns, now_ns);
     if (drain(t, now_ns) != 0)
         return -1;
-    if (s->ping_pending && now_ns - s->ping_sent_ns > TRACK_LOST_MS * MS)
+    /* Signed too: a worker whose clock reading predates the PING another
+     * sent while it waited for chan_mu must not see 2^64 ns of silence. */
+    if (s->ping_pending && since(now_ns, s->ping_sent_ns) > (int64_t)(TRACK_LOST_MS * MS))
         return -1;
     if (!s->ping_pending && since(now_ns, atomic_load(&s->last_pong_ns)) >=
                                 (int64_t)(TRACK_PING_MS * MS))
