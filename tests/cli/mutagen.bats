@@ -135,7 +135,7 @@ verdict() {
     [ -z "$(find "$BATS_TEST_TMPDIR/tmp" -maxdepth 1 -name 'kvtest-mutagen.*')" ]
 }
 
-@test "mutagen: a recorded verdict is not run again; an equivalent leaves the score" {
+@test "mutagen: a recorded verdict is not run again; an equivalent leaves the score and the retests" {
     cd "$T"
     MUTAGEN_GRACE=2 run python3 scripts/dev/mutagen.py run src/toy.c
     [ "$status" -eq 0 ]
@@ -162,4 +162,12 @@ verdict() {
     [ "$(cut -f7 <<<"$line")" = "100.0%" ]
     run python3 scripts/dev/mutagen.py survivors src/toy.c
     [ -z "$output" ]
+    # --retest runs survivors again, but none an equivalent line explains
+    run python3 scripts/dev/mutagen.py run --retest src/toy.c
+    [ "$status" -eq 0 ]
+    [[ $output != *"mutants to run"* ]]
+    rm results/mutants-auto/equivalent/src_toy.c.txt
+    MUTAGEN_GRACE=2 run python3 scripts/dev/mutagen.py run --retest src/toy.c
+    [ "$status" -eq 0 ]
+    [[ $output == *"$surv mutants to run"* ]]
 }
