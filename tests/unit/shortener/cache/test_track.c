@@ -39,6 +39,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -860,6 +861,141 @@ static void test_threads(void **st)
     await_channels(0);
 }
 
+/* Our end of the one open channel. */
+static int channel_fd(void)
+{
+    redisReply *r = redisCommand(S.ctl, "CLIENT LIST TYPE pubsub");
+    if (!r || r->type != REDIS_REPLY_STRING)
+        fail_msg("CLIENT LIST: %s", r ? r->str : S.ctl->errstr);
+    const char *a = strstr(r->str, " addr=127.0.0.1:");
+    int port = a ? atoi(a + 16) : -1;
+    int more = a && strstr(a + 1, " addr=") != NULL;
+    freeReplyObject(r);
+    assert_false(more);
+    int fd = port > 0 ? fd_of_port(port) : -1;
+    assert_true(fd >= 0);
+    return fd;
+}
+
+/* The PING cannot be written (our side of the socket shut for writing,
+ * the server stopped so that it sends no EOF first): the channel is
+ * lost then and there, the map emptied, and a restart reopens it. */
+static void test_ping_unwritable(void **st)
+{
+    (void)st;
+    struct track *t = started("127.0.0.1", 0, 1011);
+    uint64_t p = barrier(t);
+    put(t, "w", "http://w/");
+    int fd = channel_fd();
+    kill(S.pid, SIGSTOP);
+    assert_int_equal(shutdown(fd, SHUT_WR), 0);
+    int r1 = poll_at(t, p + TRACK_PING_MS * MSEC - TRACK_POLL_NS);   /* no PING yet */
+    int r2 = poll_at(t, p + TRACK_PING_MS * MSEC);                   /* PING: EPIPE */
+    kill(S.pid, SIGCONT);
+    assert_int_equal(r1, 1);
+    assert_int_equal(r2, -1);
+    assert_false(has(t, "w", NULL));
+    assert_counts(t, 0, 1, 0);
+    char err[256];
+    assert_int_equal(start_err(t, err, sizeof err), 0);
+    await_pong(t);
+    drop(t);
+    await_channels(0);
+}
+
+/* In place of the channel's socket, a socket of the test's own (dup2 on
+ * the same descriptor), written from here: the peer the channel hears
+ * is then whatever we write. */
+static int fake_peer(int fd)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    assert_int_equal(dup2(sv[0], fd), fd);
+    close(sv[0]);
+    return sv[1];
+}
+
+/* A reply hiredis cannot parse (a type byte RESP does not have): the
+ * channel is lost at the next read, not read on as if nothing happened. */
+static void test_protocol_error(void **st)
+{
+    (void)st;
+    struct track *t = started("127.0.0.1", 0, 1012);
+    uint64_t p = barrier(t);
+    put(t, "x", "http://x/");
+    int peer = fake_peer(channel_fd());
+    static const char junk[] = "@no such type\r\n";
+    assert_int_equal(write(peer, junk, sizeof junk - 1), (ssize_t)(sizeof junk - 1));
+    assert_int_equal(poll_at(t, p + TRACK_POLL_NS), -1);
+    assert_false(has(t, "x", NULL));
+    assert_counts(t, 0, 1, 0);
+    close(peer);
+    drop(t);
+    await_channels(0);
+}
+
+/* A flood of invalidations is read 64 socket reads per poll (hiredis
+ * reads 16 KiB at a time), so one lookup's poll does bounded work: the
+ * replies complete within the first 63 reads are handled (the 64th
+ * read's wait for the next poll), the rest at the next polls. Every
+ * message is one key of the same length, all of it queued before the
+ * first poll (a send buffer forced large enough, as root). */
+static void test_flood_bounded(void **st)
+{
+    (void)st;
+    enum { READ = 16384, READS = 64, KEYS = 30000 };
+    struct track *t = started("127.0.0.1", 0, 65536);
+    uint64_t p = barrier(t);
+    char id[16];
+    for (int i = 0; i < KEYS; i++) {
+        snprintf(id, sizeof id, "f%07d", i);
+        put(t, id, "http://f/");
+    }
+    int peer = fake_peer(channel_fd());
+    int big = 16 << 20;
+    if (setsockopt(peer, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof big) != 0) {
+        close(peer);
+        drop(t);
+        await_channels(0);
+        skip();   /* not root: the flood cannot be queued at once */
+    }
+    assert_int_equal(fcntl(peer, F_SETFL, O_NONBLOCK), 0);
+    size_t mlen = 0;
+    char *all = NULL;
+    for (int i = 0; i < KEYS; i++) {
+        char m[128];
+        snprintf(id, sizeof id, "f%07d", i);
+        int n = snprintf(m, sizeof m,
+                         "*3\r\n$7\r\nmessage\r\n$20\r\n__redis__:invalidate\r\n*1\r\n$%zu\r\n%s%s\r\n",
+                         strlen(CACHE_KEY_PREFIX) + strlen(id), CACHE_KEY_PREFIX, id);
+        if (!all) {
+            mlen = (size_t)n;
+            all = malloc(mlen * KEYS);
+            assert_non_null(all);
+        }
+        assert_int_equal((size_t)n, mlen);
+        memcpy(all + (size_t)i * mlen, m, mlen);
+    }
+    assert_true(mlen * KEYS > (size_t)(READS + 2) * READ);
+    for (size_t off = 0; off < mlen * KEYS;) {
+        ssize_t w = write(peer, all + off, mlen * KEYS - off);
+        assert_true(w > 0);
+        off += (size_t)w;
+    }
+    free(all);
+    uint64_t at = p + TRACK_POLL_NS;
+    assert_int_not_equal(poll_at(t, at), -1);
+    assert_int_equal(counts(t).invalidations, (uint64_t)((READS - 1) * READ / mlen));
+    for (int i = 0; i < 8 && counts(t).invalidations < KEYS; i++) {
+        at += TRACK_POLL_NS;
+        assert_int_not_equal(poll_at(t, at), -1);
+    }
+    assert_int_equal(counts(t).invalidations, KEYS);
+    close(peer);
+    drop(t);
+    await_channels(0);
+}
+
 /* A map too large to allocate: no session (and nothing leaked). */
 static void test_out_of_memory(void **st)
 {
@@ -882,6 +1018,9 @@ int main(void)
         TEST(test_unanswered_ping),
         TEST(test_open_failures),
         TEST(test_threads),
+        TEST(test_ping_unwritable),
+        TEST(test_protocol_error),
+        TEST(test_flood_bounded),
         TEST(test_out_of_memory),
     };
 #undef TEST
