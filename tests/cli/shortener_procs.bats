@@ -555,3 +555,114 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE lin
       ("https://inflight.example/",)).fetchone()[0])' "$DB"
     assert_output 1
 }
+
+@test "--processes 2 when the second process cannot be forked: the first is stopped and waited for, none left behind (exit 1)" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    # RLIMIT_NPROC 2 for a user of its own: the parent and its first
+    # process, so the second fork fails (and the first process's HTTP
+    # thread cannot start either: it says so and exits). Whatever the
+    # parent does not wait for is adopted by tests/lib/subreaper.py.
+    run env ASAN_OPTIONS=detect_leaks=0 timeout 60 python3 "$BATS_TEST_DIRNAME/../lib/subreaper.py" \
+        setpriv --reuid=54321 --regid=54321 --clear-groups --inh-caps=+dac_override \
+        --ambient-caps=+dac_override prlimit --nproc=2 \
+        "$KVTEST" shortener serve "$DB" --port 0 --processes 2 --threads 1
+    assert_success
+    assert_line "kvtest shortener serve: fork: Resource temporarily unavailable"
+    assert_line "kvtest shortener serve: process 0: cannot start the HTTP server"
+    assert_line "exit 1, left 0"
+}
+
+@test "--processes 2: the port taken while no process listens: every restart fails with its reason, the parent gives up with status 1" {
+    start_service "$DB" --processes 2 --threads 1
+    pids_of 2
+    local holder i st=0
+    # The parent stopped and both processes killed: only the parent's
+    # reserve socket (bound, never listening) holds the port, and another
+    # program's listening socket may take it (SO_REUSEADDR on both).
+    kill -STOP "$SERVICE_PID"
+    kill -KILL "${PIDS[0]}" "${PIDS[1]}"
+    for i in $(seq 100); do
+        (exec 9<>"/dev/tcp/127.0.0.1/$SERVICE_PORT") 2>/dev/null || break
+        : "$i"
+        sleep 0.05
+    done
+    python3 -c 'import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(8)
+time.sleep(60)' "$SERVICE_PORT" 3>&- &
+    holder=$!
+    _servers_track "$holder"
+    for i in $(seq 100); do
+        (exec 9<>"/dev/tcp/127.0.0.1/$SERVICE_PORT") 2>/dev/null && break
+        : "$i"
+        sleep 0.05
+    done
+    kill -CONT "$SERVICE_PID"
+    for i in $(seq 300); do
+        kill -0 "$SERVICE_PID" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    stop_pid "$holder" KILL
+    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+        echo "the parent still restarts after 30 s" >&2
+        return 1   # teardown stops it
+    fi
+    wait "$SERVICE_PID" || st=$?
+    SERVICE_PID=
+    assert_equal "$st" 1
+    # each of the 5 restarted processes says why (the last may be stopped first)
+    run grep -c "^kvtest shortener serve: 127.0.0.1 port $SERVICE_PORT: Address already in use$" "$SERVICE_ERR"
+    [ "$output" -ge 4 ]
+    run grep -c 'process [01] (pid [0-9]*) exited with status 1 after 5 restarts within 10 s; giving up$' "$SERVICE_ERR"
+    assert_output 1
+}
+
+@test "--processes 2 giving up signals only its own processes: pid 1 (of a PID namespace of its own) gets nothing" {
+    unshare --pid --fork --mount-proc true 2>/dev/null || skip "no PID namespace here"
+    # --kill-child: should the test fail, teardown's SIGKILL of unshare
+    # ends the namespace and all in it.
+    SERVICE_WRAP=(unshare --pid --fork --mount-proc --kill-child python3 "$BATS_TEST_DIRNAME/../lib/as_pid1.py")
+    start_service "$DB" --processes 2 --threads 1
+    # The namespace's pids are not ours: find the processes by descent
+    # (unshare, then pid 1, then the parent, then its two).
+    local py parent kids i st=0
+    # (each children file is one line without a newline: read says EOF)
+    read -r py <"/proc/$SERVICE_PID/task/$SERVICE_PID/children" || true
+    read -r parent <"/proc/$py/task/$py/children" || true
+    read -ra kids <"/proc/$parent/task/$parent/children" || true
+    assert_equal "${#kids[@]}" 2
+    mv "$DB" "$DB.away"   # a restarted process cannot open it and exits 1
+    kill -KILL "${kids[1]}"
+    for i in $(seq 300); do
+        kill -0 "$SERVICE_PID" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+        echo "the parent still restarts after 30 s" >&2
+        return 1   # teardown stops it
+    fi
+    wait "$SERVICE_PID" || st=$?
+    SERVICE_PID=
+    assert_equal "$st" 1
+    run grep -c 'after 5 restarts within 10 s; giving up$' "$SERVICE_ERR"
+    assert_output 1
+    run tail -n 1 "$SERVICE_ERR"
+    assert_output "pid 1 got: none"
+}
+
+@test "--processes 2 of which one cannot start: the other is stopped, no listening line, none left behind (exit 1)" {
+    command -v setpriv >/dev/null || skip "no setpriv"
+    # RLIMIT_NPROC 4 for a user of its own: the parent and two processes
+    # are 3, so one HTTP thread fits and the other process's does not.
+    run env ASAN_OPTIONS=detect_leaks=0 timeout 60 python3 "$BATS_TEST_DIRNAME/../lib/subreaper.py" \
+        setpriv --reuid=54321 --regid=54321 --clear-groups --inh-caps=+dac_override \
+        --ambient-caps=+dac_override prlimit --nproc=4 \
+        "$KVTEST" shortener serve "$DB" --port 0 --processes 2 --threads 1
+    assert_success
+    assert_output --regexp '^kvtest shortener serve: process [01]: cannot start the HTTP server
+exit 1, left 0$'
+}
