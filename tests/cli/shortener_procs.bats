@@ -70,6 +70,25 @@ resolve_all() {
     done <"$1"
 }
 
+# parent_exits: wait (up to 30 s) for the service's parent to end by
+# itself; PARENT_STATUS is its exit status. 1 if it still runs (teardown
+# stops it then).
+parent_exits() {
+    local i
+    PARENT_STATUS=0
+    for i in $(seq 300); do
+        kill -0 "$SERVICE_PID" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+        echo "the parent still runs after 30 s" >&2
+        return 1
+    fi
+    wait "$SERVICE_PID" || PARENT_STATUS=$?
+    SERVICE_PID=
+}
+
 @test "--processes refuses 0, negative, non-numbers and more than 256 (exit 2, one line)" {
     DB=$D/none.db   # were a value taken, the service would stop at once
     expect_error 2 "--processes must be between 1 and 256, got 0" shortener serve "$DB" --processes 0
@@ -177,21 +196,11 @@ resolve_all() {
 @test "--processes 2: a process that dies at once in a loop makes the parent give up (exit 1, one line)" {
     start_service "$DB" --processes 2 --threads 2
     pids_of 2
-    local p0=${PIDS[0]} p1=${PIDS[1]} i st=0
+    local p0=${PIDS[0]} p1=${PIDS[1]}
     mv "$DB" "$DB.away"   # a restarted process cannot open it and exits 1
     kill -KILL "$p1"
-    for i in $(seq 300); do
-        kill -0 "$SERVICE_PID" 2>/dev/null || break
-        : "$i"
-        sleep 0.1
-    done
-    if kill -0 "$SERVICE_PID" 2>/dev/null; then
-        echo "the parent still restarts after 30 s" >&2
-        return 1   # teardown stops it
-    fi
-    wait "$SERVICE_PID" || st=$?
-    SERVICE_PID=
-    assert_equal "$st" 1
+    parent_exits
+    assert_equal "$PARENT_STATUS" 1
     run grep -c 'restarted as pid' "$SERVICE_ERR"
     assert_output 5
     run grep -c 'process 1 (pid [0-9]*) exited with status 1 after 5 restarts within 10 s; giving up$' "$SERVICE_ERR"
@@ -502,21 +511,11 @@ os.execvp(sys.argv[3], sys.argv[3:])'
                   --clear-groups --inh-caps=+dac_override --ambient-caps=+dac_override)
     start_service "$DB" --processes 2 --threads 1
     pids_of 2
-    local p0=${PIDS[0]} p1=${PIDS[1]} i st=0
+    local p0=${PIDS[0]} p1=${PIDS[1]}
     setpriv --reuid=54321 --regid=54321 --clear-groups prlimit --pid "$SERVICE_PID" --nproc=1
     kill -KILL "$p0"
-    for i in $(seq 300); do
-        kill -0 "$SERVICE_PID" 2>/dev/null || break
-        : "$i"
-        sleep 0.1
-    done
-    if kill -0 "$SERVICE_PID" 2>/dev/null; then
-        echo "the parent still runs after 30 s" >&2
-        return 1   # teardown stops it
-    fi
-    wait "$SERVICE_PID" || st=$?
-    SERVICE_PID=
-    assert_equal "$st" 1
+    parent_exits
+    assert_equal "$PARENT_STATUS" 1
     run grep -c "process 0 (pid $p0) killed by signal 9; cannot restart it: fork: Resource temporarily unavailable$" "$SERVICE_ERR"
     assert_output 1
     run grep -c 'kvtest shortener serve: ' "$SERVICE_ERR"
@@ -600,19 +599,10 @@ time.sleep(60)' "$SERVICE_PORT" 3>&- &
         sleep 0.05
     done
     kill -CONT "$SERVICE_PID"
-    for i in $(seq 300); do
-        kill -0 "$SERVICE_PID" 2>/dev/null || break
-        : "$i"
-        sleep 0.1
-    done
+    parent_exits || st=$?
     stop_pid "$holder" KILL
-    if kill -0 "$SERVICE_PID" 2>/dev/null; then
-        echo "the parent still restarts after 30 s" >&2
-        return 1   # teardown stops it
-    fi
-    wait "$SERVICE_PID" || st=$?
-    SERVICE_PID=
-    assert_equal "$st" 1
+    [ "$st" -eq 0 ]
+    assert_equal "$PARENT_STATUS" 1
     # each of the 5 restarted processes says why (the last may be stopped first)
     run grep -c "^kvtest shortener serve: 127.0.0.1 port $SERVICE_PORT: Address already in use$" "$SERVICE_ERR"
     [ "$output" -ge 4 ]
@@ -628,7 +618,7 @@ time.sleep(60)' "$SERVICE_PORT" 3>&- &
     start_service "$DB" --processes 2 --threads 1
     # The namespace's pids are not ours: find the processes by descent
     # (unshare, then pid 1, then the parent, then its two).
-    local py parent kids i st=0
+    local py parent kids
     # (each children file is one line without a newline: read says EOF)
     read -r py <"/proc/$SERVICE_PID/task/$SERVICE_PID/children" || true
     read -r parent <"/proc/$py/task/$py/children" || true
@@ -636,18 +626,8 @@ time.sleep(60)' "$SERVICE_PORT" 3>&- &
     assert_equal "${#kids[@]}" 2
     mv "$DB" "$DB.away"   # a restarted process cannot open it and exits 1
     kill -KILL "${kids[1]}"
-    for i in $(seq 300); do
-        kill -0 "$SERVICE_PID" 2>/dev/null || break
-        : "$i"
-        sleep 0.1
-    done
-    if kill -0 "$SERVICE_PID" 2>/dev/null; then
-        echo "the parent still restarts after 30 s" >&2
-        return 1   # teardown stops it
-    fi
-    wait "$SERVICE_PID" || st=$?
-    SERVICE_PID=
-    assert_equal "$st" 1
+    parent_exits
+    assert_equal "$PARENT_STATUS" 1
     run grep -c 'after 5 restarts within 10 s; giving up$' "$SERVICE_ERR"
     assert_output 1
     run tail -n 1 "$SERVICE_ERR"
