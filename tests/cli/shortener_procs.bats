@@ -70,6 +70,17 @@ resolve_all() {
     done <"$1"
 }
 
+# serve_capped N: serve --processes 2 --threads 1 as a user of its own
+# (uid 0 is exempt) with RLIMIT_NPROC N, under tests/lib/subreaper.py,
+# which adopts whatever the parent leaves behind and says "exit S, left
+# K" last. LeakSanitizer cannot start its thread under such a limit.
+serve_capped() {
+    env ASAN_OPTIONS=detect_leaks=0 timeout 60 python3 "$BATS_TEST_DIRNAME/../lib/subreaper.py" \
+        setpriv --reuid=54321 --regid=54321 --clear-groups --inh-caps=+dac_override \
+        --ambient-caps=+dac_override prlimit --nproc="$1" \
+        "$KVTEST" shortener serve "$DB" --port 0 --processes 2 --threads 1
+}
+
 # parent_exits: wait (up to 30 s) for the service's parent to end by
 # itself; PARENT_STATUS is its exit status. 1 if it still runs (teardown
 # stops it then).
@@ -559,12 +570,8 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE lin
     command -v setpriv >/dev/null || skip "no setpriv"
     # RLIMIT_NPROC 2 for a user of its own: the parent and its first
     # process, so the second fork fails (and the first process's HTTP
-    # thread cannot start either: it says so and exits). Whatever the
-    # parent does not wait for is adopted by tests/lib/subreaper.py.
-    run env ASAN_OPTIONS=detect_leaks=0 timeout 60 python3 "$BATS_TEST_DIRNAME/../lib/subreaper.py" \
-        setpriv --reuid=54321 --regid=54321 --clear-groups --inh-caps=+dac_override \
-        --ambient-caps=+dac_override prlimit --nproc=2 \
-        "$KVTEST" shortener serve "$DB" --port 0 --processes 2 --threads 1
+    # thread cannot start either: it says so and exits).
+    run serve_capped 2
     assert_success
     assert_line "kvtest shortener serve: fork: Resource temporarily unavailable"
     assert_line "kvtest shortener serve: process 0: cannot start the HTTP server"
@@ -638,10 +645,7 @@ time.sleep(60)' "$SERVICE_PORT" 3>&- &
     command -v setpriv >/dev/null || skip "no setpriv"
     # RLIMIT_NPROC 4 for a user of its own: the parent and two processes
     # are 3, so one HTTP thread fits and the other process's does not.
-    run env ASAN_OPTIONS=detect_leaks=0 timeout 60 python3 "$BATS_TEST_DIRNAME/../lib/subreaper.py" \
-        setpriv --reuid=54321 --regid=54321 --clear-groups --inh-caps=+dac_override \
-        --ambient-caps=+dac_override prlimit --nproc=4 \
-        "$KVTEST" shortener serve "$DB" --port 0 --processes 2 --threads 1
+    run serve_capped 4
     assert_success
     assert_output --regexp '^kvtest shortener serve: process [01]: cannot start the HTTP server
 exit 1, left 0$'
