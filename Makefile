@@ -157,6 +157,13 @@ build/lookuploop: scripts/tools/lookuploop.c $(LOOKUPLOOP_OBJS) $(OBJ)/sqlite3.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lpthread -lm
 
+# SQLite's own insert rate for the shortener's schema through the service's
+# store code: the in-process reference of POST /link (results/http/NOTES.md,
+# scripts/study/http/post.sh).
+build/inserts: scripts/tools/inserts.c $(REL_OBJS) $(OBJ)/sqlite3.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) $(LIBS)
+
 # The CI performance check's test build (make inject): the release flags
 # plus -DKVTEST_INJECT, which compiles in measure/inject.c's deliberate
 # slowdown of one path (KVTEST_INJECT=PATH:ns:N or PATH:iter:N) for
@@ -220,7 +227,7 @@ build/man/%.1: src/doc/%.1.scd
 # The core and its fallback build are tested too (tests/cli/portable.bats).
 test: deps
 	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
-	    build/fixedcap build/lookuploop $(MANPAGES)
+	    build/fixedcap build/lookuploop build/inserts $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 

@@ -269,6 +269,56 @@ kv_serve_stop() {
     rm -f "$SERVICE_OUT" "$SERVICE_ERR"
 }
 
+# kv_nginx_start DIR URLPATH CTYPE BODY: nginx returning BODY with
+# Content-Type CTYPE for GET URLPATH from its own configuration (no file,
+# no upstream: the HTTP ceiling of the machine), with its prefix, config,
+# logs and temp paths in DIR (Debian's compiled-in ones are under /var and
+# /run and need root), on a free loopback port, tracked for kv_cleanup.
+# Sets NGINX_PORT, NGINX_PID, NGINX_URL and checks that the body comes
+# back verbatim. BODY must hold no "$": inside a quoted nginx string it
+# starts a variable and has no escape.
+kv_nginx_start() {
+    local ngx=$1 urlpath=$2 ctype=$3 body=$4 qbody
+    case $body in *'$'*) die "nginx cannot return a body holding \$ verbatim" ;; esac
+    mkdir -p "$ngx/logs" "$ngx/tmp"
+    NGINX_PORT=$(free_port) || die "no free port for nginx"
+    qbody=${body//\\/\\\\}
+    qbody=${qbody//\'/\\\'}
+    cat >"$ngx/nginx.conf" <<EOF
+daemon off;
+worker_processes auto;
+pid $ngx/nginx.pid;
+error_log $ngx/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 100000000;
+    keepalive_timeout 60s;
+    client_body_temp_path $ngx/tmp/body;
+    proxy_temp_path $ngx/tmp/proxy;
+    fastcgi_temp_path $ngx/tmp/fastcgi;
+    uwsgi_temp_path $ngx/tmp/uwsgi;
+    scgi_temp_path $ngx/tmp/scgi;
+    server {
+        listen 127.0.0.1:$NGINX_PORT;
+        location = $urlpath {
+            default_type $ctype;
+            return 200 '$qbody';
+        }
+    }
+}
+EOF
+    nginx -p "$ngx" -c "$ngx/nginx.conf" -t >"$ngx/logs/check.log" 2>&1 ||
+        die "nginx refused the configuration: $(tail -n 1 "$ngx/logs/check.log")"
+    nginx -p "$ngx" -c "$ngx/nginx.conf" >>"$ngx/logs/error.log" 2>&1 3>&- &
+    NGINX_PID=$!
+    kv_track_pid "$NGINX_PID"
+    NGINX_URL=http://127.0.0.1:$NGINX_PORT
+    wait_http "$NGINX_URL$urlpath" "$NGINX_PID" ||
+        die "nginx did not start: $(tail -n 2 "$ngx/logs/error.log")"
+    [ "$(curl -fsS "$NGINX_URL$urlpath")" = "$body" ] || die "nginx's body differs from the server's"
+}
+
 # ------------------------------------------------------------- environment
 # kv_env_capture: what the figures were measured on, as text and JSON.
 kv_env_capture() {

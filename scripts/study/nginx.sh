@@ -119,45 +119,7 @@ done < <("$KVTEST" shortener keys "$WORK/links.db" | head -n 20)
 CTYPE=$(curl -fsS -o /dev/null -w '%{content_type}' "$SERVICE_URL/link/$ID")
 URLPATH=/link/$ID
 
-# nginx: its own prefix, config, logs and temp paths in the scratch dir
-# (Debian's compiled-in paths are under /var, /run and need root).
-NGX=$WORK/nginx
-mkdir -p "$NGX/logs" "$NGX/tmp"
-NGINX_PORT=$(free_port) || die "no free port for nginx"
-qbody=${BODY//\\/\\\\}
-qbody=${qbody//\'/\\\'}
-cat >"$NGX/nginx.conf" <<EOF
-daemon off;
-worker_processes auto;
-pid $NGX/nginx.pid;
-error_log $NGX/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    keepalive_requests 100000000;
-    keepalive_timeout 60s;
-    client_body_temp_path $NGX/tmp/body;
-    proxy_temp_path $NGX/tmp/proxy;
-    fastcgi_temp_path $NGX/tmp/fastcgi;
-    uwsgi_temp_path $NGX/tmp/uwsgi;
-    scgi_temp_path $NGX/tmp/scgi;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        location = $URLPATH {
-            default_type $CTYPE;
-            return 200 '$qbody';
-        }
-    }
-}
-EOF
-nginx -p "$NGX" -c "$NGX/nginx.conf" -t >"$NGX/logs/check.log" 2>&1 ||
-    die "nginx refused the configuration: $(tail -n 1 "$NGX/logs/check.log")"
-nginx -p "$NGX" -c "$NGX/nginx.conf" >>"$NGX/logs/error.log" 2>&1 3>&- &
-NGINX_PID=$!
-kv_track_pid "$NGINX_PID"
-NGINX_URL=http://127.0.0.1:$NGINX_PORT
-wait_http "$NGINX_URL$URLPATH" "$NGINX_PID" || die "nginx did not start: $(tail -n 2 "$NGX/logs/error.log")"
-[ "$(curl -fsS "$NGINX_URL$URLPATH")" = "$BODY" ] || die "nginx's body differs from the service's"
+kv_nginx_start "$WORK/nginx" "$URLPATH" "$CTYPE" "$BODY"
 [ "$(curl -fsS -o /dev/null -w '%{content_type}' "$NGINX_URL$URLPATH")" = "$CTYPE" ] ||
     die "nginx's Content-Type differs from the service's"
 [ "$TRACK" = 0 ] || [ "$(curl -fsS "$TRACK_URL$URLPATH")" = "$BODY" ] ||
