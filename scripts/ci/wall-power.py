@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""power.py: how often would the wall layer's sequential, paired rule catch
+"""wall-power.py: how often would the wall layer's sequential, paired rule catch
 a true 1.10x slowdown, and how often would it cry wolf? A resampling of the
 A/A pairs of this directory (runs/*-wall-aa-*/samples.tsv, 20 runs of all
 seven paths, reference and current the same build): each simulated run
@@ -13,7 +13,11 @@ measured alone) < 0.05 and the interval lies above the limit.
 
 First, per path, how much less a pair's log ratio spreads than single runs.
 
-    python3 power.py [TRIALS]      (default 200 per path and rule; ~30 s)
+    python3 scripts/ci/wall-power.py [TRIALS [DIR]]
+        TRIALS: per path and rule (default 200; ~30 s)
+        DIR: a validation directory holding runs/ (default: the A/A runs of
+        results/ci-perf/wall-unpaired/, read from results/ci-perf/runs.tar.xz)
+Its output, with the default arguments, is results/ci-perf/wall-unpaired/power.txt.
 """
 import collections
 import glob
@@ -21,15 +25,35 @@ import math
 import os
 import random
 import sys
+import tarfile
 from functools import lru_cache
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIMIT, PATHS = 1.04, 7
 
+
+def aa_runs():
+    """Each A/A run's samples.tsv, as a list of lines, in the runs' order:
+    from DIR/runs/ when a directory is given, else from the archive that
+    keeps results/ci-perf's per-run files."""
+    if len(sys.argv) > 2:
+        for d in sorted(glob.glob(os.path.join(sys.argv[2], "runs", "*-wall-aa-*"))):
+            with open(os.path.join(d, "samples.tsv")) as f:
+                yield f.read().splitlines(True)
+        return
+    with tarfile.open(os.path.join(ROOT, "results", "ci-perf", "runs.tar.xz")) as t:
+        names = sorted(n for n in t.getnames()
+                       if n.startswith("wall-unpaired/runs/") and "-wall-aa-" in n
+                       and n.endswith("/samples.tsv"))
+        for n in names:
+            yield t.extractfile(n).read().decode().splitlines(True)
+
+
+RUNS = list(aa_runs())
 pool = collections.defaultdict(list)
-for d in sorted(glob.glob(os.path.join(HERE, "runs", "*-wall-aa-*"))):
+for lines in RUNS:
     v = collections.defaultdict(list)
-    for line in open(os.path.join(d, "samples.tsv")):
+    for line in lines:
         k, x = line.split("\t")
         v[k].append(float(x))
     for p in {k.rsplit(".", 1)[0] for k in v}:
@@ -98,8 +122,8 @@ def spread():
     share of it) against the spread of single runs' logs within a side."""
     import statistics
     runs = collections.defaultdict(list)
-    for d in sorted(glob.glob(os.path.join(HERE, "runs", "*-wall-aa-*"))):
-        for line in open(os.path.join(d, "samples.tsv")):
+    for lines in RUNS:
+        for line in lines:
             k, x = line.split("\t")
             if k.endswith(".ref"):
                 runs[k[:-4]].append(math.log(float(x)))
