@@ -40,7 +40,7 @@ CFLAGS_CORE = -std=c11 -D_POSIX_C_SOURCE=200809L -DKVTEST_CORE -Wall -Wextra -We
               -I. -Isrc -MMD -MP
 LIBS_CORE   = -lpthread -lm
 
-# SQLite compile-time options (see README "SQLite build"):
+# SQLite compile-time options (see docs/building.md, "SQLite build"):
 #  THREADSAFE=1         concurrent readers and the service use one
 #                       connection per thread (serialized mode not needed)
 #  DQS=0                double-quoted strings are identifiers, not literals

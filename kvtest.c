@@ -19,7 +19,7 @@
  * Build:    make            (./kvtest; SQLite amalgamation compiled once)
  *           make core       (build/core/kvtest: blob commands only, needs
  *                           nothing but a C11 compiler, libc and SQLite;
- *                           make static, make CC=... core: README)
+ *                           make static, make CC=... core: docs/building.md)
  * Test:     make test
  * Example:  ./kvtest init x1.db --count 100k --size 10k --variance 2k
  *           ./kvtest export x1.db x1 --tree

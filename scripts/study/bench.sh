@@ -82,7 +82,7 @@ T0=$(kv_now)
 
 case $SCALE in
     full)
-        # Enough rounds for 95% intervals (README, make bench). The 2026-11
+        # Enough rounds for 95% intervals (docs/study.md, make bench). The 2026-11
         # reference run (4 read rounds, 2 write, 3 cold, 2 sweep, 3 in-process,
         # 3 HTTP of 6 s) took 347 s; these add about 3 minutes, most of it
         # the two extra HTTP rounds (5 s each now instead of 6).
