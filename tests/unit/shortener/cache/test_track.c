@@ -54,6 +54,7 @@
 #include "measure/clock.h"
 #include "shortener/cache/cache.h"
 #include "shortener/cache/track.h"
+#include "tests/unit/valkey_fixture.h"
 
 /* Out of memory must be answered: let the sanitizer's allocator return
  * NULL for a request over 3 GiB (a huge map) instead of aborting. */
@@ -72,132 +73,22 @@ const char *__asan_default_options(void)
 
 /* ---- private valkey-servers ---- */
 
-struct server {
-    pid_t pid;
-    int port;
-    redisContext *ctl;   /* the test's own connection, for setup */
-};
-
-static char scratch[64];
-static struct server S;
-
-/* A port nobody listens on, below the ephemeral range (as
- * tests/lib/servers.bash picks them). */
-static int free_port(unsigned *seed)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        int port = 20000 + (int)(rand_r(seed) % 12000);
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        if (fd >= 0)
-            close(fd);
-        if (ok)
-            return port;
-    }
-    return -1;
-}
-
-/* Start valkey-server with extra arguments (NULL-terminated), wait until
- * it answers PING. 0, or -1 after 3 ports. */
-static int server_start(struct server *s, const char *name, const char *const *extra)
-{
-    static unsigned seed;
-    if (!seed)
-        seed = (unsigned)getpid() ^ (unsigned)clock_now_ns();
-    for (int attempt = 0; attempt < 3; attempt++) {
-        s->port = free_port(&seed);
-        if (s->port < 0)
-            return -1;
-        char port[16], conf[128], log[128];
-        snprintf(port, sizeof port, "%d", s->port);
-        snprintf(conf, sizeof conf, "nodes-%s-%d.conf", name, s->port);
-        snprintf(log, sizeof log, "%s/%s.log", scratch, name);
-        const char *argv[40] = {"valkey-server", "--port", port, "--bind", "127.0.0.1",
-                                "--save", "", "--appendonly", "no", "--dir", scratch,
-                                "--logfile", log, "--cluster-config-file", conf};
-        int argc = 15;
-        for (int i = 0; extra && extra[i] && argc < 38; i++)
-            argv[argc++] = extra[i];
-        argv[argc] = NULL;
-        s->pid = fork();
-        if (s->pid < 0)
-            return -1;
-        if (s->pid == 0) {
-            /* dies with this test, even one killed or crashed midway */
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            execvp(argv[0], (char *const *)argv);
-            _exit(127);
-        }
-        int exited = 0;
-        for (int i = 0; i < 200; i++) {   /* up to 10 s */
-            int st;
-            if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
-                exited = 1;   /* the port was taken meanwhile (reaped: no kill) */
-                break;
-            }
-            struct timeval tv = {1, 0};
-            redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
-            if (c && !c->err) {
-                redisReply *r = redisCommand(c, "PING");
-                int up = r && r->type == REDIS_REPLY_STATUS;
-                if (r)
-                    freeReplyObject(r);
-                if (up) {
-                    s->ctl = c;
-                    return 0;
-                }
-            }
-            redisFree(c);
-            usleep(50000);
-        }
-        if (!exited) {
-            kill(s->pid, SIGKILL);
-            waitpid(s->pid, NULL, 0);
-        }
-        s->pid = 0;
-    }
-    return -1;
-}
-
-static void server_stop(struct server *s)
-{
-    if (s->ctl)
-        redisFree(s->ctl);
-    s->ctl = NULL;
-    if (s->pid <= 0)
-        return;
-    kill(s->pid, SIGCONT);   /* a test may have left it stopped */
-    kill(s->pid, SIGTERM);
-    for (int i = 0; i < 100; i++) {
-        if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-            s->pid = 0;
-            return;
-        }
-        usleep(50000);
-    }
-    kill(s->pid, SIGKILL);
-    waitpid(s->pid, NULL, 0);
-    s->pid = 0;
-}
+static char scratch[64];   /* their logs and cluster files */
+static struct valkey_server S;
 
 static int group_setup(void **st)
 {
     (void)st;
-    snprintf(scratch, sizeof scratch, "/tmp/kvtest-unit-track-XXXXXX");
-    if (!mkdtemp(scratch))
+    if (valkey_dir_make(scratch, sizeof scratch, "track") != 0)
         return -1;
-    return server_start(&S, "s", NULL);
+    return valkey_start(&S, scratch, "s", NULL);
 }
 
 static int group_teardown(void **st)
 {
     (void)st;
-    server_stop(&S);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-    return system(cmd) == 0 ? 0 : -1;
+    valkey_stop(&S);
+    return valkey_dir_remove(scratch);
 }
 
 /* ---- helpers ---- */
@@ -302,12 +193,8 @@ static long long ctl(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    redisReply *r = redisvCommand(S.ctl, fmt, ap);
+    long long v = valkey_ctlv(&S, fmt, ap);
     va_end(ap);
-    if (!r || r->type == REDIS_REPLY_ERROR)
-        fail_msg("%s: %s", fmt, r ? r->str : S.ctl->errstr);
-    long long v = r->integer;
-    freeReplyObject(r);
     return v;
 }
 
