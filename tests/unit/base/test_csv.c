@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "base/csv.h"
 
@@ -156,15 +156,10 @@ static void test_empty_and_null(void **state)
     csv_table_free(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_flat_names_and_values),
-        cmocka_unit_test(test_quoting),
-        cmocka_unit_test(test_rows_and_arrays),
-        cmocka_unit_test(test_rows_missing),
-        cmocka_unit_test(test_union_of_columns),
-        cmocka_unit_test(test_empty_and_null),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_flat_names_and_values),
+    cmocka_unit_test(test_quoting),
+    cmocka_unit_test(test_rows_and_arrays),
+    cmocka_unit_test(test_rows_missing),
+    cmocka_unit_test(test_union_of_columns),
+    cmocka_unit_test(test_empty_and_null))

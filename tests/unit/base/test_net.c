@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <sys/resource.h>
 
@@ -109,12 +109,7 @@ static void test_fd_limit(void **state)
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split),
-        cmocka_unit_test(test_parse_num),
-        cmocka_unit_test(test_fd_limit),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_split),
+    cmocka_unit_test(test_parse_num),
+    cmocka_unit_test(test_fd_limit))

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/hist.h"
 #include "measure/report.h"
@@ -290,15 +290,10 @@ static void test_hist_skewed(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hist_percentiles),
-        cmocka_unit_test(test_hist_skewed),
-        cmocka_unit_test(test_plateau_values_are_apart),
-        cmocka_unit_test(test_each_percentile_from_its_bucket_middle),
-        cmocka_unit_test(test_json_labels),
-        cmocka_unit_test(test_text_labels),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_hist_percentiles),
+    cmocka_unit_test(test_hist_skewed),
+    cmocka_unit_test(test_plateau_values_are_apart),
+    cmocka_unit_test(test_each_percentile_from_its_bucket_middle),
+    cmocka_unit_test(test_json_labels),
+    cmocka_unit_test(test_text_labels))

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/hist.h"
 #include "measure/hist_spectrum.h"
@@ -427,22 +427,17 @@ static void test_spectrum_write_error(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_reset_empty),
-        cmocka_unit_test(test_bucket_bounds_by_hand),
-        cmocka_unit_test(test_record_into_buckets),
-        cmocka_unit_test(test_min_max_sum),
-        cmocka_unit_test(test_percentiles_wide_buckets),
-        cmocka_unit_test(test_percentiles_exact_buckets),
-        cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_count_beyond_buckets),
-        cmocka_unit_test(test_spectrum_by_hand),
-        cmocka_unit_test(test_spectrum_one_sample),
-        cmocka_unit_test(test_spectrum_stddev_on_the_edge),
-        cmocka_unit_test(test_spectrum_follows_the_count),
-        cmocka_unit_test(test_spectrum_write_error),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_new_reset_empty),
+    cmocka_unit_test(test_bucket_bounds_by_hand),
+    cmocka_unit_test(test_record_into_buckets),
+    cmocka_unit_test(test_min_max_sum),
+    cmocka_unit_test(test_percentiles_wide_buckets),
+    cmocka_unit_test(test_percentiles_exact_buckets),
+    cmocka_unit_test(test_merge),
+    cmocka_unit_test(test_count_beyond_buckets),
+    cmocka_unit_test(test_spectrum_by_hand),
+    cmocka_unit_test(test_spectrum_one_sample),
+    cmocka_unit_test(test_spectrum_stddev_on_the_edge),
+    cmocka_unit_test(test_spectrum_follows_the_count),
+    cmocka_unit_test(test_spectrum_write_error))

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/hist.h"
 #include "measure/hist_spectrum.h"
@@ -97,12 +97,7 @@ static void test_empty(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_ticks),
-        cmocka_unit_test(test_empty),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_rows),
+    cmocka_unit_test(test_ticks),
+    cmocka_unit_test(test_empty))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/sizedist.h"
 
@@ -127,13 +127,8 @@ static void test_json_roundtrip(void **st)
     assert_non_null(strstr(err, "No such file"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_percentiles_known_set),
-        cmocka_unit_test(test_bucket_edges),
-        cmocka_unit_test(test_print_lines),
-        cmocka_unit_test(test_json_roundtrip),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_percentiles_known_set),
+    cmocka_unit_test(test_bucket_edges),
+    cmocka_unit_test(test_print_lines),
+    cmocka_unit_test(test_json_roundtrip))

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/stats.h"
 #include "stats_fixtures.h"
@@ -499,26 +499,21 @@ static void test_out_of_memory(void **state)
 #endif
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_median_sizes),
-        cmocka_unit_test(test_median_ci_hand),
-        cmocka_unit_test(test_median_ci_fixtures),
-        cmocka_unit_test(test_median_ci_inputs),
-        cmocka_unit_test(test_mann_whitney_table_end),
-        cmocka_unit_test(test_mann_whitney_small),
-        cmocka_unit_test(test_mann_whitney_ties_ref),
-        cmocka_unit_test(test_holm_ref),
-        cmocka_unit_test(test_ratio_ci_fixtures),
-        cmocka_unit_test(test_ratio_ci_inputs),
-        cmocka_unit_test(test_paired_ratio_ci_fixtures),
-        cmocka_unit_test(test_paired_ratio_ci_inputs),
-        cmocka_unit_test(test_compare_paired_fixtures),
-        cmocka_unit_test(test_compare_paired_inputs),
-        cmocka_unit_test(test_decide_branches),
-        cmocka_unit_test(test_verdict_names),
-        cmocka_unit_test(test_out_of_memory),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_median_sizes),
+    cmocka_unit_test(test_median_ci_hand),
+    cmocka_unit_test(test_median_ci_fixtures),
+    cmocka_unit_test(test_median_ci_inputs),
+    cmocka_unit_test(test_mann_whitney_table_end),
+    cmocka_unit_test(test_mann_whitney_small),
+    cmocka_unit_test(test_mann_whitney_ties_ref),
+    cmocka_unit_test(test_holm_ref),
+    cmocka_unit_test(test_ratio_ci_fixtures),
+    cmocka_unit_test(test_ratio_ci_inputs),
+    cmocka_unit_test(test_paired_ratio_ci_fixtures),
+    cmocka_unit_test(test_paired_ratio_ci_inputs),
+    cmocka_unit_test(test_compare_paired_fixtures),
+    cmocka_unit_test(test_compare_paired_inputs),
+    cmocka_unit_test(test_decide_branches),
+    cmocka_unit_test(test_verdict_names),
+    cmocka_unit_test(test_out_of_memory))

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/timeline.h"
 
@@ -109,13 +109,8 @@ static void csv(void **state)
     timeline_free(&t);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(attribution),
-        cmocka_unit_test(bounded),
-        cmocka_unit_test(merge),
-        cmocka_unit_test(csv),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(attribution),
+    cmocka_unit_test(bounded),
+    cmocka_unit_test(merge),
+    cmocka_unit_test(csv))

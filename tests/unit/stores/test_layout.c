@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "stores/layout.h"
 
@@ -181,13 +181,8 @@ static void test_max_key(void **state)
     assert_int_equal(layout_max_key("/nonexistent-kvtest-dir", 0), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_relname),
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_detect),
-        cmocka_unit_test(test_max_key),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown,
+    cmocka_unit_test(test_relname),
+    cmocka_unit_test(test_parse),
+    cmocka_unit_test(test_detect),
+    cmocka_unit_test(test_max_key))

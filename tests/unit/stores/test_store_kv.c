@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "stores/layout.h"
 #include "stores/store.h"
@@ -179,15 +179,10 @@ static void test_wrong_kind(void **state)
     assert_int_equal(layout_detect("lmdb:", why, sizeof why), LAYOUT_OTHER);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_key_bytes_sort_as_keys),
-        cmocka_unit_test(test_prefixes),
-        cmocka_unit_test(test_lmdb_round_trip),
-        cmocka_unit_test(test_rocksdb_round_trip),
-        cmocka_unit_test(test_holes),
-        cmocka_unit_test(test_wrong_kind),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_key_bytes_sort_as_keys),
+    cmocka_unit_test(test_prefixes),
+    cmocka_unit_test(test_lmdb_round_trip),
+    cmocka_unit_test(test_rocksdb_round_trip),
+    cmocka_unit_test(test_holes),
+    cmocka_unit_test(test_wrong_kind))

@@ -25,7 +25,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "base/cli.h"
 #include "commands/commands.h"
@@ -1765,7 +1765,7 @@ static int teardown(void **st)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
+static void prepare(void)
 {
     /* A table gone wrong (a width never set) could write gigabytes of
      * padding: no output file may pass 64 MiB, and one that tries fails
@@ -1776,39 +1776,38 @@ int main(void)
         setrlimit(RLIMIT_FSIZE, &rl);
     }
     signal(SIGXFSZ, SIG_IGN);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_extract_run_every_word),
-        cmocka_unit_test(test_extract_run_defaults),
-        cmocka_unit_test(test_extract_run_edges),
-        cmocka_unit_test(test_extract_run_refused),
-        cmocka_unit_test(test_extract_bench),
-        cmocka_unit_test(test_extract_load),
-        cmocka_unit_test(test_extract_capacity),
-        cmocka_unit_test(test_extract_sweep_pages),
-        cmocka_unit_test(test_extract_sweep_old),
-        cmocka_unit_test(test_extract_space),
-        cmocka_unit_test(test_extract_commands),
-        cmocka_unit_test(test_json_lookups),
-        cmocka_unit_test(test_key_label),
-        cmocka_unit_test(test_key_defs),
-        cmocka_unit_test(test_key_differs),
-        cmocka_unit_test(test_side_groups),
-        cmocka_unit_test(test_group_add),
-        cmocka_unit_test(test_read_lines),
-        cmocka_unit_test(test_read_dirs),
-        cmocka_unit_test(test_read_dir_unlistable),
-        cmocka_unit_test(test_read_stdin),
-        cmocka_unit_test(test_out_text),
-        cmocka_unit_test(test_out_long_names),
-        cmocka_unit_test(test_out_json),
-        cmocka_unit_test(test_cmd_rows_and_holm),
-        cmocka_unit_test(test_cmd_fail_above),
-        cmocka_unit_test(test_cmd_many_rows),
-        cmocka_unit_test(test_cmd_paired),
-        cmocka_unit_test(test_cmd_defs_differ),
-        cmocka_unit_test(test_cmd_partial),
-        cmocka_unit_test(test_cmd_arguments),
-        cmocka_unit_test(test_cmd_out_of_memory),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
 }
+
+UNIT_MAIN_PREPARED(prepare, setup, teardown,
+    cmocka_unit_test(test_extract_run_every_word),
+    cmocka_unit_test(test_extract_run_defaults),
+    cmocka_unit_test(test_extract_run_edges),
+    cmocka_unit_test(test_extract_run_refused),
+    cmocka_unit_test(test_extract_bench),
+    cmocka_unit_test(test_extract_load),
+    cmocka_unit_test(test_extract_capacity),
+    cmocka_unit_test(test_extract_sweep_pages),
+    cmocka_unit_test(test_extract_sweep_old),
+    cmocka_unit_test(test_extract_space),
+    cmocka_unit_test(test_extract_commands),
+    cmocka_unit_test(test_json_lookups),
+    cmocka_unit_test(test_key_label),
+    cmocka_unit_test(test_key_defs),
+    cmocka_unit_test(test_key_differs),
+    cmocka_unit_test(test_side_groups),
+    cmocka_unit_test(test_group_add),
+    cmocka_unit_test(test_read_lines),
+    cmocka_unit_test(test_read_dirs),
+    cmocka_unit_test(test_read_dir_unlistable),
+    cmocka_unit_test(test_read_stdin),
+    cmocka_unit_test(test_out_text),
+    cmocka_unit_test(test_out_long_names),
+    cmocka_unit_test(test_out_json),
+    cmocka_unit_test(test_cmd_rows_and_holm),
+    cmocka_unit_test(test_cmd_fail_above),
+    cmocka_unit_test(test_cmd_many_rows),
+    cmocka_unit_test(test_cmd_paired),
+    cmocka_unit_test(test_cmd_defs_differ),
+    cmocka_unit_test(test_cmd_partial),
+    cmocka_unit_test(test_cmd_arguments),
+    cmocka_unit_test(test_cmd_out_of_memory))

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "sqlite3.h"
 #include "stores/blobsum.h"
@@ -123,13 +123,8 @@ static void test_sizes_drawn(void **st)
     assert_memory_equal(a, b, 4096);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_init_deterministic_and_sealed, fixture_blobs_setup,
-                                        fixture_teardown),
-        cmocka_unit_test(test_side_table),
-        cmocka_unit_test(test_sizes_drawn),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_init_deterministic_and_sealed, fixture_blobs_setup,
+                                    fixture_teardown),
+    cmocka_unit_test(test_side_table),
+    cmocka_unit_test(test_sizes_drawn))

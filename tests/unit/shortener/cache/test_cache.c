@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
@@ -144,15 +144,10 @@ static void test_cluster_fallback(void **st)
     links_close(l);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cache_url),
-        cmocka_unit_test(test_cluster_url),
-        cmocka_unit_test_setup_teardown(test_cluster_fallback, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_cache_fallback, fixture_dir_setup,
-                                        fixture_teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_cache_url),
+    cmocka_unit_test(test_cluster_url),
+    cmocka_unit_test_setup_teardown(test_cluster_fallback, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_cache_fallback, fixture_dir_setup,
+                                    fixture_teardown))

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -629,22 +629,22 @@ static void test_out_of_memory(void **st)
     unmade(cl);
 }
 
-int main(void)
+/* A write to a server a test stopped or killed must fail with EPIPE, not
+ * end the binary. */
+static void prepare(void)
 {
     signal(SIGPIPE, SIG_IGN);
-#define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
-    const struct CMUnitTest tests[] = {
-        TEST(test_map_from_slots),
-        TEST(test_unnamed_owner),
-        TEST(test_refresh_when_stale),
-        TEST(test_refresh_errors),
-        TEST(test_dead_seed),
-        TEST(test_hung_node),
-        TEST(test_failover),
-        TEST(test_redirects),
-        TEST(test_capacity_and_stats),
-        TEST(test_out_of_memory),
-    };
-#undef TEST
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
+
+#define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
+UNIT_MAIN_PREPARED(prepare, group_setup, group_teardown,
+    TEST(test_map_from_slots),
+    TEST(test_unnamed_owner),
+    TEST(test_refresh_when_stale),
+    TEST(test_refresh_errors),
+    TEST(test_dead_seed),
+    TEST(test_hung_node),
+    TEST(test_failover),
+    TEST(test_redirects),
+    TEST(test_capacity_and_stats),
+    TEST(test_out_of_memory))

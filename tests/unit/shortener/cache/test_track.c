@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -890,26 +890,26 @@ static void test_out_of_memory(void **st)
     assert_null(track_new("127.0.0.1", S.port, 0, (int64_t)1 << 40));
 }
 
-int main(void)
+/* A write to a server a test stopped or killed must fail with EPIPE, not
+ * end the binary. */
+static void prepare(void)
 {
     signal(SIGPIPE, SIG_IGN);
-#define TEST(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
-    const struct CMUnitTest tests[] = {
-        TEST(test_invalidations),
-        TEST(test_prefix_and_epoch),
-        TEST(test_fresh_window),
-        TEST(test_read_interval_and_loss),
-        TEST(test_shared_sessions),
-        TEST(test_separate_maps),
-        TEST(test_stop_and_restart),
-        TEST(test_unanswered_ping),
-        TEST(test_open_failures),
-        TEST(test_threads),
-        TEST(test_ping_unwritable),
-        TEST(test_protocol_error),
-        TEST(test_flood_bounded),
-        TEST(test_out_of_memory),
-    };
-#undef TEST
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
+
+#define TEST(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
+UNIT_MAIN_PREPARED(prepare, group_setup, group_teardown,
+    TEST(test_invalidations),
+    TEST(test_prefix_and_epoch),
+    TEST(test_fresh_window),
+    TEST(test_read_interval_and_loss),
+    TEST(test_shared_sessions),
+    TEST(test_separate_maps),
+    TEST(test_stop_and_restart),
+    TEST(test_unanswered_ping),
+    TEST(test_open_failures),
+    TEST(test_threads),
+    TEST(test_ping_unwritable),
+    TEST(test_protocol_error),
+    TEST(test_flood_bounded),
+    TEST(test_out_of_memory))

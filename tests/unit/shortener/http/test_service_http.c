@@ -21,7 +21,7 @@
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 /* As in service_http.c: Debian's libh2o-evloop is built for epoll. */
 #define H2O_USE_EPOLL 1
@@ -251,16 +251,11 @@ static void test_no_memory(void **st)
     service_free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_descriptor_zero, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_more_loops_than_workers, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_descriptor_for_a_copy, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_memory, fixture_dir_setup, fixture_teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_descriptor_zero, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_more_loops_than_workers, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_no_descriptor_for_a_copy, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_no_memory, fixture_dir_setup, fixture_teardown))

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/service/request.h"
 #include "shortener/store/links.h"
@@ -134,12 +134,7 @@ static void test_match(void **st)
     assert_false(m.method_ok);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_url),
-        cmocka_unit_test(test_parse_create),
-        cmocka_unit_test(test_match),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_check_url),
+    cmocka_unit_test(test_parse_create),
+    cmocka_unit_test(test_match))

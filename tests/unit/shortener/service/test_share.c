@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <cjson/cJSON.h>
 #include "shortener/service/service.h"
@@ -136,11 +136,6 @@ static void test_no_share(void **st)
     assert_null(service_share_new(SERVICE_SHARE_PROCS_MAX + 1, 1, &(struct service_kind){0}));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_share_sums, fixture_dir_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_share, fixture_dir_setup, fixture_teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_share_sums, fixture_dir_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_no_share, fixture_dir_setup, fixture_teardown))
