@@ -154,6 +154,18 @@ static void config(struct cache_config *cfg, int nseeds, ...)
     }
 }
 
+/* A handle seeded with s alone, which owns every slot: where most tests
+ * start. */
+static struct cluster *made_over(struct valkey_server *s)
+{
+    own(s, 0, 16383, -1, 0);
+    struct cache_config cfg;
+    config(&cfg, 1, "127.0.0.1", s->port);
+    struct cluster *cl = made(&cfg);
+    assert_non_null(cl);
+    return cl;
+}
+
 static struct cache_stats stats(const struct cluster *cl)
 {
     struct cache_stats s;
@@ -250,11 +262,7 @@ static void test_map_from_slots(void **st)
 static void test_unnamed_owner(void **st)
 {
     (void)st;
-    own(&B, 0, 16383, -1, 0);
-    struct cache_config cfg;
-    config(&cfg, 1, "127.0.0.1", B.port);
-    struct cluster *cl = made(&cfg);
-    assert_non_null(cl);
+    struct cluster *cl = made_over(&B);
     struct node *n = cluster_route(cl, 0);
     assert_node(n, "127.0.0.1", B.port);
     assert_non_null(n->ctx);   /* the seed: the one connected */
@@ -290,11 +298,7 @@ static void test_unnamed_owner(void **st)
 static void test_refresh_when_stale(void **st)
 {
     (void)st;
-    own(&B, 0, 16383, -1, 0);
-    struct cache_config cfg;
-    config(&cfg, 1, "127.0.0.1", B.port);
-    struct cluster *cl = made(&cfg);
-    assert_non_null(cl);
+    struct cluster *cl = made_over(&B);
     struct node *n = cluster_route(cl, 0);
     assert_non_null(n);
     assert_int_equal(stats(cl).map_refreshes, 1);
@@ -489,11 +493,7 @@ static void test_failover(void **st)
 static void test_redirects(void **st)
 {
     (void)st;
-    own(&A, 0, 16383, -1, 0);
-    struct cache_config cfg;
-    config(&cfg, 1, "127.0.0.1", A.port);
-    struct cluster *cl = made(&cfg);
-    assert_non_null(cl);
+    struct cluster *cl = made_over(&A);
     struct node *a = cluster_route(cl, 0);
     assert_node(a, "127.0.0.1", A.port);
     int ask = 7;
