@@ -12,18 +12,13 @@
 
 #include <cjson/cJSON.h>
 #include "shortener/service/service.h"
-#include "shortener/store/links.h"
-#include "tests/unit/fixture.h"
+#include "tests/unit/shortener/service_fixture.h"
 
 /* The request handler end to end, without HTTP: statuses and JSON. */
 static void test_service_handle(void **st)
 {
     struct fixture *fx = *st;
-    char err[512];
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {.workers = 1, .sqlite_cache = 1};
-    struct service *s = service_new(fx->db, &o, err, sizeof err);
-    assert_non_null(s);
+    struct service *s = fixture_service(fx, 1);
     struct service_worker *w = service_claim_worker(s);
     assert_ptr_equal(w, service_worker_at(s, 0));
     assert_null(service_claim_worker(s));   /* one worker, one claim */
