@@ -10,19 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "base/csv.h"
 
 /* What the table writes, as one string (free it). */
 static char *written(const struct csv_table *t)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(csv_table_write(t, f), 0);
-    fclose(f);
-    return buf;
+    struct capture c;
+    assert_int_equal(csv_table_write(t, capture_open(&c)), 0);
+    return capture_close(&c);
 }
 
 /* Add obj (then freed) to a new table with rows_path; the CSV text. */

@@ -11,19 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "measure/hist.h"
 #include "measure/hist_spectrum.h"
 
 static char *spectrum(const struct hist *h)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(hist_spectrum_write(h, f), 0);
-    fclose(f);
-    return buf;
+    struct capture c;
+    assert_int_equal(hist_spectrum_write(h, capture_open(&c)), 0);
+    return capture_close(&c);
 }
 
 static void test_rows(void **state)
