@@ -1285,25 +1285,26 @@ static void test_out_long_names(void **st)
     memset(&o, 0, sizeof o), memset(&n, 0, sizeof n);
     o.name = on, o.objects = 1, o.warmups = 2;
     n.name = nn, n.objects = 1, n.warmups = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %.363s vs NEW %.363s\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
-    /* 360 characters: " (" and one digit fit, then nothing */
-    on[360] = nn[360] = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %s (1 vs NEW %s (1\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
-    /* 352: "NAME (1 results" is 363 characters: neither the warm-ups nor
-     * ")" have room */
-    on[352] = nn[352] = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %s (1 results vs NEW %s (1 results\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
-    /* 351: one character left, for ")" (NEW) or the "," of the warm-ups (OLD) */
-    on[351] = nn[351] = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %s (1 results, vs NEW %s (1 results)\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
+    /* Both names cut to len characters: the text starts with want (a
+     * format of the two names). */
+    static const struct { size_t len; const char *want; } cut[] = {
+        {400, "OLD %.363s vs NEW %.363s\n"},
+        /* 360 characters: " (" and one digit fit, then nothing */
+        {360, "OLD %s (1 vs NEW %s (1\n"},
+        /* 352: "NAME (1 results" is 363 characters: neither the warm-ups
+         * nor ")" have room */
+        {352, "OLD %s (1 results vs NEW %s (1 results\n"},
+        /* 351: one character left, for ")" (NEW) or the "," of the
+         * warm-ups (OLD) */
+        {351, "OLD %s (1 results, vs NEW %s (1 results)\n"},
+    };
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        on[cut[i].len] = nn[cut[i].len] = 0;
+        print_text(&o, &n, NULL, 0);
+        snprintf(want, sizeof want, cut[i].want, on, nn);
+        if (strncmp(out, want, strlen(want)) != 0)
+            fail_msg("names of %zu characters: got [%.80s...]", cut[i].len, out);
+    }
 }
 
 static void test_out_json(void **st)

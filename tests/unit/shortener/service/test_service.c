@@ -14,6 +14,17 @@
 #include "shortener/service/service.h"
 #include "tests/unit/shortener/service_fixture.h"
 
+/* The status w answers a request without a body with. */
+static int status_of(struct service *s, struct service_worker *w, const char *method,
+                     const char *path)
+{
+    struct service_reply r;
+    service_handle(s, w, method, path, NULL, 0, 0, &r);
+    int status = r.status;
+    service_reply_free(&r);
+    return status;
+}
+
 /* The request handler end to end, without HTTP: statuses and JSON. */
 static void test_service_handle(void **st)
 {
@@ -57,15 +68,9 @@ static void test_service_handle(void **st)
     assert_int_equal(r.status, 405);
     assert_string_equal(r.allow, "POST");
     service_reply_free(&r);
-    service_handle(s, w, "GET", "/link/a-b", NULL, 0, 0, &r);
-    assert_int_equal(r.status, 400);
-    service_reply_free(&r);
-    service_handle(s, w, "GET", "/link/abcdefghij", NULL, 0, 0, &r);
-    assert_int_equal(r.status, 404);
-    service_reply_free(&r);
-    service_handle(s, w, "GET", "/nope", NULL, 0, 0, &r);
-    assert_int_equal(r.status, 404);
-    service_reply_free(&r);
+    assert_int_equal(status_of(s, w, "GET", "/link/a-b"), 400);
+    assert_int_equal(status_of(s, w, "GET", "/link/abcdefghij"), 404);
+    assert_int_equal(status_of(s, w, "GET", "/nope"), 404);
 
     service_handle(s, w, "GET", "/stats", NULL, 0, 0, &r);
     assert_int_equal(r.status, 200);
