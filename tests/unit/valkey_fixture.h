@@ -7,7 +7,8 @@
  * and the same stop (a SIGSTOPped server woken before SIGTERM), and one
  * fix to either belongs to all of them. Functions are static inline so a
  * binary using only some of them builds without unused warnings.
- * Include after <cmocka.h> (valkey_ctl fails the test). */
+ * The scratch directory is scratch.h's. Include after tests/unit/unit.h
+ * (valkey_ctlv fails the test). */
 #ifndef TESTS_UNIT_VALKEY_FIXTURE_H
 #define TESTS_UNIT_VALKEY_FIXTURE_H
 
@@ -27,6 +28,7 @@
 #include <hiredis/hiredis.h>
 
 #include "measure/clock.h"
+#include "tests/unit/scratch.h"
 
 struct valkey_server {
     pid_t pid;
@@ -35,22 +37,6 @@ struct valkey_server {
 };
 
 #define VALKEY_BUS_OFFSET 10000   /* a cluster node also listens on port + this */
-
-/* A new scratch directory /tmp/kvtest-unit-TAG-XXXXXX in dir (cap bytes)
- * for the servers' logs and cluster files. 0 or -1. */
-static inline int valkey_dir_make(char *dir, size_t cap, const char *tag)
-{
-    snprintf(dir, cap, "/tmp/kvtest-unit-%s-XXXXXX", tag);
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-/* Removes the scratch directory (after the servers stopped). 0 or -1. */
-static inline int valkey_dir_remove(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
 
 /* 1 when nothing is bound to port on loopback. */
 static inline int valkey_port_free(int port)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "base/aside.h"
 #include "base/cleanup.h"
@@ -21,8 +22,7 @@ static char dir[256];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/test_aside-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return scratch_make(dir, sizeof dir, "aside");
 }
 
 static int teardown(void **state)

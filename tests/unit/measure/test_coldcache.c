@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "measure/coldcache.h"
 
@@ -55,9 +56,7 @@ static int setup(void **st)
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_remove(dir);
 }
 
 static void write_file(const char *path, size_t n)

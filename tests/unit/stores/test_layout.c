@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "stores/layout.h"
 
@@ -72,16 +73,13 @@ static char tmpdir[256];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kvtest-layout-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return scratch_make(tmpdir, sizeof tmpdir, "layout");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_remove(tmpdir);
 }
 
 static void touch(const char *path, const char *content)

@@ -34,9 +34,7 @@ static void test_walk_order_and_counts(void **st)
     assert_int_equal(w.n, 2);   /* "a dot txt" and "deep content" are over 8 bytes */
     assert_int_equal(w.too_large, 2);
     walk_free(&w);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(scratch_remove(dir), 0);
 }
 
 UNIT_MAIN(NULL, NULL,

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "base/cli.h"
 #include "commands/commands.h"
@@ -1754,16 +1755,13 @@ static void test_cmd_out_of_memory(void **st)
 static int setup(void **st)
 {
     (void)st;
-    snprintf(dir, sizeof dir, "/tmp/kvtest-cmpref-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return scratch_make(dir, sizeof dir, "cmpref");
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_remove(dir);
 }
 
 static void prepare(void)

@@ -88,9 +88,7 @@ static void test_side_table(void **st)
     sqlite3_finalize(s);
     sqlite3_close(h);
     unlink(db);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(scratch_remove(dir), 0);
 }
 
 static void test_sizes_drawn(void **st)

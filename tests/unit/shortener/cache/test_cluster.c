@@ -83,7 +83,7 @@ static void own(struct valkey_server *s, int lo, int hi, int lo2, int hi2)
 static int group_setup(void **st)
 {
     (void)st;
-    if (valkey_dir_make(scratch, sizeof scratch, "cluster") != 0)
+    if (scratch_make(scratch, sizeof scratch, "unit-cluster") != 0)
         return -1;
     static const char *const a[] = {"--cluster-enabled", "yes", "--cluster-announce-ip",
                                     "127.0.0.1", NULL};
@@ -100,7 +100,7 @@ static int group_teardown(void **st)
     valkey_stop(&A);
     valkey_stop(&B);
     valkey_stop(&P);
-    return valkey_dir_remove(scratch);
+    return scratch_remove(scratch);
 }
 
 /* ---- helpers ---- */

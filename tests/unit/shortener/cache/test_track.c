@@ -79,7 +79,7 @@ static struct valkey_server S;
 static int group_setup(void **st)
 {
     (void)st;
-    if (valkey_dir_make(scratch, sizeof scratch, "track") != 0)
+    if (scratch_make(scratch, sizeof scratch, "unit-track") != 0)
         return -1;
     return valkey_start(&S, scratch, "s", NULL);
 }
@@ -88,7 +88,7 @@ static int group_teardown(void **st)
 {
     (void)st;
     valkey_stop(&S);
-    return valkey_dir_remove(scratch);
+    return scratch_remove(scratch);
 }
 
 /* ---- helpers ---- */
