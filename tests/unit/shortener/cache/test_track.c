@@ -222,6 +222,14 @@ static void await_channels(int n)
     assert_int_equal(channels(NULL), n);
 }
 
+/* drop() of a test's last session: the channel it held closes with it,
+ * so the server is left with none of ours. */
+static void drop_last(struct track *t)
+{
+    drop(t);
+    await_channels(0);
+}
+
 /* Our end of the connection whose local port is port (the server calls
  * it addr=127.0.0.1:port), or -1. */
 static int fd_of_port(int port)
@@ -402,8 +410,7 @@ static void test_prefix_and_epoch(void **st)
     assert_true(has(t, "def", "http://d/"));
     assert_false(has(t, "abc", NULL));
     assert_counts(t, 0, 0, 1);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* Served only while the last PONG is younger than TRACK_FRESH_MS (at
@@ -426,8 +433,7 @@ static void test_fresh_window(void **st)
     struct track *young = started("127.0.0.1", 0, 1002);
     assert_int_equal(track_poll(young, 200 * MSEC), 0);
     drop(young);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* The channel is read at most every TRACK_POLL_NS (exactly that long
@@ -471,8 +477,7 @@ static void test_read_interval_and_loss(void **st)
     await_pong(t);
     put(t, "e", "http://e2/");
     assert_true(has(t, "e", "http://e2/"));
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* Sessions of one server, database and size share one map and one
@@ -519,14 +524,12 @@ static void test_shared_sessions(void **st)
     put(t1, "s", "http://s2/");
     assert_true(has(t1, "s", "http://s2/"));
     assert_int_equal(channels(NULL), 1);
-    drop(t1);
-    await_channels(0);
+    drop_last(t1);
     /* made again from nothing */
     t1 = started("127.0.0.1", 0, 1004);
     assert_false(has(t1, "s", NULL));
     barrier(t1);
-    drop(t1);
-    await_channels(0);
+    drop_last(t1);
 }
 
 /* Another database, size or host spelling is another map (and channel);
@@ -556,8 +559,7 @@ static void test_separate_maps(void **st)
     drop(db);
     drop(size);
     drop(host);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A stopped session serves nothing, polls -1 and drops its puts (even on
@@ -594,8 +596,7 @@ static void test_stop_and_restart(void **st)
     assert_int_not_equal(id1, id2);
     assert_false(has(t, "e", NULL));
     assert_counts(t, 0, 1, 0);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A server that stops answering (SIGSTOP): the heartbeat PING goes out
@@ -617,8 +618,7 @@ static void test_unanswered_ping(void **st)
     assert_int_equal(r2, 1);
     assert_int_equal(r3, 0);
     assert_int_equal(r4, -1);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* The channel cannot be opened: each step's failure is said (and nothing
@@ -662,8 +662,7 @@ static void test_open_failures(void **st)
     assert_int_equal(start_err(t, err, sizeof err), 0);
     assert_string_equal(err, "");
     barrier(t);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 #define RACERS 4
@@ -786,8 +785,7 @@ static void test_ping_unwritable(void **st)
     char err[256];
     assert_int_equal(start_err(t, err, sizeof err), 0);
     await_pong(t);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* In place of the channel's socket, a socket of the test's own (dup2 on
@@ -817,8 +815,7 @@ static void test_protocol_error(void **st)
     assert_false(has(t, "x", NULL));
     assert_counts(t, 0, 1, 0);
     close(peer);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A flood of invalidations is read 64 socket reads per poll (hiredis
@@ -879,8 +876,7 @@ static void test_flood_bounded(void **st)
     }
     assert_int_equal(counts(t).invalidations, KEYS);
     close(peer);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A map too large to allocate: no session (and nothing leaked). */
