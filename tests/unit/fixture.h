@@ -14,6 +14,7 @@
 
 #include "commands/export/export.h"
 #include "commands/init/init.h"
+#include "tests/unit/scratch.h"
 
 struct fixture {
     char dir[256];    /* the scratch directory, removed by fixture_teardown */
@@ -39,8 +40,7 @@ static inline int fixture_dir_setup(void **state)
     struct fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    snprintf(f->dir, sizeof f->dir, "/tmp/kvtest-unit-XXXXXX");
-    if (!mkdtemp(f->dir)) {
+    if (scratch_make(f->dir, sizeof f->dir, "unit") != 0) {
         free(f);
         return -1;
     }
@@ -54,9 +54,7 @@ static inline int fixture_dir_setup(void **state)
 static inline int fixture_teardown(void **state)
 {
     struct fixture *f = *state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    int rc = system(cmd) == 0 ? 0 : -1;
+    int rc = scratch_remove(f->dir);
     free(f);
     return rc;
 }

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "base/aside.h"
 #include "base/cleanup.h"
@@ -21,8 +22,7 @@ static char dir[256];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/test_aside-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return scratch_make(dir, sizeof dir, "aside");
 }
 
 static int teardown(void **state)
@@ -191,16 +191,11 @@ static void test_name_too_long(void **state)
     assert_int_equal(errno, ENAMETOOLONG);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_file_commit_replaces_only_then, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_file_discard_leaves_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sqlite_commit_drops_stale_siblings, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_dir_commit_and_discard, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_commit_with_failure_removes, setup, teardown),
-        cmocka_unit_test(test_name_too_long),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_file_commit_replaces_only_then, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_file_discard_leaves_nothing, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_sqlite_commit_drops_stale_siblings, setup,
+                                    teardown),
+    cmocka_unit_test_setup_teardown(test_dir_commit_and_discard, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_commit_with_failure_removes, setup, teardown),
+    cmocka_unit_test(test_name_too_long))

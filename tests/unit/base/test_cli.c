@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "base/cli.h"
 
@@ -287,14 +287,9 @@ static void test_cli_list(void **state)
     assert_string_equal(from, "d");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cli_parse),
-        cmocka_unit_test(test_cli_bounds),
-        cmocka_unit_test(test_cli_enum),
-        cmocka_unit_test(test_cli_parse_one),
-        cmocka_unit_test(test_cli_list),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_cli_parse),
+    cmocka_unit_test(test_cli_bounds),
+    cmocka_unit_test(test_cli_enum),
+    cmocka_unit_test(test_cli_parse_one),
+    cmocka_unit_test(test_cli_list))

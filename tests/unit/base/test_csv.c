@@ -9,20 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "base/csv.h"
 
 /* What the table writes, as one string (free it). */
 static char *written(const struct csv_table *t)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(csv_table_write(t, f), 0);
-    fclose(f);
-    return buf;
+    struct capture c;
+    assert_int_equal(csv_table_write(t, capture_open(&c)), 0);
+    return capture_close(&c);
 }
 
 /* Add obj (then freed) to a new table with rows_path; the CSV text. */
@@ -156,15 +153,10 @@ static void test_empty_and_null(void **state)
     csv_table_free(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_flat_names_and_values),
-        cmocka_unit_test(test_quoting),
-        cmocka_unit_test(test_rows_and_arrays),
-        cmocka_unit_test(test_rows_missing),
-        cmocka_unit_test(test_union_of_columns),
-        cmocka_unit_test(test_empty_and_null),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_flat_names_and_values),
+    cmocka_unit_test(test_quoting),
+    cmocka_unit_test(test_rows_and_arrays),
+    cmocka_unit_test(test_rows_missing),
+    cmocka_unit_test(test_union_of_columns),
+    cmocka_unit_test(test_empty_and_null))

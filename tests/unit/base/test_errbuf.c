@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "base/errbuf.h"
 
@@ -24,10 +24,5 @@ static void test_say(void **state)
     errbuf_say(NULL, 10, "%s", "zzz");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_say),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_say))

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "base/memlimit.h"
 
@@ -88,14 +88,9 @@ static void test_nothing_found(void **state)
     assert_int_equal(memlimit_locate("garbage", "garbage - x", &w), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_v1_wins_over_v2),
-        cmocka_unit_test(test_v1_shared_hierarchy),
-        cmocka_unit_test(test_v2_unified),
-        cmocka_unit_test(test_container_root),
-        cmocka_unit_test(test_nothing_found),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_v1_wins_over_v2),
+    cmocka_unit_test(test_v1_shared_hierarchy),
+    cmocka_unit_test(test_v2_unified),
+    cmocka_unit_test(test_container_root),
+    cmocka_unit_test(test_nothing_found))

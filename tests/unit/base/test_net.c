@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <sys/resource.h>
 
@@ -23,26 +23,30 @@ static void span(const char *p, size_t n, const char *want)
     assert_memory_equal(p, want, n);
 }
 
+/* s splits into host and port (NULL: no port at all). */
+static void splits_to(const char *s, struct net_hostport *hp, const char *host, const char *port)
+{
+    char err[128];
+    assert_int_equal(split(s, hp, err), 0);
+    span(hp->host, hp->hlen, host);
+    if (port)
+        span(hp->port, hp->plen, port);
+    else
+        assert_null(hp->port);
+}
+
 static void test_split(void **state)
 {
     (void)state;
     struct net_hostport hp;
     char err[128];
-    assert_int_equal(split("127.0.0.1:5000", &hp, err), 0);
-    span(hp.host, hp.hlen, "127.0.0.1");
-    span(hp.port, hp.plen, "5000");
+    splits_to("127.0.0.1:5000", &hp, "127.0.0.1", "5000");
     assert_false(hp.bracketed);
-    assert_int_equal(split("localhost", &hp, err), 0);
-    span(hp.host, hp.hlen, "localhost");
-    assert_null(hp.port);
+    splits_to("localhost", &hp, "localhost", NULL);
     assert_int_equal(hp.plen, 0);
-    assert_int_equal(split("[::1]:6379", &hp, err), 0);
-    span(hp.host, hp.hlen, "::1");
-    span(hp.port, hp.plen, "6379");
+    splits_to("[::1]:6379", &hp, "::1", "6379");
     assert_true(hp.bracketed);
-    assert_int_equal(split("[fe80::1]", &hp, err), 0);
-    span(hp.host, hp.hlen, "fe80::1");
-    assert_null(hp.port);
+    splits_to("[fe80::1]", &hp, "fe80::1", NULL);
     assert_int_equal(split("h:", &hp, err), 0);   /* empty port: the caller's to refuse */
     assert_non_null(hp.port);
     assert_int_equal(hp.plen, 0);
@@ -109,12 +113,7 @@ static void test_fd_limit(void **state)
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split),
-        cmocka_unit_test(test_parse_num),
-        cmocka_unit_test(test_fd_limit),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_split),
+    cmocka_unit_test(test_parse_num),
+    cmocka_unit_test(test_fd_limit))

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "base/os.h"
 
@@ -132,14 +132,9 @@ static void test_names_and_counters(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_bytes),
-        cmocka_unit_test(test_fds_on_path),
-        cmocka_unit_test(test_writeback_evict_resident),
-        cmocka_unit_test(test_readahead),
-        cmocka_unit_test(test_names_and_counters),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_random_bytes),
+    cmocka_unit_test(test_fds_on_path),
+    cmocka_unit_test(test_writeback_evict_resident),
+    cmocka_unit_test(test_readahead),
+    cmocka_unit_test(test_names_and_counters))

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "base/units.h"
 
@@ -58,11 +58,6 @@ static void test_units_other(void **state)
     units_format_bytes(buf, sizeof(buf), 3LL << 30); assert_string_equal(buf, "3.0 GiB");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units_parse_int),
-        cmocka_unit_test(test_units_other),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_units_parse_int),
+    cmocka_unit_test(test_units_other))

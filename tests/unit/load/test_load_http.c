@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "load/load_http.h"
 #include "load/load_scenario.h"
@@ -184,14 +184,9 @@ static void test_pipelined_answers(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fail_names),
-        cmocka_unit_test(test_url_parse),
-        cmocka_unit_test(test_answers),
-        cmocka_unit_test(test_answer_too_big),
-        cmocka_unit_test(test_pipelined_answers),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_fail_names),
+    cmocka_unit_test(test_url_parse),
+    cmocka_unit_test(test_answers),
+    cmocka_unit_test(test_answer_too_big),
+    cmocka_unit_test(test_pipelined_answers))

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <cjson/cJSON.h>
 
@@ -227,13 +227,8 @@ static void test_bad_text(void **state)
     load_merge_free(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_histjson_round_trip),
-        cmocka_unit_test(test_merged_percentiles_exact),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_bad_text),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_histjson_round_trip),
+    cmocka_unit_test(test_merged_percentiles_exact),
+    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_bad_text))

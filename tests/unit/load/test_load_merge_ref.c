@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <cjson/cJSON.h>
 
@@ -1213,24 +1213,19 @@ static void test_histjson_refusals(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_two_runs_by_hand),
-        cmocka_unit_test(test_one_run),
-        cmocka_unit_test(test_no_run),
-        cmocka_unit_test(test_missing_fields),
-        cmocka_unit_test(test_other_runs_refused),
-        cmocka_unit_test(test_kinds_at_the_limit),
-        cmocka_unit_test(test_intervals),
-        cmocka_unit_test(test_ties_keep_the_first),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_bad_text),
-        cmocka_unit_test(test_out_of_memory),
-        cmocka_unit_test(test_histograms_out_of_memory),
-        cmocka_unit_test(test_histjson_by_hand),
-        cmocka_unit_test(test_histjson_edges),
-        cmocka_unit_test(test_histjson_refusals),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_two_runs_by_hand),
+    cmocka_unit_test(test_one_run),
+    cmocka_unit_test(test_no_run),
+    cmocka_unit_test(test_missing_fields),
+    cmocka_unit_test(test_other_runs_refused),
+    cmocka_unit_test(test_kinds_at_the_limit),
+    cmocka_unit_test(test_intervals),
+    cmocka_unit_test(test_ties_keep_the_first),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_bad_text),
+    cmocka_unit_test(test_out_of_memory),
+    cmocka_unit_test(test_histograms_out_of_memory),
+    cmocka_unit_test(test_histjson_by_hand),
+    cmocka_unit_test(test_histjson_edges),
+    cmocka_unit_test(test_histjson_refusals))

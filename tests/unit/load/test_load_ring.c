@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "load/load_conn.h"
 
@@ -37,10 +37,5 @@ static void test_wrote_moves_requests_in_order(void **state)
     assert_int_equal(v.off, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wrote_moves_requests_in_order),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_wrote_moves_requests_in_order))

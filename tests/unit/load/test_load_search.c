@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "load/load_search.h"
 
@@ -297,19 +297,14 @@ static void test_step_error_stops(void **state)
     assert_string_equal(err, "connection refused");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_slo_parse),
-        cmocka_unit_test(test_samples),
-        cmocka_unit_test(test_finds_known_capacity),
-        cmocka_unit_test(test_rate_max_and_first_step),
-        cmocka_unit_test(test_close_steps_repeat),
-        cmocka_unit_test(test_generator_limit),
-        cmocka_unit_test(test_stall_repeats),
-        cmocka_unit_test(test_ease_is_lowest_median),
-        cmocka_unit_test(test_interval_top_rate_disputed),
-        cmocka_unit_test(test_step_error_stops),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_slo_parse),
+    cmocka_unit_test(test_samples),
+    cmocka_unit_test(test_finds_known_capacity),
+    cmocka_unit_test(test_rate_max_and_first_step),
+    cmocka_unit_test(test_close_steps_repeat),
+    cmocka_unit_test(test_generator_limit),
+    cmocka_unit_test(test_stall_repeats),
+    cmocka_unit_test(test_ease_is_lowest_median),
+    cmocka_unit_test(test_interval_top_rate_disputed),
+    cmocka_unit_test(test_step_error_stops))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -204,13 +204,8 @@ static void test_engine_run(void **state)
     close(lfd);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests_in_turn),
-        cmocka_unit_test(test_answers),
-        cmocka_unit_test(test_bad_paths),
-        cmocka_unit_test(test_engine_run),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_requests_in_turn),
+    cmocka_unit_test(test_answers),
+    cmocka_unit_test(test_bad_paths),
+    cmocka_unit_test(test_engine_run))

@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "measure/coldcache.h"
 
@@ -55,9 +56,7 @@ static int setup(void **st)
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_remove(dir);
 }
 
 static void write_file(const char *path, size_t n)
@@ -332,22 +331,23 @@ static void test_locked_pages_stay_and_are_counted(void **st)
     close(fd);
 }
 
-int main(int argc, char **argv)
+static void prepare(void)
 {
-    (void)argc;
     /* The build tree, a disk where eviction usually works, is the last
-     * place tried for scratch files (see setup). */
-    const char *slash = strrchr(argv[0], '/');
-    if (slash && slash > argv[0])
-        snprintf(self_dir, sizeof self_dir, "%.*s", (int)(slash - argv[0]), argv[0]);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_evict_db_and_wal),
-        cmocka_unit_test(test_missing_wal_is_fine),
-        cmocka_unit_test(test_flat_and_tree),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_advise_path),
-        cmocka_unit_test(test_threshold),
-        cmocka_unit_test(test_locked_pages_stay_and_are_counted),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
+     * place tried for scratch files (see setup): this binary's folder,
+     * read from /proc (main takes no arguments). */
+    char self[sizeof self_dir];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    const char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    if (slash && slash > self)
+        snprintf(self_dir, sizeof self_dir, "%.*s", (int)(slash - self), self);
 }
+
+UNIT_MAIN_PREPARED(prepare, setup, teardown,
+    cmocka_unit_test(test_evict_db_and_wal),
+    cmocka_unit_test(test_missing_wal_is_fine),
+    cmocka_unit_test(test_flat_and_tree),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_advise_path),
+    cmocka_unit_test(test_threshold),
+    cmocka_unit_test(test_locked_pages_stay_and_are_counted))

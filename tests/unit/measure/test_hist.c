@@ -15,7 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "measure/hist.h"
 #include "measure/report.h"
@@ -199,12 +200,9 @@ static void test_text_labels(void **state)
 {
     (void)state;
     struct hist *h = plateaus();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    report_print_latency(f, "Latency per BLOB read", h);
-    assert_int_equal(fclose(f), 0);
+    struct capture c;
+    report_print_latency(capture_open(&c), "Latency per BLOB read", h);
+    char *buf = capture_close(&c);
     /* The labels are part of the format: a line with them in another
      * order, or missing, matches fewer fields. */
     double v[NPLAT + 1];
@@ -230,13 +228,9 @@ static void test_text_labels(void **state)
 
     /* Nothing at all for an empty histogram. */
     hist_reset(h);
-    buf = NULL;
-    f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    report_print_latency(f, "Latency per BLOB read", h);
-    assert_int_equal(fclose(f), 0);
-    assert_int_equal(len, 0);
-    free(buf);
+    report_print_latency(capture_open(&c), "Latency per BLOB read", h);
+    free(capture_close(&c));
+    assert_int_equal(c.len, 0);
     hist_free(h);
 }
 
@@ -290,15 +284,10 @@ static void test_hist_skewed(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hist_percentiles),
-        cmocka_unit_test(test_hist_skewed),
-        cmocka_unit_test(test_plateau_values_are_apart),
-        cmocka_unit_test(test_each_percentile_from_its_bucket_middle),
-        cmocka_unit_test(test_json_labels),
-        cmocka_unit_test(test_text_labels),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_hist_percentiles),
+    cmocka_unit_test(test_hist_skewed),
+    cmocka_unit_test(test_plateau_values_are_apart),
+    cmocka_unit_test(test_each_percentile_from_its_bucket_middle),
+    cmocka_unit_test(test_json_labels),
+    cmocka_unit_test(test_text_labels))

@@ -19,7 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "measure/hist.h"
 #include "measure/hist_spectrum.h"
@@ -283,13 +284,9 @@ static void test_count_beyond_buckets(void **state)
 
 static char *spectrum(const struct hist *h)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(hist_spectrum_write(h, f), 0);
-    assert_int_equal(fclose(f), 0);
-    return buf;
+    struct capture c;
+    assert_int_equal(hist_spectrum_write(h, capture_open(&c)), 0);
+    return capture_close(&c);
 }
 
 static const char head[] = "       Value   Percentile   TotalCount 1/(1-Percentile)\n\n";
@@ -427,22 +424,17 @@ static void test_spectrum_write_error(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_reset_empty),
-        cmocka_unit_test(test_bucket_bounds_by_hand),
-        cmocka_unit_test(test_record_into_buckets),
-        cmocka_unit_test(test_min_max_sum),
-        cmocka_unit_test(test_percentiles_wide_buckets),
-        cmocka_unit_test(test_percentiles_exact_buckets),
-        cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_count_beyond_buckets),
-        cmocka_unit_test(test_spectrum_by_hand),
-        cmocka_unit_test(test_spectrum_one_sample),
-        cmocka_unit_test(test_spectrum_stddev_on_the_edge),
-        cmocka_unit_test(test_spectrum_follows_the_count),
-        cmocka_unit_test(test_spectrum_write_error),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_new_reset_empty),
+    cmocka_unit_test(test_bucket_bounds_by_hand),
+    cmocka_unit_test(test_record_into_buckets),
+    cmocka_unit_test(test_min_max_sum),
+    cmocka_unit_test(test_percentiles_wide_buckets),
+    cmocka_unit_test(test_percentiles_exact_buckets),
+    cmocka_unit_test(test_merge),
+    cmocka_unit_test(test_count_beyond_buckets),
+    cmocka_unit_test(test_spectrum_by_hand),
+    cmocka_unit_test(test_spectrum_one_sample),
+    cmocka_unit_test(test_spectrum_stddev_on_the_edge),
+    cmocka_unit_test(test_spectrum_follows_the_count),
+    cmocka_unit_test(test_spectrum_write_error))

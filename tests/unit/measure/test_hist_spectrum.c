@@ -10,20 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "measure/hist.h"
 #include "measure/hist_spectrum.h"
 
 static char *spectrum(const struct hist *h)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(hist_spectrum_write(h, f), 0);
-    fclose(f);
-    return buf;
+    struct capture c;
+    assert_int_equal(hist_spectrum_write(h, capture_open(&c)), 0);
+    return capture_close(&c);
 }
 
 static void test_rows(void **state)
@@ -97,12 +94,7 @@ static void test_empty(void **state)
     hist_free(h);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_ticks),
-        cmocka_unit_test(test_empty),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_rows),
+    cmocka_unit_test(test_ticks),
+    cmocka_unit_test(test_empty))

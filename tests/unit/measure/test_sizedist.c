@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "measure/sizedist.h"
 
@@ -65,12 +66,9 @@ static void test_print_lines(void **st)
     const int64_t v[] = {3, 1, 9};
     struct sizedist d;
     sizedist_own(&d, copy(v, 3), 3);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    sizedist_print(&d, f);
-    fclose(f);
+    struct capture c;
+    sizedist_print(&d, capture_open(&c));
+    char *buf = capture_close(&c);
     assert_string_equal(buf, "Size distribution:  count=3 min=1 p10=1 p50=3 p90=9 p99=9 max=9 "
                              "mean=4\nSize histogram:     1:1 2:1 4:0 8:1\n");
     free(buf);
@@ -127,13 +125,8 @@ static void test_json_roundtrip(void **st)
     assert_non_null(strstr(err, "No such file"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_percentiles_known_set),
-        cmocka_unit_test(test_bucket_edges),
-        cmocka_unit_test(test_print_lines),
-        cmocka_unit_test(test_json_roundtrip),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_percentiles_known_set),
+    cmocka_unit_test(test_bucket_edges),
+    cmocka_unit_test(test_print_lines),
+    cmocka_unit_test(test_json_roundtrip))

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/keys/rng.h"
 #include "measure/stats.h"
@@ -304,21 +304,16 @@ static void test_paired_coverage(void **state)
     assert_in_range(in, 930, 975);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_median),
-        cmocka_unit_test(test_mann_whitney_exact),
-        cmocka_unit_test(test_mann_whitney_ties),
-        cmocka_unit_test(test_holm),
-        cmocka_unit_test(test_verdicts),
-        cmocka_unit_test(test_coverage),
-        cmocka_unit_test(test_small_samples),
-        cmocka_unit_test(test_paired_bootstrap),
-        cmocka_unit_test(test_signed_rank_exact),
-        cmocka_unit_test(test_signed_rank_ties),
-        cmocka_unit_test(test_paired_drift),
-        cmocka_unit_test(test_paired_coverage),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_median),
+    cmocka_unit_test(test_mann_whitney_exact),
+    cmocka_unit_test(test_mann_whitney_ties),
+    cmocka_unit_test(test_holm),
+    cmocka_unit_test(test_verdicts),
+    cmocka_unit_test(test_coverage),
+    cmocka_unit_test(test_small_samples),
+    cmocka_unit_test(test_paired_bootstrap),
+    cmocka_unit_test(test_signed_rank_exact),
+    cmocka_unit_test(test_signed_rank_ties),
+    cmocka_unit_test(test_paired_drift),
+    cmocka_unit_test(test_paired_coverage))

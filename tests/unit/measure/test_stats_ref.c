@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/stats.h"
 #include "stats_fixtures.h"
@@ -66,6 +66,50 @@ static int cmp_zero(const struct stats_cmp *c)
 {
     return ci_zero(&c->old) && ci_zero(&c->nw) && ci_zero(&c->ratio) && c->p == 0 &&
            c->p_adj == 0 && c->nold == 0 && c->nnew == 0;
+}
+
+/* The two-sided input sweep of the ratio functions: each value no ratio
+ * accepts (zero, a negative, NaN, an infinity) first and then last in
+ * {1, 2, 3, 4}, on OLD's side (against good) and then on NEW's;
+ * refused(old, nw) checks that the function under test refused it. */
+static void each_bad_pair(const double *good, void (*refused)(const double *, const double *))
+{
+    const double bad[] = {0, -2, NAN, INFINITY};
+    for (size_t b = 0; b < NELEM(bad); b++)
+        for (size_t at = 0; at < 4; at += 3)
+            for (int side = 0; side < 2; side++) {
+                double w[4] = {1, 2, 3, 4};
+                w[at] = bad[b];
+                if (side)
+                    refused(good, w);
+                else
+                    refused(w, good);
+            }
+}
+
+/* stats_ratio_ci refuses with nothing stale in *out; stats_compare too. */
+static void ratio_ci_refuses(const double *old, const double *nw)
+{
+    struct stats_ci c;
+    struct stats_cmp m;
+    memset(&c, 0xff, sizeof c);
+    assert_int_equal(stats_ratio_ci(old, 4, nw, 4, &c), -1);
+    assert_true(ci_zero(&c));
+    assert_int_equal(stats_compare(old, 4, nw, 4, &m), -1);
+}
+
+static void paired_ratio_ci_refuses(const double *num, const double *den)
+{
+    struct stats_ci c;
+    memset(&c, 0xff, sizeof c);
+    assert_int_equal(stats_paired_ratio_ci(num, den, 4, 100, 1, &c), -1);
+    assert_true(ci_zero(&c));
+}
+
+static void compare_paired_refuses(const double *old, const double *nw)
+{
+    struct stats_cmp c;
+    assert_int_equal(stats_compare_paired(old, nw, 4, &c), -1);
 }
 
 /* ---- the median ------------------------------------------------------ */
@@ -269,7 +313,6 @@ static void test_ratio_ci_fixtures(void **state)
 static void test_ratio_ci_inputs(void **state)
 {
     (void)state;
-    const double bad[] = {0, -2, NAN, INFINITY};
     double good[4] = {0.5, 0.25, 0.75, 1};
     struct stats_ci c;
     struct stats_cmp m;
@@ -283,18 +326,7 @@ static void test_ratio_ci_inputs(void **state)
     memset(&c, 0xff, sizeof c);
     assert_int_equal(stats_ratio_ci(good, 4, good, 0, &c), -1);
     assert_true(ci_zero(&c));
-    for (size_t b = 0; b < NELEM(bad); b++)
-        for (size_t at = 0; at < 4; at += 3)
-            for (int side = 0; side < 2; side++) {
-                double w[4] = {1, 2, 3, 4};
-                w[at] = bad[b];
-                memset(&c, 0xff, sizeof c);
-                assert_int_equal(side ? stats_ratio_ci(good, 4, w, 4, &c)
-                                      : stats_ratio_ci(w, 4, good, 4, &c), -1);
-                assert_true(ci_zero(&c));
-                assert_int_equal(side ? stats_compare(good, 4, w, 4, &m)
-                                      : stats_compare(w, 4, good, 4, &m), -1);
-            }
+    each_bad_pair(good, ratio_ci_refuses);
     /* a failure on OLD's side leaves nothing in *out */
     double nan_first[4] = {NAN, 2, 3, 4};
     memset(&m, 0xff, sizeof m);
@@ -331,7 +363,6 @@ static void test_paired_ratio_ci_fixtures(void **state)
 static void test_paired_ratio_ci_inputs(void **state)
 {
     (void)state;
-    const double bad[] = {0, -2, NAN, INFINITY};
     double good[4] = {1, 2, 3, 4};
     struct stats_ci c;
     memset(&c, 0xff, sizeof c);
@@ -342,16 +373,7 @@ static void test_paired_ratio_ci_inputs(void **state)
     assert_true(ci_zero(&c));
     assert_int_equal(stats_paired_ratio_ci(good, good, 4, 100, 1, &c), 0);
     assert_true(c.est == 1 && c.lo == 1 && c.hi == 1 && c.covered == 1);
-    for (size_t b = 0; b < NELEM(bad); b++)
-        for (size_t at = 0; at < 4; at += 3)
-            for (int side = 0; side < 2; side++) {
-                double w[4] = {1, 2, 3, 4};
-                w[at] = bad[b];
-                memset(&c, 0xff, sizeof c);
-                assert_int_equal(side ? stats_paired_ratio_ci(good, w, 4, 100, 1, &c)
-                                      : stats_paired_ratio_ci(w, good, 4, 100, 1, &c), -1);
-                assert_true(ci_zero(&c));
-            }
+    each_bad_pair(good, paired_ratio_ci_refuses);
 }
 
 /* ---- paired: signed rank and Tukey -------------------------------------- */
@@ -384,20 +406,12 @@ static void test_compare_paired_fixtures(void **state)
 static void test_compare_paired_inputs(void **state)
 {
     (void)state;
-    const double bad[] = {0, -2, NAN, INFINITY};
     double good[4] = {1, 2, 3, 4};
     struct stats_cmp c;
     memset(&c, 0xff, sizeof c);
     assert_int_equal(stats_compare_paired(good, good, 0, &c), -1);
     assert_true(cmp_zero(&c));
-    for (size_t b = 0; b < NELEM(bad); b++)
-        for (size_t at = 0; at < 4; at += 3)
-            for (int side = 0; side < 2; side++) {
-                double w[4] = {1, 2, 3, 4};
-                w[at] = bad[b];
-                assert_int_equal(side ? stats_compare_paired(good, w, 4, &c)
-                                      : stats_compare_paired(w, good, 4, &c), -1);
-            }
+    each_bad_pair(good, compare_paired_refuses);
     double nan_first[4] = {NAN, 2, 3, 4};
     memset(&c, 0xff, sizeof c);
     assert_int_equal(stats_compare_paired(nan_first, good, 4, &c), -1);
@@ -499,26 +513,21 @@ static void test_out_of_memory(void **state)
 #endif
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_median_sizes),
-        cmocka_unit_test(test_median_ci_hand),
-        cmocka_unit_test(test_median_ci_fixtures),
-        cmocka_unit_test(test_median_ci_inputs),
-        cmocka_unit_test(test_mann_whitney_table_end),
-        cmocka_unit_test(test_mann_whitney_small),
-        cmocka_unit_test(test_mann_whitney_ties_ref),
-        cmocka_unit_test(test_holm_ref),
-        cmocka_unit_test(test_ratio_ci_fixtures),
-        cmocka_unit_test(test_ratio_ci_inputs),
-        cmocka_unit_test(test_paired_ratio_ci_fixtures),
-        cmocka_unit_test(test_paired_ratio_ci_inputs),
-        cmocka_unit_test(test_compare_paired_fixtures),
-        cmocka_unit_test(test_compare_paired_inputs),
-        cmocka_unit_test(test_decide_branches),
-        cmocka_unit_test(test_verdict_names),
-        cmocka_unit_test(test_out_of_memory),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_median_sizes),
+    cmocka_unit_test(test_median_ci_hand),
+    cmocka_unit_test(test_median_ci_fixtures),
+    cmocka_unit_test(test_median_ci_inputs),
+    cmocka_unit_test(test_mann_whitney_table_end),
+    cmocka_unit_test(test_mann_whitney_small),
+    cmocka_unit_test(test_mann_whitney_ties_ref),
+    cmocka_unit_test(test_holm_ref),
+    cmocka_unit_test(test_ratio_ci_fixtures),
+    cmocka_unit_test(test_ratio_ci_inputs),
+    cmocka_unit_test(test_paired_ratio_ci_fixtures),
+    cmocka_unit_test(test_paired_ratio_ci_inputs),
+    cmocka_unit_test(test_compare_paired_fixtures),
+    cmocka_unit_test(test_compare_paired_inputs),
+    cmocka_unit_test(test_decide_branches),
+    cmocka_unit_test(test_verdict_names),
+    cmocka_unit_test(test_out_of_memory))

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/capture.h"
 
 #include "measure/timeline.h"
 
@@ -93,13 +94,10 @@ static void csv(void **state)
     timeline_record(&t, T0 + 100 * MS, 2000, 0);           /* 2 us */
     timeline_record(&t, T0 + 120 * MS, 4000, 0);           /* 4 us */
     timeline_record(&t, T0 + 1100 * MS, 7000, 1);          /* interval 2 */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
+    struct capture c;
     /* 1.7 s: intervals 0..3, the last one partial. */
-    assert_int_equal(timeline_write_csv(&t, f, 1.7), 0);
-    fclose(f);
+    assert_int_equal(timeline_write_csv(&t, capture_open(&c), 1.7), 0);
+    char *buf = capture_close(&c);
     assert_string_equal(buf, "t_s,requests,failures,p50_us,p99_us,max_us\n"
                              "0.000,2,0,2.0,4.0,4.0\n"
                              "0.500,0,0,,,\n"
@@ -109,13 +107,8 @@ static void csv(void **state)
     timeline_free(&t);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(attribution),
-        cmocka_unit_test(bounded),
-        cmocka_unit_test(merge),
-        cmocka_unit_test(csv),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(attribution),
+    cmocka_unit_test(bounded),
+    cmocka_unit_test(merge),
+    cmocka_unit_test(csv))

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "stores/blobsum.h"
 #include "measure/clock.h"
@@ -120,14 +120,9 @@ static void test_large_buffer(void **st)
     free(b);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_seal_check),
-        cmocka_unit_test(test_every_bit_flip),
-        cmocka_unit_test(test_zeros_and_length),
-        cmocka_unit_test(test_small_blobs),
-        cmocka_unit_test(test_large_buffer),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_seal_check),
+    cmocka_unit_test(test_every_bit_flip),
+    cmocka_unit_test(test_zeros_and_length),
+    cmocka_unit_test(test_small_blobs),
+    cmocka_unit_test(test_large_buffer))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "sqlite3.h"
 #include "stores/db_create.h"
@@ -140,11 +140,6 @@ static void test_errors(void **state)
     db_create_discard(c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_write_and_scan),
-        cmocka_unit_test(test_errors),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_write_and_scan),
+    cmocka_unit_test(test_errors))

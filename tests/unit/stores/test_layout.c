@@ -9,7 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "stores/layout.h"
 
@@ -72,16 +73,13 @@ static char tmpdir[256];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/kvtest-layout-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return scratch_make(tmpdir, sizeof tmpdir, "layout");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_remove(tmpdir);
 }
 
 static void touch(const char *path, const char *content)
@@ -181,13 +179,8 @@ static void test_max_key(void **state)
     assert_int_equal(layout_max_key("/nonexistent-kvtest-dir", 0), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_relname),
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_detect),
-        cmocka_unit_test(test_max_key),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown,
+    cmocka_unit_test(test_relname),
+    cmocka_unit_test(test_parse),
+    cmocka_unit_test(test_detect),
+    cmocka_unit_test(test_max_key))

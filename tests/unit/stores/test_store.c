@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "stores/blobsum.h"
 #include "stores/layout.h"
@@ -39,10 +39,5 @@ static void test_store_kinds(void **state)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_store_kinds),
-    };
-    return cmocka_run_group_tests(tests, fixture_exports_setup, fixture_teardown);
-}
+UNIT_MAIN(fixture_exports_setup, fixture_teardown,
+    cmocka_unit_test(test_store_kinds))

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "stores/layout.h"
 #include "stores/store.h"
@@ -76,13 +77,6 @@ static void make_store(enum layout_kind kind, char *dir, char *path, size_t cap)
     assert_int_equal(store_kv_finish(w, err, sizeof err), 0);
 }
 
-static void remove_dir(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 static void round_trip(enum layout_kind kind)
 {
     char dir[] = "/tmp/kvtest-kv-XXXXXX", path[64], err[512];
@@ -119,7 +113,7 @@ static void round_trip(enum layout_kind kind)
     }
     assert_int_equal(store_commit(s, err, sizeof err), 0);
     assert_int_equal(store_close(s, err, sizeof err), 0);
-    remove_dir(dir);
+    assert_int_equal(scratch_remove(dir), 0);
 }
 
 static void test_lmdb_round_trip(void **state)
@@ -149,12 +143,12 @@ static void test_holes(void **state)
                                        sizeof err), 1);
     assert_int_equal(missing, 0);
     assert_int_equal(range, 5);
-    remove_dir(dir);
+    assert_int_equal(scratch_remove(dir), 0);
     char dir2[] = "/tmp/kvtest-kv-XXXXXX";
     make_store(LAYOUT_ROCKSDB, dir2, path, sizeof path);
     assert_int_equal(store_count_holes(path, LAYOUT_ROCKSDB, NKEYS, &missing, &range, err,
                                        sizeof err), 0);
-    remove_dir(dir2);
+    assert_int_equal(scratch_remove(dir2), 0);
 }
 
 /* A prefix naming the other store, or a directory of neither. */
@@ -167,7 +161,7 @@ static void test_wrong_kind(void **state)
     assert_int_equal(layout_detect(other, why, sizeof why), LAYOUT_OTHER);
     assert_non_null(strstr(why, "holds a RocksDB database"));
     assert_non_null(strstr(why, "rocksdb:"));
-    remove_dir(dir);
+    assert_int_equal(scratch_remove(dir), 0);
     char empty[] = "/tmp/kvtest-kv-XXXXXX";
     assert_non_null(mkdtemp(empty));
     snprintf(other, sizeof other, "rocksdb:%s", empty);
@@ -179,15 +173,10 @@ static void test_wrong_kind(void **state)
     assert_int_equal(layout_detect("lmdb:", why, sizeof why), LAYOUT_OTHER);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_key_bytes_sort_as_keys),
-        cmocka_unit_test(test_prefixes),
-        cmocka_unit_test(test_lmdb_round_trip),
-        cmocka_unit_test(test_rocksdb_round_trip),
-        cmocka_unit_test(test_holes),
-        cmocka_unit_test(test_wrong_kind),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_key_bytes_sort_as_keys),
+    cmocka_unit_test(test_prefixes),
+    cmocka_unit_test(test_lmdb_round_trip),
+    cmocka_unit_test(test_rocksdb_round_trip),
+    cmocka_unit_test(test_holes),
+    cmocka_unit_test(test_wrong_kind))

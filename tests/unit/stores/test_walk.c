@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "stores/walk.h"
 #include "tests/unit/fixture.h"
@@ -34,15 +34,8 @@ static void test_walk_order_and_counts(void **st)
     assert_int_equal(w.n, 2);   /* "a dot txt" and "deep content" are over 8 bytes */
     assert_int_equal(w.too_large, 2);
     walk_free(&w);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(scratch_remove(dir), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_walk_order_and_counts),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_walk_order_and_counts))

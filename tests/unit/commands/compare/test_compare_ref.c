@@ -25,7 +25,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
+#include "tests/unit/scratch.h"
 
 #include "base/cli.h"
 #include "commands/commands.h"
@@ -1285,25 +1286,26 @@ static void test_out_long_names(void **st)
     memset(&o, 0, sizeof o), memset(&n, 0, sizeof n);
     o.name = on, o.objects = 1, o.warmups = 2;
     n.name = nn, n.objects = 1, n.warmups = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %.363s vs NEW %.363s\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
-    /* 360 characters: " (" and one digit fit, then nothing */
-    on[360] = nn[360] = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %s (1 vs NEW %s (1\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
-    /* 352: "NAME (1 results" is 363 characters: neither the warm-ups nor
-     * ")" have room */
-    on[352] = nn[352] = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %s (1 results vs NEW %s (1 results\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
-    /* 351: one character left, for ")" (NEW) or the "," of the warm-ups (OLD) */
-    on[351] = nn[351] = 0;
-    print_text(&o, &n, NULL, 0);
-    snprintf(want, sizeof want, "OLD %s (1 results, vs NEW %s (1 results)\n", on, nn);
-    assert_true(strncmp(out, want, strlen(want)) == 0);
+    /* Both names cut to len characters: the text starts with want (a
+     * format of the two names). */
+    static const struct { size_t len; const char *want; } cut[] = {
+        {400, "OLD %.363s vs NEW %.363s\n"},
+        /* 360 characters: " (" and one digit fit, then nothing */
+        {360, "OLD %s (1 vs NEW %s (1\n"},
+        /* 352: "NAME (1 results" is 363 characters: neither the warm-ups
+         * nor ")" have room */
+        {352, "OLD %s (1 results vs NEW %s (1 results\n"},
+        /* 351: one character left, for ")" (NEW) or the "," of the
+         * warm-ups (OLD) */
+        {351, "OLD %s (1 results, vs NEW %s (1 results)\n"},
+    };
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+        on[cut[i].len] = nn[cut[i].len] = 0;
+        print_text(&o, &n, NULL, 0);
+        snprintf(want, sizeof want, cut[i].want, on, nn);
+        if (strncmp(out, want, strlen(want)) != 0)
+            fail_msg("names of %zu characters: got [%.80s...]", cut[i].len, out);
+    }
 }
 
 static void test_out_json(void **st)
@@ -1753,19 +1755,16 @@ static void test_cmd_out_of_memory(void **st)
 static int setup(void **st)
 {
     (void)st;
-    snprintf(dir, sizeof dir, "/tmp/kvtest-cmpref-XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return scratch_make(dir, sizeof dir, "cmpref");
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return scratch_remove(dir);
 }
 
-int main(void)
+static void prepare(void)
 {
     /* A table gone wrong (a width never set) could write gigabytes of
      * padding: no output file may pass 64 MiB, and one that tries fails
@@ -1776,39 +1775,38 @@ int main(void)
         setrlimit(RLIMIT_FSIZE, &rl);
     }
     signal(SIGXFSZ, SIG_IGN);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_extract_run_every_word),
-        cmocka_unit_test(test_extract_run_defaults),
-        cmocka_unit_test(test_extract_run_edges),
-        cmocka_unit_test(test_extract_run_refused),
-        cmocka_unit_test(test_extract_bench),
-        cmocka_unit_test(test_extract_load),
-        cmocka_unit_test(test_extract_capacity),
-        cmocka_unit_test(test_extract_sweep_pages),
-        cmocka_unit_test(test_extract_sweep_old),
-        cmocka_unit_test(test_extract_space),
-        cmocka_unit_test(test_extract_commands),
-        cmocka_unit_test(test_json_lookups),
-        cmocka_unit_test(test_key_label),
-        cmocka_unit_test(test_key_defs),
-        cmocka_unit_test(test_key_differs),
-        cmocka_unit_test(test_side_groups),
-        cmocka_unit_test(test_group_add),
-        cmocka_unit_test(test_read_lines),
-        cmocka_unit_test(test_read_dirs),
-        cmocka_unit_test(test_read_dir_unlistable),
-        cmocka_unit_test(test_read_stdin),
-        cmocka_unit_test(test_out_text),
-        cmocka_unit_test(test_out_long_names),
-        cmocka_unit_test(test_out_json),
-        cmocka_unit_test(test_cmd_rows_and_holm),
-        cmocka_unit_test(test_cmd_fail_above),
-        cmocka_unit_test(test_cmd_many_rows),
-        cmocka_unit_test(test_cmd_paired),
-        cmocka_unit_test(test_cmd_defs_differ),
-        cmocka_unit_test(test_cmd_partial),
-        cmocka_unit_test(test_cmd_arguments),
-        cmocka_unit_test(test_cmd_out_of_memory),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
 }
+
+UNIT_MAIN_PREPARED(prepare, setup, teardown,
+    cmocka_unit_test(test_extract_run_every_word),
+    cmocka_unit_test(test_extract_run_defaults),
+    cmocka_unit_test(test_extract_run_edges),
+    cmocka_unit_test(test_extract_run_refused),
+    cmocka_unit_test(test_extract_bench),
+    cmocka_unit_test(test_extract_load),
+    cmocka_unit_test(test_extract_capacity),
+    cmocka_unit_test(test_extract_sweep_pages),
+    cmocka_unit_test(test_extract_sweep_old),
+    cmocka_unit_test(test_extract_space),
+    cmocka_unit_test(test_extract_commands),
+    cmocka_unit_test(test_json_lookups),
+    cmocka_unit_test(test_key_label),
+    cmocka_unit_test(test_key_defs),
+    cmocka_unit_test(test_key_differs),
+    cmocka_unit_test(test_side_groups),
+    cmocka_unit_test(test_group_add),
+    cmocka_unit_test(test_read_lines),
+    cmocka_unit_test(test_read_dirs),
+    cmocka_unit_test(test_read_dir_unlistable),
+    cmocka_unit_test(test_read_stdin),
+    cmocka_unit_test(test_out_text),
+    cmocka_unit_test(test_out_long_names),
+    cmocka_unit_test(test_out_json),
+    cmocka_unit_test(test_cmd_rows_and_holm),
+    cmocka_unit_test(test_cmd_fail_above),
+    cmocka_unit_test(test_cmd_many_rows),
+    cmocka_unit_test(test_cmd_paired),
+    cmocka_unit_test(test_cmd_defs_differ),
+    cmocka_unit_test(test_cmd_partial),
+    cmocka_unit_test(test_cmd_arguments),
+    cmocka_unit_test(test_cmd_out_of_memory))

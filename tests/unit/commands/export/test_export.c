@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "sqlite3.h"
 #include "commands/export/export.h"
@@ -87,10 +87,5 @@ static void test_export_flat_tree_jobs(void **state)
     assert_int_equal(export_write(&e, "export"), 2);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_export_flat_tree_jobs),
-    };
-    return cmocka_run_group_tests(tests, fixture_blobs_setup, fixture_teardown);
-}
+UNIT_MAIN(fixture_blobs_setup, fixture_teardown,
+    cmocka_unit_test(test_export_flat_tree_jobs))

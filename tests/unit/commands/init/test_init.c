@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "sqlite3.h"
 #include "stores/blobsum.h"
@@ -88,9 +88,7 @@ static void test_side_table(void **st)
     sqlite3_finalize(s);
     sqlite3_close(h);
     unlink(db);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(scratch_remove(dir), 0);
 }
 
 static void test_sizes_drawn(void **st)
@@ -123,13 +121,8 @@ static void test_sizes_drawn(void **st)
     assert_memory_equal(a, b, 4096);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_init_deterministic_and_sealed, fixture_blobs_setup,
-                                        fixture_teardown),
-        cmocka_unit_test(test_side_table),
-        cmocka_unit_test(test_sizes_drawn),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_init_deterministic_and_sealed, fixture_blobs_setup,
+                                    fixture_teardown),
+    cmocka_unit_test(test_side_table),
+    cmocka_unit_test(test_sizes_drawn))

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "commands/run/run.h"
 #include "stores/layout.h"
@@ -84,11 +84,6 @@ static void test_run_update_then_verify(void **state)
     assert_int_equal(run_measure(&o, NULL, "run"), 2);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_run_same_keys_bytes),
-        cmocka_unit_test(test_run_update_then_verify),
-    };
-    return cmocka_run_group_tests(tests, fixture_exports_setup, fixture_teardown);
-}
+UNIT_MAIN(fixture_exports_setup, fixture_teardown,
+    cmocka_unit_test(test_run_same_keys_bytes),
+    cmocka_unit_test(test_run_update_then_verify))

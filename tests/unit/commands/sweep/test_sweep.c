@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 #include <stdio.h>
 
 #include "commands/sweep/sweep.h"
@@ -386,24 +386,19 @@ static void test_boot_one_round_and_bad(void **st)
     assert_string_equal(line, "Crossover (page 4096): unknown (no valid measurements)");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cross_between_two_sizes),
-        cmocka_unit_test(test_cross_uneven),
-        cmocka_unit_test(test_none_db_wins),
-        cmocka_unit_test(test_none_files_win),
-        cmocka_unit_test(test_endpoints),
-        cmocka_unit_test(test_non_monotonic),
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_cross_per_page),
-        cmocka_unit_test(test_cross_per_page_bad),
-        cmocka_unit_test(test_line_single_page),
-        cmocka_unit_test(test_parse_pages),
-        cmocka_unit_test(test_boot_contains_known_crossing),
-        cmocka_unit_test(test_boot_never_cross),
-        cmocka_unit_test(test_boot_half_open),
-        cmocka_unit_test(test_boot_one_round_and_bad),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_cross_between_two_sizes),
+    cmocka_unit_test(test_cross_uneven),
+    cmocka_unit_test(test_none_db_wins),
+    cmocka_unit_test(test_none_files_win),
+    cmocka_unit_test(test_endpoints),
+    cmocka_unit_test(test_non_monotonic),
+    cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_cross_per_page),
+    cmocka_unit_test(test_cross_per_page_bad),
+    cmocka_unit_test(test_line_single_page),
+    cmocka_unit_test(test_parse_pages),
+    cmocka_unit_test(test_boot_contains_known_crossing),
+    cmocka_unit_test(test_boot_never_cross),
+    cmocka_unit_test(test_boot_half_open),
+    cmocka_unit_test(test_boot_one_round_and_bad))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/keys/keypick.h"
 
@@ -89,12 +89,7 @@ static void test_pick_zipf(void **state)
     free(count);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pick_uniform),
-        cmocka_unit_test(test_scatter_bijection),
-        cmocka_unit_test(test_pick_zipf),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_pick_uniform),
+    cmocka_unit_test(test_scatter_bijection),
+    cmocka_unit_test(test_pick_zipf))

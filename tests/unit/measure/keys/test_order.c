@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/keys/order.h"
 
@@ -113,13 +113,8 @@ static void test_order_zipf(void **state)
     assert_int_equal(order_init(&o, ORDER_ZIPF, 100, 0, 5, 0, 0.0), -1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_order_asc_desc),
-        cmocka_unit_test(test_order_random_is_permutation),
-        cmocka_unit_test(test_order_random_start),
-        cmocka_unit_test(test_order_zipf),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_order_asc_desc),
+    cmocka_unit_test(test_order_random_is_permutation),
+    cmocka_unit_test(test_order_random_start),
+    cmocka_unit_test(test_order_zipf))

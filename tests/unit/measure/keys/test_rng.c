@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/keys/rng.h"
 
@@ -49,10 +49,5 @@ static void test_rng_reproducible_and_uniform(void **state)
     assert_true(d >= 0 && d < 1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rng_reproducible_and_uniform),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_rng_reproducible_and_uniform))

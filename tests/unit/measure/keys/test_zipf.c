@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "measure/keys/zipf.h"
 
@@ -117,17 +117,12 @@ static void test_reproducible(void **st)
     assert_true(differ > 1000);   /* another seed is another sequence */
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shape_08),
-        cmocka_unit_test(test_shape_10),
-        cmocka_unit_test(test_shape_12),
-        cmocka_unit_test(test_shape_near_1),
-        cmocka_unit_test(test_shape_05),
-        cmocka_unit_test(test_range_large_n),
-        cmocka_unit_test(test_n1_and_bad_params),
-        cmocka_unit_test(test_reproducible),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_shape_08),
+    cmocka_unit_test(test_shape_10),
+    cmocka_unit_test(test_shape_12),
+    cmocka_unit_test(test_shape_near_1),
+    cmocka_unit_test(test_shape_05),
+    cmocka_unit_test(test_range_large_n),
+    cmocka_unit_test(test_n1_and_bad_params),
+    cmocka_unit_test(test_reproducible))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
@@ -76,28 +76,45 @@ static void test_cluster_url(void **st)
     assert_non_null(strstr(err, "database 0 only"));
 }
 
+/* A new link store at the fixture's db path holding one link,
+ * FALLBACK_URL (its id in id). */
+#define FALLBACK_URL "https://fallback.example/"
+static struct links *one_link(struct fixture *fx, char *id)
+{
+    char err[512];
+    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
+    struct links *l = links_open(fx->db, 1, err, sizeof err);
+    assert_non_null(l);
+    assert_int_equal(links_create(l, FALLBACK_URL, strlen(FALLBACK_URL), id), LINKS_OK);
+    return l;
+}
+
+/* Through c, a cache that cannot answer: 50 lookups of one_link's id
+ * still find its URL in SQLite, and an unknown id is not found. */
+static void lookups_fall_back(struct cache *c, struct links *l, const char *id)
+{
+    char url[LINKS_URL_MAX + 1];
+    size_t n;
+    for (int i = 0; i < 50; i++) {
+        assert_int_equal(cache_lookup(c, l, id, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
+        assert_string_equal(url, FALLBACK_URL);
+    }
+    assert_int_equal(cache_lookup(c, l, "zzzzzzzzzz", 10, url, sizeof url, &n), LINKS_NOTFOUND);
+}
+
 /* A Valkey that is not there: lookups still answer from SQLite, the
  * failure is counted, and the backoff spares further connect attempts. */
 static void test_cache_fallback(void **st)
 {
-    struct fixture *fx = *st;
-    char err[512], url[LINKS_URL_MAX + 1], id[LINKS_ID_LEN + 1];
-    size_t n;
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct links *l = links_open(fx->db, 1, err, sizeof err);
-    assert_non_null(l);
-    assert_int_equal(links_create(l, "https://fallback.example/", 25, id), LINKS_OK);
+    char err[512], id[LINKS_ID_LEN + 1];
+    struct links *l = one_link(*st, id);
     struct cache_config cfg;
     /* port 1 on loopback: nothing listens there, connect is refused */
     assert_int_equal(cache_parse_url("valkey://127.0.0.1:1", &cfg, err, sizeof err), 0);
     struct cache *c = cache_open(&cfg);
     assert_non_null(c);
     assert_int_not_equal(cache_ping(c, err, sizeof err), 0);
-    for (int i = 0; i < 50; i++) {
-        assert_int_equal(cache_lookup(c, l, id, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
-        assert_string_equal(url, "https://fallback.example/");
-    }
-    assert_int_equal(cache_lookup(c, l, "zzzzzzzzzz", 10, url, sizeof url, &n), LINKS_NOTFOUND);
+    lookups_fall_back(c, l, id);
     struct cache_stats cs;
     cache_stats(c, &cs);
     assert_true(cs.errors >= 1);
@@ -112,13 +129,8 @@ static void test_cache_fallback(void **st)
  * there (answers from SQLite, counted, no connect per lookup). */
 static void test_cluster_fallback(void **st)
 {
-    struct fixture *fx = *st;
-    char err[512], url[LINKS_URL_MAX + 1], id[LINKS_ID_LEN + 1];
-    size_t n;
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct links *l = links_open(fx->db, 1, err, sizeof err);
-    assert_non_null(l);
-    assert_int_equal(links_create(l, "https://fallback.example/", 25, id), LINKS_OK);
+    char err[512], id[LINKS_ID_LEN + 1];
+    struct links *l = one_link(*st, id);
     struct cache_config cfg;
     assert_int_equal(cache_parse_url("valkey-cluster://127.0.0.1:1,127.0.0.1:2", &cfg, err,
                                      sizeof err), 0);
@@ -126,11 +138,7 @@ static void test_cluster_fallback(void **st)
     assert_non_null(c);
     assert_int_not_equal(cache_ping(c, err, sizeof err), 0);
     assert_non_null(strstr(err, "127.0.0.1:"));
-    for (int i = 0; i < 50; i++) {
-        assert_int_equal(cache_lookup(c, l, id, LINKS_ID_LEN, url, sizeof url, &n), LINKS_OK);
-        assert_string_equal(url, "https://fallback.example/");
-    }
-    assert_int_equal(cache_lookup(c, l, "zzzzzzzzzz", 10, url, sizeof url, &n), LINKS_NOTFOUND);
+    lookups_fall_back(c, l, id);
     struct cache_stats cs;
     cache_stats(c, &cs);
     assert_true(cs.errors >= 2);    /* both seeds refused, at open */
@@ -144,15 +152,10 @@ static void test_cluster_fallback(void **st)
     links_close(l);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cache_url),
-        cmocka_unit_test(test_cluster_url),
-        cmocka_unit_test_setup_teardown(test_cluster_fallback, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_cache_fallback, fixture_dir_setup,
-                                        fixture_teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_cache_url),
+    cmocka_unit_test(test_cluster_url),
+    cmocka_unit_test_setup_teardown(test_cluster_fallback, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_cache_fallback, fixture_dir_setup,
+                                    fixture_teardown))

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -908,28 +908,23 @@ static void test_redirect_edges(void **st)
             fail_msg("took [%s] for a redirect", bad[i]);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hash_vectors),
-        cmocka_unit_test(test_model_eviction),
-        cmocka_unit_test(test_eviction_order),
-        cmocka_unit_test(test_model_shifts),
-        cmocka_unit_test(test_hash_collision),
-        cmocka_unit_test(test_prefix_keys),
-        cmocka_unit_test(test_chain_delete),
-        cmocka_unit_test(test_get_cap),
-        cmocka_unit_test(test_deadlines),
-        cmocka_unit_test(test_put_limits),
-        cmocka_unit_test(test_new_bounds),
-        cmocka_unit_test(test_clear_all_slots),
-        cmocka_unit_test(test_shard_selection),
-        cmocka_unit_test(test_shard_capacity),
-        cmocka_unit_test(test_shard_small),
-        cmocka_unit_test(test_threads),
-        cmocka_unit_test(test_crc16_vectors),
-        cmocka_unit_test(test_slots),
-        cmocka_unit_test(test_redirect_edges),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_hash_vectors),
+    cmocka_unit_test(test_model_eviction),
+    cmocka_unit_test(test_eviction_order),
+    cmocka_unit_test(test_model_shifts),
+    cmocka_unit_test(test_hash_collision),
+    cmocka_unit_test(test_prefix_keys),
+    cmocka_unit_test(test_chain_delete),
+    cmocka_unit_test(test_get_cap),
+    cmocka_unit_test(test_deadlines),
+    cmocka_unit_test(test_put_limits),
+    cmocka_unit_test(test_new_bounds),
+    cmocka_unit_test(test_clear_all_slots),
+    cmocka_unit_test(test_shard_selection),
+    cmocka_unit_test(test_shard_capacity),
+    cmocka_unit_test(test_shard_small),
+    cmocka_unit_test(test_threads),
+    cmocka_unit_test(test_crc16_vectors),
+    cmocka_unit_test(test_slots),
+    cmocka_unit_test(test_redirect_edges))

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -40,6 +40,7 @@
 #include "shortener/cache/cache.h"
 #include "shortener/cache/cluster.h"
 #include "shortener/cache/node.h"
+#include "tests/unit/valkey_fixture.h"
 
 /* Out of memory must be answered: let the sanitizer's allocator return
  * NULL for a request over 3 GiB (a huge tracking map) instead of
@@ -57,145 +58,20 @@ const char *__asan_default_options(void)
 
 /* ---- private valkey-servers ---- */
 
-struct server {
-    pid_t pid;
-    int port;
-    redisContext *ctl;   /* the test's own connection, for setup */
-};
-
-static char scratch[64];
-static struct server A, B, P;
-
-#define BUS_OFFSET 10000   /* a cluster node also listens on port + this */
-
-/* 1 when nothing is bound to port on loopback. */
-static int port_free(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-    if (fd >= 0)
-        close(fd);
-    return ok;
-}
-
-/* A port nobody listens on, below the ephemeral range (as
- * tests/lib/servers.bash picks them). For a cluster node its bus port
- * too: both free, and the bus below the ephemeral range as well (it
- * starts at 32768), else a busy machine's outgoing connections often hold
- * it and the node exits ("Failed listening on port ... (cluster)"). */
-static int free_port(unsigned *seed, int cluster)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        int span = cluster ? 32768 - BUS_OFFSET - 20000 : 12000;
-        int port = 20000 + (int)(rand_r(seed) % (unsigned)span);
-        if (port_free(port) && (!cluster || port_free(port + BUS_OFFSET)))
-            return port;
-    }
-    return -1;
-}
-
-/* Start valkey-server with extra arguments (NULL-terminated), wait until
- * it answers PING. 0, or -1 after 3 ports. */
-static int server_start(struct server *s, const char *name, const char *const *extra)
-{
-    static unsigned seed;
-    if (!seed)
-        seed = (unsigned)getpid() ^ (unsigned)clock_now_ns();
-    int cluster = 0;
-    for (int i = 0; extra && extra[i]; i++)
-        cluster |= strcmp(extra[i], "--cluster-enabled") == 0;
-    for (int attempt = 0; attempt < 3; attempt++) {
-        s->port = free_port(&seed, cluster);
-        if (s->port < 0)
-            return -1;
-        char port[16], conf[128], log[128];
-        snprintf(port, sizeof port, "%d", s->port);
-        snprintf(conf, sizeof conf, "nodes-%s-%d.conf", name, s->port);
-        snprintf(log, sizeof log, "%s/%s.log", scratch, name);
-        const char *argv[40] = {"valkey-server", "--port", port, "--bind", "127.0.0.1",
-                                "--save", "", "--appendonly", "no", "--dir", scratch,
-                                "--logfile", log, "--cluster-config-file", conf};
-        int argc = 15;
-        for (int i = 0; extra && extra[i] && argc < 38; i++)
-            argv[argc++] = extra[i];
-        argv[argc] = NULL;
-        s->pid = fork();
-        if (s->pid < 0)
-            return -1;
-        if (s->pid == 0) {
-            /* dies with this test, even one killed or crashed midway */
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            execvp(argv[0], (char *const *)argv);
-            _exit(127);
-        }
-        int exited = 0;
-        for (int i = 0; i < 200; i++) {   /* up to 10 s */
-            int st;
-            if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
-                exited = 1;   /* the port was taken meanwhile (reaped: no kill) */
-                break;
-            }
-            struct timeval tv = {1, 0};
-            redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
-            if (c && !c->err) {
-                redisReply *r = redisCommand(c, "PING");
-                int up = r && r->type == REDIS_REPLY_STATUS;
-                if (r)
-                    freeReplyObject(r);
-                if (up) {
-                    s->ctl = c;
-                    return 0;
-                }
-            }
-            redisFree(c);
-            usleep(50000);
-        }
-        if (!exited) {
-            kill(s->pid, SIGKILL);
-            waitpid(s->pid, NULL, 0);
-        }
-        s->pid = 0;
-    }
-    return -1;
-}
-
-static void server_stop(struct server *s)
-{
-    if (s->ctl)
-        redisFree(s->ctl);
-    s->ctl = NULL;
-    if (s->pid <= 0)
-        return;
-    kill(s->pid, SIGCONT);   /* a test may have left it stopped */
-    kill(s->pid, SIGTERM);
-    for (int i = 0; i < 100; i++) {
-        if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-            s->pid = 0;
-            return;
-        }
-        usleep(50000);
-    }
-    kill(s->pid, SIGKILL);
-    waitpid(s->pid, NULL, 0);
-    s->pid = 0;
-}
+static char scratch[64];   /* their logs and cluster files */
+static struct valkey_server A, B, P;
 
 /* A command on a server's control connection that must succeed. */
-static void ctl(struct server *s, const char *fmt, ...)
+static void ctl(struct valkey_server *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    redisReply *r = redisvCommand(s->ctl, fmt, ap);
+    valkey_ctlv(s, fmt, ap);
     va_end(ap);
-    if (!r || r->type == REDIS_REPLY_ERROR)
-        fail_msg("%s on port %d: %s", fmt, s->port, r ? r->str : s->ctl->errstr);
-    freeReplyObject(r);
 }
 
 /* The node owns exactly [lo, hi] (and [lo2, hi2] when lo2 >= 0). */
-static void own(struct server *s, int lo, int hi, int lo2, int hi2)
+static void own(struct valkey_server *s, int lo, int hi, int lo2, int hi2)
 {
     ctl(s, "CLUSTER FLUSHSLOTS");
     if (lo >= 0)
@@ -207,14 +83,13 @@ static void own(struct server *s, int lo, int hi, int lo2, int hi2)
 static int group_setup(void **st)
 {
     (void)st;
-    snprintf(scratch, sizeof scratch, "/tmp/kvtest-unit-cluster-XXXXXX");
-    if (!mkdtemp(scratch))
+    if (scratch_make(scratch, sizeof scratch, "unit-cluster") != 0)
         return -1;
     static const char *const a[] = {"--cluster-enabled", "yes", "--cluster-announce-ip",
                                     "127.0.0.1", NULL};
     static const char *const b[] = {"--cluster-enabled", "yes", NULL};
-    if (server_start(&A, "a", a) != 0 || server_start(&B, "b", b) != 0 ||
-        server_start(&P, "p", NULL) != 0)
+    if (valkey_start(&A, scratch, "a", a) != 0 || valkey_start(&B, scratch, "b", b) != 0 ||
+        valkey_start(&P, scratch, "p", NULL) != 0)
         return -1;
     return 0;
 }
@@ -222,12 +97,10 @@ static int group_setup(void **st)
 static int group_teardown(void **st)
 {
     (void)st;
-    server_stop(&A);
-    server_stop(&B);
-    server_stop(&P);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-    return system(cmd) == 0 ? 0 : -1;
+    valkey_stop(&A);
+    valkey_stop(&B);
+    valkey_stop(&P);
+    return scratch_remove(scratch);
 }
 
 /* ---- helpers ---- */
@@ -279,6 +152,18 @@ static void config(struct cache_config *cfg, int nseeds, ...)
         snprintf(cfg->host, sizeof cfg->host, "%s", cfg->seeds[0].host);
         cfg->port = cfg->seeds[0].port;
     }
+}
+
+/* A handle seeded with s alone, which owns every slot: where most tests
+ * start. */
+static struct cluster *made_over(struct valkey_server *s)
+{
+    own(s, 0, 16383, -1, 0);
+    struct cache_config cfg;
+    config(&cfg, 1, "127.0.0.1", s->port);
+    struct cluster *cl = made(&cfg);
+    assert_non_null(cl);
+    return cl;
 }
 
 static struct cache_stats stats(const struct cluster *cl)
@@ -377,11 +262,7 @@ static void test_map_from_slots(void **st)
 static void test_unnamed_owner(void **st)
 {
     (void)st;
-    own(&B, 0, 16383, -1, 0);
-    struct cache_config cfg;
-    config(&cfg, 1, "127.0.0.1", B.port);
-    struct cluster *cl = made(&cfg);
-    assert_non_null(cl);
+    struct cluster *cl = made_over(&B);
     struct node *n = cluster_route(cl, 0);
     assert_node(n, "127.0.0.1", B.port);
     assert_non_null(n->ctx);   /* the seed: the one connected */
@@ -417,11 +298,7 @@ static void test_unnamed_owner(void **st)
 static void test_refresh_when_stale(void **st)
 {
     (void)st;
-    own(&B, 0, 16383, -1, 0);
-    struct cache_config cfg;
-    config(&cfg, 1, "127.0.0.1", B.port);
-    struct cluster *cl = made(&cfg);
-    assert_non_null(cl);
+    struct cluster *cl = made_over(&B);
     struct node *n = cluster_route(cl, 0);
     assert_non_null(n);
     assert_int_equal(stats(cl).map_refreshes, 1);
@@ -616,11 +493,7 @@ static void test_failover(void **st)
 static void test_redirects(void **st)
 {
     (void)st;
-    own(&A, 0, 16383, -1, 0);
-    struct cache_config cfg;
-    config(&cfg, 1, "127.0.0.1", A.port);
-    struct cluster *cl = made(&cfg);
-    assert_non_null(cl);
+    struct cluster *cl = made_over(&A);
     struct node *a = cluster_route(cl, 0);
     assert_node(a, "127.0.0.1", A.port);
     int ask = 7;
@@ -756,22 +629,22 @@ static void test_out_of_memory(void **st)
     unmade(cl);
 }
 
-int main(void)
+/* A write to a server a test stopped or killed must fail with EPIPE, not
+ * end the binary. */
+static void prepare(void)
 {
     signal(SIGPIPE, SIG_IGN);
-#define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
-    const struct CMUnitTest tests[] = {
-        TEST(test_map_from_slots),
-        TEST(test_unnamed_owner),
-        TEST(test_refresh_when_stale),
-        TEST(test_refresh_errors),
-        TEST(test_dead_seed),
-        TEST(test_hung_node),
-        TEST(test_failover),
-        TEST(test_redirects),
-        TEST(test_capacity_and_stats),
-        TEST(test_out_of_memory),
-    };
-#undef TEST
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
+
+#define TEST(f) cmocka_unit_test_teardown(f, test_teardown)
+UNIT_MAIN_PREPARED(prepare, group_setup, group_teardown,
+    TEST(test_map_from_slots),
+    TEST(test_unnamed_owner),
+    TEST(test_refresh_when_stale),
+    TEST(test_refresh_errors),
+    TEST(test_dead_seed),
+    TEST(test_hung_node),
+    TEST(test_failover),
+    TEST(test_redirects),
+    TEST(test_capacity_and_stats),
+    TEST(test_out_of_memory))

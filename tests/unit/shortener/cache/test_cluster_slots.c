@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/cache/cluster_slots.h"
 
@@ -76,12 +76,7 @@ static void test_redirects(void **st)
             fail_msg("took [%s] for a redirect", bad[i]);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_crc16),
-        cmocka_unit_test(test_hash_tags),
-        cmocka_unit_test(test_redirects),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_crc16),
+    cmocka_unit_test(test_hash_tags),
+    cmocka_unit_test(test_redirects))

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -54,6 +54,7 @@
 #include "measure/clock.h"
 #include "shortener/cache/cache.h"
 #include "shortener/cache/track.h"
+#include "tests/unit/valkey_fixture.h"
 
 /* Out of memory must be answered: let the sanitizer's allocator return
  * NULL for a request over 3 GiB (a huge map) instead of aborting. */
@@ -72,132 +73,22 @@ const char *__asan_default_options(void)
 
 /* ---- private valkey-servers ---- */
 
-struct server {
-    pid_t pid;
-    int port;
-    redisContext *ctl;   /* the test's own connection, for setup */
-};
-
-static char scratch[64];
-static struct server S;
-
-/* A port nobody listens on, below the ephemeral range (as
- * tests/lib/servers.bash picks them). */
-static int free_port(unsigned *seed)
-{
-    for (int tries = 0; tries < 200; tries++) {
-        int port = 20000 + (int)(rand_r(seed) % 12000);
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-        if (fd >= 0)
-            close(fd);
-        if (ok)
-            return port;
-    }
-    return -1;
-}
-
-/* Start valkey-server with extra arguments (NULL-terminated), wait until
- * it answers PING. 0, or -1 after 3 ports. */
-static int server_start(struct server *s, const char *name, const char *const *extra)
-{
-    static unsigned seed;
-    if (!seed)
-        seed = (unsigned)getpid() ^ (unsigned)clock_now_ns();
-    for (int attempt = 0; attempt < 3; attempt++) {
-        s->port = free_port(&seed);
-        if (s->port < 0)
-            return -1;
-        char port[16], conf[128], log[128];
-        snprintf(port, sizeof port, "%d", s->port);
-        snprintf(conf, sizeof conf, "nodes-%s-%d.conf", name, s->port);
-        snprintf(log, sizeof log, "%s/%s.log", scratch, name);
-        const char *argv[40] = {"valkey-server", "--port", port, "--bind", "127.0.0.1",
-                                "--save", "", "--appendonly", "no", "--dir", scratch,
-                                "--logfile", log, "--cluster-config-file", conf};
-        int argc = 15;
-        for (int i = 0; extra && extra[i] && argc < 38; i++)
-            argv[argc++] = extra[i];
-        argv[argc] = NULL;
-        s->pid = fork();
-        if (s->pid < 0)
-            return -1;
-        if (s->pid == 0) {
-            /* dies with this test, even one killed or crashed midway */
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            execvp(argv[0], (char *const *)argv);
-            _exit(127);
-        }
-        int exited = 0;
-        for (int i = 0; i < 200; i++) {   /* up to 10 s */
-            int st;
-            if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
-                exited = 1;   /* the port was taken meanwhile (reaped: no kill) */
-                break;
-            }
-            struct timeval tv = {1, 0};
-            redisContext *c = redisConnectWithTimeout("127.0.0.1", s->port, tv);
-            if (c && !c->err) {
-                redisReply *r = redisCommand(c, "PING");
-                int up = r && r->type == REDIS_REPLY_STATUS;
-                if (r)
-                    freeReplyObject(r);
-                if (up) {
-                    s->ctl = c;
-                    return 0;
-                }
-            }
-            redisFree(c);
-            usleep(50000);
-        }
-        if (!exited) {
-            kill(s->pid, SIGKILL);
-            waitpid(s->pid, NULL, 0);
-        }
-        s->pid = 0;
-    }
-    return -1;
-}
-
-static void server_stop(struct server *s)
-{
-    if (s->ctl)
-        redisFree(s->ctl);
-    s->ctl = NULL;
-    if (s->pid <= 0)
-        return;
-    kill(s->pid, SIGCONT);   /* a test may have left it stopped */
-    kill(s->pid, SIGTERM);
-    for (int i = 0; i < 100; i++) {
-        if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-            s->pid = 0;
-            return;
-        }
-        usleep(50000);
-    }
-    kill(s->pid, SIGKILL);
-    waitpid(s->pid, NULL, 0);
-    s->pid = 0;
-}
+static char scratch[64];   /* their logs and cluster files */
+static struct valkey_server S;
 
 static int group_setup(void **st)
 {
     (void)st;
-    snprintf(scratch, sizeof scratch, "/tmp/kvtest-unit-track-XXXXXX");
-    if (!mkdtemp(scratch))
+    if (scratch_make(scratch, sizeof scratch, "unit-track") != 0)
         return -1;
-    return server_start(&S, "s", NULL);
+    return valkey_start(&S, scratch, "s", NULL);
 }
 
 static int group_teardown(void **st)
 {
     (void)st;
-    server_stop(&S);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
-    return system(cmd) == 0 ? 0 : -1;
+    valkey_stop(&S);
+    return scratch_remove(scratch);
 }
 
 /* ---- helpers ---- */
@@ -302,12 +193,8 @@ static long long ctl(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    redisReply *r = redisvCommand(S.ctl, fmt, ap);
+    long long v = valkey_ctlv(&S, fmt, ap);
     va_end(ap);
-    if (!r || r->type == REDIS_REPLY_ERROR)
-        fail_msg("%s: %s", fmt, r ? r->str : S.ctl->errstr);
-    long long v = r->integer;
-    freeReplyObject(r);
     return v;
 }
 
@@ -333,6 +220,14 @@ static void await_channels(int n)
     for (int i = 0; i < 400 && channels(NULL) != n; i++)
         usleep(5000);
     assert_int_equal(channels(NULL), n);
+}
+
+/* drop() of a test's last session: the channel it held closes with it,
+ * so the server is left with none of ours. */
+static void drop_last(struct track *t)
+{
+    drop(t);
+    await_channels(0);
 }
 
 /* Our end of the connection whose local port is port (the server calls
@@ -515,8 +410,7 @@ static void test_prefix_and_epoch(void **st)
     assert_true(has(t, "def", "http://d/"));
     assert_false(has(t, "abc", NULL));
     assert_counts(t, 0, 0, 1);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* Served only while the last PONG is younger than TRACK_FRESH_MS (at
@@ -539,8 +433,7 @@ static void test_fresh_window(void **st)
     struct track *young = started("127.0.0.1", 0, 1002);
     assert_int_equal(track_poll(young, 200 * MSEC), 0);
     drop(young);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* The channel is read at most every TRACK_POLL_NS (exactly that long
@@ -584,8 +477,7 @@ static void test_read_interval_and_loss(void **st)
     await_pong(t);
     put(t, "e", "http://e2/");
     assert_true(has(t, "e", "http://e2/"));
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* Sessions of one server, database and size share one map and one
@@ -632,14 +524,12 @@ static void test_shared_sessions(void **st)
     put(t1, "s", "http://s2/");
     assert_true(has(t1, "s", "http://s2/"));
     assert_int_equal(channels(NULL), 1);
-    drop(t1);
-    await_channels(0);
+    drop_last(t1);
     /* made again from nothing */
     t1 = started("127.0.0.1", 0, 1004);
     assert_false(has(t1, "s", NULL));
     barrier(t1);
-    drop(t1);
-    await_channels(0);
+    drop_last(t1);
 }
 
 /* Another database, size or host spelling is another map (and channel);
@@ -669,8 +559,7 @@ static void test_separate_maps(void **st)
     drop(db);
     drop(size);
     drop(host);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A stopped session serves nothing, polls -1 and drops its puts (even on
@@ -707,8 +596,7 @@ static void test_stop_and_restart(void **st)
     assert_int_not_equal(id1, id2);
     assert_false(has(t, "e", NULL));
     assert_counts(t, 0, 1, 0);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A server that stops answering (SIGSTOP): the heartbeat PING goes out
@@ -730,8 +618,7 @@ static void test_unanswered_ping(void **st)
     assert_int_equal(r2, 1);
     assert_int_equal(r3, 0);
     assert_int_equal(r4, -1);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* The channel cannot be opened: each step's failure is said (and nothing
@@ -775,8 +662,7 @@ static void test_open_failures(void **st)
     assert_int_equal(start_err(t, err, sizeof err), 0);
     assert_string_equal(err, "");
     barrier(t);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 #define RACERS 4
@@ -899,8 +785,7 @@ static void test_ping_unwritable(void **st)
     char err[256];
     assert_int_equal(start_err(t, err, sizeof err), 0);
     await_pong(t);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* In place of the channel's socket, a socket of the test's own (dup2 on
@@ -930,8 +815,7 @@ static void test_protocol_error(void **st)
     assert_false(has(t, "x", NULL));
     assert_counts(t, 0, 1, 0);
     close(peer);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A flood of invalidations is read 64 socket reads per poll (hiredis
@@ -992,8 +876,7 @@ static void test_flood_bounded(void **st)
     }
     assert_int_equal(counts(t).invalidations, KEYS);
     close(peer);
-    drop(t);
-    await_channels(0);
+    drop_last(t);
 }
 
 /* A map too large to allocate: no session (and nothing leaked). */
@@ -1003,26 +886,26 @@ static void test_out_of_memory(void **st)
     assert_null(track_new("127.0.0.1", S.port, 0, (int64_t)1 << 40));
 }
 
-int main(void)
+/* A write to a server a test stopped or killed must fail with EPIPE, not
+ * end the binary. */
+static void prepare(void)
 {
     signal(SIGPIPE, SIG_IGN);
-#define TEST(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
-    const struct CMUnitTest tests[] = {
-        TEST(test_invalidations),
-        TEST(test_prefix_and_epoch),
-        TEST(test_fresh_window),
-        TEST(test_read_interval_and_loss),
-        TEST(test_shared_sessions),
-        TEST(test_separate_maps),
-        TEST(test_stop_and_restart),
-        TEST(test_unanswered_ping),
-        TEST(test_open_failures),
-        TEST(test_threads),
-        TEST(test_ping_unwritable),
-        TEST(test_protocol_error),
-        TEST(test_flood_bounded),
-        TEST(test_out_of_memory),
-    };
-#undef TEST
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
+
+#define TEST(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
+UNIT_MAIN_PREPARED(prepare, group_setup, group_teardown,
+    TEST(test_invalidations),
+    TEST(test_prefix_and_epoch),
+    TEST(test_fresh_window),
+    TEST(test_read_interval_and_loss),
+    TEST(test_shared_sessions),
+    TEST(test_separate_maps),
+    TEST(test_stop_and_restart),
+    TEST(test_unanswered_ping),
+    TEST(test_open_failures),
+    TEST(test_threads),
+    TEST(test_ping_unwritable),
+    TEST(test_protocol_error),
+    TEST(test_flood_bounded),
+    TEST(test_out_of_memory))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -140,12 +140,7 @@ static void test_race(void **st)
     trackshard_free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ticket),
-        cmocka_unit_test(test_bound),
-        cmocka_unit_test(test_race),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_ticket),
+    cmocka_unit_test(test_bound),
+    cmocka_unit_test(test_race))

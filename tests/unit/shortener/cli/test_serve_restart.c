@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/cli/serve_procs.h"
 
@@ -91,13 +91,8 @@ static void test_refusal_keeps_window(void **st)
     assert_int_equal(r.n, B + 2);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_constants),
-        cmocka_unit_test(test_burst_then_edge),
-        cmocka_unit_test(test_steady),
-        cmocka_unit_test(test_refusal_keeps_window),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_constants),
+    cmocka_unit_test(test_burst_then_edge),
+    cmocka_unit_test(test_steady),
+    cmocka_unit_test(test_refusal_keeps_window))

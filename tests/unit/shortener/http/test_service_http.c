@@ -21,7 +21,7 @@
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 /* As in service_http.c: Debian's libh2o-evloop is built for epoll. */
 #define H2O_USE_EPOLL 1
@@ -30,7 +30,7 @@
 #include "shortener/http/service_http.h"
 #include "shortener/service/service.h"
 #include "shortener/store/links.h"
-#include "tests/unit/fixture.h"
+#include "tests/unit/shortener/service_fixture.h"
 
 /* A loop array for 2^31 threads is refused: let the sanitizer's
  * allocator return NULL for it instead of aborting. */
@@ -120,16 +120,6 @@ static void heart_beat(int port, char *line, size_t cap)
     snprintf(line, cap, "%.*s", (int)strcspn(buf, "\r\n"), buf);
 }
 
-static struct service *service_of(struct fixture *fx, int workers)
-{
-    char err[512];
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {.workers = workers, .sqlite_cache = 1};
-    struct service *s = service_new(fx->db, &o, err, sizeof err);
-    assert_non_null(s);
-    return s;
-}
-
 static struct service_http_opts opts(unsigned threads)
 {
     return (struct service_http_opts){.threads = threads, .conn_limit = 64, .header_s = 5,
@@ -142,7 +132,7 @@ static struct service_http_opts opts(unsigned threads)
 static void test_descriptor_zero(void **st)
 {
     struct fixture *fx = *st;
-    struct service *s = service_of(fx, 3);   /* 1 + 2 loops */
+    struct service *s = fixture_service(fx, 3);   /* 1 + 2 loops */
     int saved = dup(0);
     assert_true(saved > 0);
     for (unsigned threads = 1; threads <= 2; threads++) {
@@ -171,7 +161,7 @@ static void test_descriptor_zero(void **st)
 static void test_more_loops_than_workers(void **st)
 {
     struct fixture *fx = *st;
-    struct service *s = service_of(fx, 1);
+    struct service *s = fixture_service(fx, 1);
     /* Buffers for h2o's per-thread reuse list, as a loop that read
      * requests in this thread would leave them. */
     h2o_mem_recycle_t *rc = &h2o_socket_buffer_prototype.allocator;
@@ -198,7 +188,7 @@ static void test_more_loops_than_workers(void **st)
 static void test_no_descriptor_for_a_copy(void **st)
 {
     struct fixture *fx = *st;
-    struct service *s = service_of(fx, 3);
+    struct service *s = fixture_service(fx, 3);
     int port;
     int lfd = listener(&port);
     /* Fill every free descriptor below lfd, then forbid any above it. */
@@ -230,7 +220,7 @@ static void test_no_descriptor_for_a_copy(void **st)
 static void test_no_memory(void **st)
 {
     struct fixture *fx = *st;
-    struct service *s = service_of(fx, 1);
+    struct service *s = fixture_service(fx, 1);
     int before = open_fds(), port;
     int lfd = listener(&port);
     struct service_http_opts o = opts(1u << 31);
@@ -251,16 +241,11 @@ static void test_no_memory(void **st)
     service_free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_descriptor_zero, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_more_loops_than_workers, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_descriptor_for_a_copy, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_memory, fixture_dir_setup, fixture_teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_descriptor_zero, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_more_loops_than_workers, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_no_descriptor_for_a_copy, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_no_memory, fixture_dir_setup, fixture_teardown))

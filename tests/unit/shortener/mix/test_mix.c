@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "load/load_http.h"
 #include "shortener/mix/mix.h"
@@ -440,22 +440,17 @@ static void test_scenario_pool_pipelined(void **state)
     mix_scenario_free(&sc);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_post),
-        cmocka_unit_test(test_check_post_reason),
-        cmocka_unit_test(test_check_get),
-        cmocka_unit_test(test_task_steps),
-        cmocka_unit_test(test_walk_key),
-        cmocka_unit_test(test_scenario_walk),
-        cmocka_unit_test(test_pick_ratio),
-        cmocka_unit_test(test_make_url),
-        cmocka_unit_test(test_requests),
-        cmocka_unit_test(test_scenario_tasks),
-        cmocka_unit_test(test_scenario_pool),
-        cmocka_unit_test(test_scenario_tasks_pipelined),
-        cmocka_unit_test(test_scenario_pool_pipelined),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_check_post),
+    cmocka_unit_test(test_check_post_reason),
+    cmocka_unit_test(test_check_get),
+    cmocka_unit_test(test_task_steps),
+    cmocka_unit_test(test_walk_key),
+    cmocka_unit_test(test_scenario_walk),
+    cmocka_unit_test(test_pick_ratio),
+    cmocka_unit_test(test_make_url),
+    cmocka_unit_test(test_requests),
+    cmocka_unit_test(test_scenario_tasks),
+    cmocka_unit_test(test_scenario_pool),
+    cmocka_unit_test(test_scenario_tasks_pipelined),
+    cmocka_unit_test(test_scenario_pool_pipelined))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/mix/mix_keys.h"
 
@@ -77,11 +77,6 @@ static void test_keys_read(void **state)
     assert_non_null(strstr(err, path));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keys_parse),
-        cmocka_unit_test(test_keys_read),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_keys_parse),
+    cmocka_unit_test(test_keys_read))

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/service/request.h"
 #include "shortener/store/links.h"
@@ -98,48 +98,46 @@ static void test_parse_create(void **st)
     assert_int_not_equal(request_parse_create(raw, 21, url, sizeof url, NULL, &why), 0);
 }
 
+/* How method and path route. */
+static struct request_match match(const char *method, const char *path)
+{
+    struct request_match m;
+    request_match(method, path, &m);
+    return m;
+}
+
 static void test_match(void **st)
 {
     (void)st;
-    struct request_match m;
-    request_match("GET", "/heart-beat", &m);
+    struct request_match m = match("GET", "/heart-beat");
     assert_int_equal(m.route, ROUTE_HEARTBEAT);
     assert_true(m.method_ok);
-    request_match("HEAD", "/heart-beat", &m);
-    assert_true(m.method_ok);
-    request_match("POST", "/heart-beat", &m);
+    assert_true(match("HEAD", "/heart-beat").method_ok);
+    m = match("POST", "/heart-beat");
     assert_false(m.method_ok);
     assert_string_equal(m.allow, "GET, HEAD");
-    request_match("POST", "/link", &m);
+    m = match("POST", "/link");
     assert_int_equal(m.route, ROUTE_CREATE);
     assert_true(m.method_ok);
-    request_match("GET", "/link", &m);
+    m = match("GET", "/link");
     assert_false(m.method_ok);
     assert_string_equal(m.allow, "POST");
-    request_match("GET", "/link/abc", &m);
+    m = match("GET", "/link/abc");
     assert_int_equal(m.route, ROUTE_RESOLVE);
     assert_int_equal(m.idlen, 3);
     assert_memory_equal(m.id, "abc", 3);
-    request_match("DELETE", "/link/abc", &m);
-    assert_false(m.method_ok);
-    request_match("GET", "/link/", &m);
+    assert_false(match("DELETE", "/link/abc").method_ok);
+    m = match("GET", "/link/");
     assert_int_equal(m.route, ROUTE_RESOLVE);
     assert_int_equal(m.idlen, 0);
-    request_match("GET", "/links", &m);
-    assert_int_equal(m.route, ROUTE_UNKNOWN);
-    request_match("GET", "/", &m);
-    assert_int_equal(m.route, ROUTE_UNKNOWN);
-    request_match("get", "/stats", &m);
+    assert_int_equal(match("GET", "/links").route, ROUTE_UNKNOWN);
+    assert_int_equal(match("GET", "/").route, ROUTE_UNKNOWN);
+    m = match("get", "/stats");
     assert_int_equal(m.route, ROUTE_STATS);
     assert_false(m.method_ok);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_url),
-        cmocka_unit_test(test_parse_create),
-        cmocka_unit_test(test_match),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_check_url),
+    cmocka_unit_test(test_parse_create),
+    cmocka_unit_test(test_match))

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/service/request.h"
 #include "shortener/store/links.h"
@@ -600,24 +600,19 @@ static void test_decode_path(void **st)
     DECODED("%g1", "%g1");
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_utf8_accepted),
-        cmocka_unit_test(test_utf8_refused),
-        cmocka_unit_test(test_control_bytes),
-        cmocka_unit_test(test_length_is_exact),
-        cmocka_unit_test(test_limits_and_messages),
-        cmocka_unit_test(test_scheme_and_host),
-        cmocka_unit_test(test_body_messages),
-        cmocka_unit_test(test_body_trailing),
-        cmocka_unit_test(test_body_raw_nul),
-        cmocka_unit_test(test_body_copy),
-        cmocka_unit_test(test_body_length_limit),
-        cmocka_unit_test(test_body_cap),
-        cmocka_unit_test(test_routes),
-        cmocka_unit_test(test_route_names),
-        cmocka_unit_test(test_decode_path),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test(test_utf8_accepted),
+    cmocka_unit_test(test_utf8_refused),
+    cmocka_unit_test(test_control_bytes),
+    cmocka_unit_test(test_length_is_exact),
+    cmocka_unit_test(test_limits_and_messages),
+    cmocka_unit_test(test_scheme_and_host),
+    cmocka_unit_test(test_body_messages),
+    cmocka_unit_test(test_body_trailing),
+    cmocka_unit_test(test_body_raw_nul),
+    cmocka_unit_test(test_body_copy),
+    cmocka_unit_test(test_body_length_limit),
+    cmocka_unit_test(test_body_cap),
+    cmocka_unit_test(test_routes),
+    cmocka_unit_test(test_route_names),
+    cmocka_unit_test(test_decode_path))

@@ -8,22 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <cjson/cJSON.h>
 #include "shortener/service/service.h"
-#include "shortener/store/links.h"
-#include "tests/unit/fixture.h"
+#include "tests/unit/shortener/service_fixture.h"
+
+/* The status w answers a request without a body with. */
+static int status_of(struct service *s, struct service_worker *w, const char *method,
+                     const char *path)
+{
+    struct service_reply r;
+    service_handle(s, w, method, path, NULL, 0, 0, &r);
+    int status = r.status;
+    service_reply_free(&r);
+    return status;
+}
 
 /* The request handler end to end, without HTTP: statuses and JSON. */
 static void test_service_handle(void **st)
 {
     struct fixture *fx = *st;
-    char err[512];
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {.workers = 1, .sqlite_cache = 1};
-    struct service *s = service_new(fx->db, &o, err, sizeof err);
-    assert_non_null(s);
+    struct service *s = fixture_service(fx, 1);
     struct service_worker *w = service_claim_worker(s);
     assert_ptr_equal(w, service_worker_at(s, 0));
     assert_null(service_claim_worker(s));   /* one worker, one claim */
@@ -62,15 +68,9 @@ static void test_service_handle(void **st)
     assert_int_equal(r.status, 405);
     assert_string_equal(r.allow, "POST");
     service_reply_free(&r);
-    service_handle(s, w, "GET", "/link/a-b", NULL, 0, 0, &r);
-    assert_int_equal(r.status, 400);
-    service_reply_free(&r);
-    service_handle(s, w, "GET", "/link/abcdefghij", NULL, 0, 0, &r);
-    assert_int_equal(r.status, 404);
-    service_reply_free(&r);
-    service_handle(s, w, "GET", "/nope", NULL, 0, 0, &r);
-    assert_int_equal(r.status, 404);
-    service_reply_free(&r);
+    assert_int_equal(status_of(s, w, "GET", "/link/a-b"), 400);
+    assert_int_equal(status_of(s, w, "GET", "/link/abcdefghij"), 404);
+    assert_int_equal(status_of(s, w, "GET", "/nope"), 404);
 
     service_handle(s, w, "GET", "/stats", NULL, 0, 0, &r);
     assert_int_equal(r.status, 200);
@@ -87,11 +87,6 @@ static void test_service_handle(void **st)
     service_free(s);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_service_handle, fixture_dir_setup,
-                                        fixture_teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_service_handle, fixture_dir_setup,
+                                    fixture_teardown))

@@ -11,13 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include <cjson/cJSON.h>
 #include "shortener/service/service.h"
 #include "shortener/service/service_share.h"
-#include "shortener/store/links.h"
-#include "tests/unit/fixture.h"
+#include "tests/unit/shortener/service_fixture.h"
 
 static double num(const cJSON *o, const char *path1, const char *path2, const char *path3)
 {
@@ -54,15 +53,11 @@ static cJSON *stats(struct service *s)
 static void test_share_sums(void **st)
 {
     struct fixture *fx = *st;
-    char err[512];
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {.workers = 2, .sqlite_cache = 1};
+    fixture_links_db(fx);
     struct service_share *sh = service_share_new(2, 2, &(struct service_kind){0});
     assert_non_null(sh);
-    struct service *a = service_new(fx->db, &o, err, sizeof err);
-    struct service *b = service_new(fx->db, &o, err, sizeof err);
-    assert_non_null(a);
-    assert_non_null(b);
+    struct service *a = fixture_service_open(fx, 2);
+    struct service *b = fixture_service_open(fx, 2);
     assert_int_equal(service_attach_share(a, sh, 0), 0);
     assert_int_equal(service_attach_share(b, sh, 1), 0);
     hits(a, 0, 3);
@@ -82,8 +77,7 @@ static void test_share_sums(void **st)
     /* b dies; its successor in slot 1 starts its own count from 0 while
      * "all" keeps what b counted (and the /stats b answered). */
     service_free(b);
-    struct service *b2 = service_new(fx->db, &o, err, sizeof err);
-    assert_non_null(b2);
+    struct service *b2 = fixture_service_open(fx, 2);
     assert_int_equal(service_attach_share(b2, sh, 1), 0);
     hits(b2, 0, 2);
     j = stats(b2);
@@ -105,9 +99,7 @@ static void test_share_sums(void **st)
     cJSON_Delete(j);
 
     /* a slot out of range, or a worker count the share was not made for */
-    struct service_opts o1 = {.workers = 1, .sqlite_cache = 1};
-    struct service *c = service_new(fx->db, &o1, err, sizeof err);
-    assert_non_null(c);
+    struct service *c = fixture_service_open(fx, 1);
     assert_int_equal(service_attach_share(c, sh, 0), -1);
     assert_int_equal(service_attach_share(b2, sh, 2), -1);
     service_free(c);
@@ -120,11 +112,7 @@ static void test_share_sums(void **st)
 static void test_no_share(void **st)
 {
     struct fixture *fx = *st;
-    char err[512];
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct service_opts o = {.workers = 1, .sqlite_cache = 1};
-    struct service *s = service_new(fx->db, &o, err, sizeof err);
-    assert_non_null(s);
+    struct service *s = fixture_service(fx, 1);
     hits(s, 0, 1);
     cJSON *j = stats(s);
     assert_null(cJSON_GetObjectItemCaseSensitive(j, "process"));
@@ -136,11 +124,6 @@ static void test_no_share(void **st)
     assert_null(service_share_new(SERVICE_SHARE_PROCS_MAX + 1, 1, &(struct service_kind){0}));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_share_sums, fixture_dir_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_no_share, fixture_dir_setup, fixture_teardown),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_share_sums, fixture_dir_setup, fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_no_share, fixture_dir_setup, fixture_teardown))

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
+#include "tests/unit/unit.h"
 
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
@@ -218,16 +218,11 @@ static void test_store_text(void **st)
     assert_non_null(strstr(err, "replicas need a PostgreSQL store"));
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_id_alphabet_length_uniqueness, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_store, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_schemas_agree, fixture_dir_setup,
-                                        fixture_teardown),
-        cmocka_unit_test(test_store_text),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+    cmocka_unit_test_setup_teardown(test_id_alphabet_length_uniqueness, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_store, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_schemas_agree, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test(test_store_text))

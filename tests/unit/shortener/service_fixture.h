@@ -1,0 +1,38 @@
+/* The shortener's service over an empty link database in a fixture's
+ * scratch directory (tests/unit/fixture.h: fixture_dir_setup). Shared
+ * because test_service, test_share and test_service_http each made it by
+ * hand, the same way: an empty SQLite link store at fx->db, a service of
+ * N workers over it with SQLite's page cache on and no Valkey. Static
+ * inline (a binary uses some of them); include after tests/unit/unit.h. */
+#ifndef TESTS_UNIT_SHORTENER_SERVICE_FIXTURE_H
+#define TESTS_UNIT_SHORTENER_SERVICE_FIXTURE_H
+
+#include "shortener/service/service.h"
+#include "shortener/store/links.h"
+#include "tests/unit/fixture.h"
+
+/* An empty link store at fx->db (replacing any). */
+static inline void fixture_links_db(struct fixture *fx)
+{
+    char err[512];
+    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
+}
+
+/* A service of workers workers over the link store at fx->db. */
+static inline struct service *fixture_service_open(struct fixture *fx, int workers)
+{
+    char err[512];
+    struct service_opts o = {.workers = workers, .sqlite_cache = 1};
+    struct service *s = service_new(fx->db, &o, err, sizeof err);
+    assert_non_null(s);
+    return s;
+}
+
+/* Both: a new empty link store and a service over it. */
+static inline struct service *fixture_service(struct fixture *fx, int workers)
+{
+    fixture_links_db(fx);
+    return fixture_service_open(fx, workers);
+}
+
+#endif
