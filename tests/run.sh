@@ -2,13 +2,31 @@
 # Run every test suite and end with one line "N passed, N failed, N skipped".
 #   tests/run.sh [UNIT_TEST_BINARY ...]
 # Environment: KVTEST = binary under test for command-line suites
-# (make test passes the AddressSanitizer + UBSan build).
+# (make test passes the AddressSanitizer + UBSan build);
+# KVTEST_TEST_JOBS = how many suites run at once (default 4).
+#
+# Suites run side by side (each unit binary, each bats file, the PostgreSQL
+# runs of the store suites and the shellcheck pass are one job each): most
+# of a suite's time is spent waiting on servers, sleeps and timeouts, not on
+# the two CPUs, so four at a time take about half the time of one after
+# another. Every suite is independent of the others: its own scratch
+# directories, free loopback ports, private servers. A suite whose
+# assertions rest on timing or counts that other processes disturb (a
+# line "# serial: WHY" in the .bats file) runs alone once the others have
+# ended. The longest suites
+# start first (their times from the last run, build/test-times.tsv), so the
+# run is not left waiting on one long suite at the end. Each suite's lines
+# are printed when all have ended, in a fixed order, so two runs' outputs
+# can be compared line by line.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 export KVTEST="${KVTEST:-./kvtest}"
 KVTEST="$(cd "$(dirname "$KVTEST")" && pwd)/$(basename "$KVTEST")"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+JOBS=${KVTEST_TEST_JOBS:-4}
+case $JOBS in '' | *[!0-9]* | 0) echo "run.sh: KVTEST_TEST_JOBS must be a positive number" >&2; exit 2 ;; esac
+TIMES=build/test-times.tsv
 
 passed=0
 failed=0
@@ -39,70 +57,124 @@ count() {
     [ "$f" -eq 0 ]
 }
 
-# cmocka unit tests: "[==========] Running N test(s)." is the plan, then
-# "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)..." / "[  SKIPPED ] N test(s)...".
-# A binary is named by its path below tests/ (build/asan/tests/measure/
-# test_stats is "measure/test_stats", as tests/unit/ and mutants.txt name it).
-for t in "$@"; do
-    name=${t##*/tests/}
-    out="$log/${name//\//_}.out"
-    "$t" >"$out" 2>&1
-    rc=$?
-    plan=$(sed -n 's/^\[==========\] Running \([0-9][0-9]*\) test.*/\1/p' "$out" | head -n1)
-    p=$(sed -n 's/.*\[  PASSED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
-    f=$(sed -n 's/.*\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
-    s=$(sed -n 's/.*\[  SKIPPED \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
-    count "unit $name" "$rc" "$plan" "${p:-0}" "${f:-0}" "${s:-0}" || cat "$out"
-    # a skipped unit test prints its reason as "skip: ..." before skip()
-    sed -n "s|^skip: |  $name skipped: |p" "$out"
-done
-
-# Command-line and integration suites (bats, TAP output: "1..N" is the plan).
-# run_bats LABEL FILE [VAR=VALUE...]: one suite, counted under LABEL.
-run_bats() {
-    local label=$1 b=$2 tap="$log/${1//[^A-Za-z0-9_]/_}.tap" rc plan p s f t0=$SECONDS
-    shift 2
-    env "$@" bats --tap "$b" >"$tap" 2>&1
-    rc=$?
-    echo "$((SECONDS - t0))" >"$tap.secs"
-    plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$tap" | head -n1)
-    p=$(grep '^ok ' "$tap" | grep -vc '# skip')
-    s=$(grep '^ok ' "$tap" | grep -c '# skip')
-    f=$(grep -c '^not ok ' "$tap")
-    count "cli $label" "$rc" "$plan" "$p" "$f" "$s" "$(cat "$tap.secs")" || grep -v '^ok ' "$tap"
+# ---------------------------------------------------------------- the jobs
+# A job is a label (its line in the output), a command and a kind; job_run
+# runs it with its output in $log/ID.out, its exit status in ID.rc and its
+# wall time in ID.secs, where the counting below reads them.
+LABELS=() KINDS=() CMDS=() SERIAL=()
+add_job() {   # LABEL KIND COMMAND...
+    LABELS+=("$1"); KINDS+=("$2"); SERIAL+=(0)
+    local q
+    printf -v q '%q ' "${@:3}"
+    CMDS+=("$q")
 }
-for b in tests/cli/*.bats; do
-    [ -e "$b" ] && run_bats "$(basename "$b" .bats)" "$b"
-done
+job_run() {   # ID
+    local id=$1 t0=$SECONDS rc
+    eval "${CMDS[$id]}" >"$log/$id.out" 2>&1
+    rc=$?
+    echo "$rc" >"$log/$id.rc"
+    echo "$((SECONDS - t0))" >"$log/$id.secs"
+}
 
+# cmocka unit tests. A binary is named by its path below tests/
+# (build/asan/tests/measure/test_stats is "measure/test_stats", as
+# tests/unit/ and mutants.txt name it).
+for t in "$@"; do
+    add_job "unit ${t##*/tests/}" unit "$t"
+done
+# Command-line and integration suites (bats, TAP output).
+for b in tests/cli/*.bats; do
+    [ -e "$b" ] || continue
+    add_job "cli $(basename "$b" .bats)" bats bats --tap "$b"
+    ! grep -q '^# serial: ' "$b" || SERIAL[-1]=1
+done
 # The store suites again on PostgreSQL: a suite that names both stores in a
 # line "# stores: sqlite postgres" runs its tests on a private PostgreSQL
 # server too (KVTEST_STORE=postgres; tests/lib/common.bash), the same tests
 # and assertions, counted as "cli NAME (postgres)".
 for b in tests/cli/*.bats; do
     if grep -q '^# stores: .*postgres' "$b"; then
-        run_bats "$(basename "$b" .bats) (postgres)" "$b" KVTEST_STORE=postgres
+        add_job "cli $(basename "$b" .bats) (postgres)" bats env KVTEST_STORE=postgres bats --tap "$b"
+        ! grep -q '^# serial: ' "$b" || SERIAL[-1]=1
     fi
+done
+# Every shell script passes shellcheck; the bats helpers in tests/lib are
+# sourced, not run, so their dialect is given (-s bash). One job; each file
+# is one test (lint_all prints "ok FILE" or "not ok FILE" and the output).
+lint_all() {
+    local s out
+    for s in $(find scripts -name '*.sh' | sort) tests/*.sh .ci/run; do
+        [ -e "$s" ] || continue
+        if out=$(shellcheck -x "$s" 2>&1); then echo "ok $s"; else echo "not ok $s"; echo "$out"; fi
+    done
+    for s in tests/lib/*.bash tests/lib/*.sh; do
+        [ -e "$s" ] || continue
+        if out=$(shellcheck -x -s bash "$s" 2>&1); then echo "ok $s"; else echo "not ok $s"; echo "$out"; fi
+    done
+}
+add_job "shellcheck" lint lint_all
+
+# ------------------------------------------------------------ the schedule
+# Longest first, by the last run's times; a job with no time yet (a new
+# suite, a fresh clone) goes first, since it may be long.
+order=$(for i in "${!LABELS[@]}"; do
+    secs=$(awk -F'\t' -v l="${LABELS[$i]}" '$1 == l { s = $2 } END { print s == "" ? 1e9 : s }' \
+        "$TIMES" 2>/dev/null || echo 1e9)
+    printf '%s\t%s\n' "$secs" "$i"
+done | sort -t$'\t' -k1,1gr -k2,2n | cut -f2)
+running=0
+for i in $order; do
+    [ "${SERIAL[$i]}" = 0 ] || continue
+    if [ "$running" -ge "$JOBS" ]; then
+        wait -n
+        running=$((running - 1))
+    fi
+    job_run "$i" &
+    running=$((running + 1))
+done
+wait
+for i in $order; do
+    [ "${SERIAL[$i]}" = 0 ] || job_run "$i"
 done
 
-# Every shell script passes shellcheck; the bats helpers in tests/lib are
-# sourced, not run, so their dialect is given (-s bash).
-# lint_one FILE [OPTIONS]: check one file, counted as one test.
-lint_one() {
-    local s=$1
-    shift
-    if shellcheck -x "$@" "$s" >"$log/sc.out" 2>&1; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1)); echo "shellcheck $s:"; cat "$log/sc.out"
-    fi
-}
-for s in $(find scripts -name '*.sh' | sort) tests/*.sh .ci/run; do
-    [ -e "$s" ] && lint_one "$s"
+# ------------------------------------------------------------ the counting
+for i in "${!LABELS[@]}"; do
+    out="$log/$i.out" rc=$(cat "$log/$i.rc") secs=$(cat "$log/$i.secs") label=${LABELS[$i]}
+    case ${KINDS[$i]} in
+    unit)
+        # "[==========] Running N test(s)." is the plan, then
+        # "[  PASSED  ] N test(s)." / "[  FAILED  ] N test(s)..." / "[  SKIPPED ] N test(s)...".
+        plan=$(sed -n 's/^\[==========\] Running \([0-9][0-9]*\) test.*/\1/p' "$out" | head -n1)
+        p=$(sed -n 's/.*\[  PASSED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
+        f=$(sed -n 's/.*\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
+        s=$(sed -n 's/.*\[  SKIPPED \] \([0-9][0-9]*\) test.*/\1/p' "$out" | tail -n1)
+        count "$label" "$rc" "$plan" "${p:-0}" "${f:-0}" "${s:-0}" || cat "$out"
+        # a skipped unit test prints its reason as "skip: ..." before skip()
+        sed -n "s|^skip: |  ${label#unit } skipped: |p" "$out"
+        ;;
+    bats)
+        # TAP: "1..N" is the plan
+        plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n1)
+        p=$(grep '^ok ' "$out" | grep -vc '# skip')
+        s=$(grep '^ok ' "$out" | grep -c '# skip')
+        f=$(grep -c '^not ok ' "$out")
+        count "$label" "$rc" "$plan" "$p" "$f" "$s" "$secs" || grep -v '^ok ' "$out"
+        ;;
+    lint)
+        p=$(grep -c '^ok ' "$out")
+        f=$(grep -c '^not ok ' "$out")
+        passed=$((passed + p)); failed=$((failed + f))
+        [ "$f" -eq 0 ] || grep -v '^ok ' "$out" | sed 's/^not ok /shellcheck /'
+        ;;
+    esac
 done
-for s in tests/lib/*.bash tests/lib/*.sh; do
-    [ -e "$s" ] && lint_one "$s" -s bash
-done
+
+# This run's times, for the next run's schedule.
+if [ -d build ]; then
+    for i in "${!LABELS[@]}"; do
+        printf '%s\t%s\n' "${LABELS[$i]}" "$(cat "$log/$i.secs")"
+    done >"$TIMES.tmp" && mv "$TIMES.tmp" "$TIMES"
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

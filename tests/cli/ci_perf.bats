@@ -4,6 +4,8 @@
 # reference file, one real run of the system-call layer, whose counts are
 # deterministic, and one of the instruction layer on http, whose counts
 # spread below 0.1% only while every run reads the same links.
+# serial: the instruction counts of http and the wall layer's pairs move
+# when other suites share the CPUs (tests/run.sh runs this one alone).
 load ../lib/common
 
 setup() {
