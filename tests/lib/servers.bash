@@ -6,8 +6,12 @@
 # Everything binds 127.0.0.1 on a free port and is stopped by PID, never by
 # name. Functions (all return non-zero and print a reason on failure):
 #
-#   free_port                 print a TCP port nobody listens on, below the
-#                             kernel's ephemeral range (20000-32767)
+#   free_port                 print a TCP port nobody listens on, 20000-29999:
+#                             below the kernel's ephemeral range, and below
+#                             30000-32767, where Valkey Cluster nodes
+#                             (20000-22767) have their bus ports (port +
+#                             10000): suites run side by side, and a server
+#                             of one suite must not take another's bus port
 #   wait_for_port PORT [S]    wait up to S seconds (default 10) until
 #                             127.0.0.1:PORT accepts connections
 #   wait_http URL PID         wait (up to 10 s) until URL answers 200, or
@@ -58,7 +62,7 @@ free_port() {
         # Below ip_local_port_range (32768+): there a port can be taken by
         # the local end of some outgoing connection, which bind() refuses
         # although nothing listens. A refused connect means nothing listens.
-        p=$((20000 + RANDOM % 12768))
+        p=$((20000 + RANDOM % 10000))
         if ! (exec 9<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             echo "$p"
             return 0

@@ -50,15 +50,17 @@ static inline int valkey_port_free(int port)
     return ok;
 }
 
-/* A port nobody listens on, below the ephemeral range (as
- * tests/lib/servers.bash picks them). For a cluster node its bus port
+/* A port nobody listens on, 20000-29999, below the ephemeral range and
+ * below the cluster nodes' bus ports (30000-32767: no other test server
+ * takes one while suites run side by side), as tests/lib/servers.bash
+ * picks them. For a cluster node its bus port
  * too: both free, and the bus below the ephemeral range as well (it
  * starts at 32768), else a busy machine's outgoing connections often hold
  * it and the node exits ("Failed listening on port ... (cluster)"). */
 static inline int valkey_free_port(unsigned *seed, int cluster)
 {
     for (int tries = 0; tries < 200; tries++) {
-        int span = cluster ? 32768 - VALKEY_BUS_OFFSET - 20000 : 12000;
+        int span = cluster ? 32768 - VALKEY_BUS_OFFSET - 20000 : 10000;
         int port = 20000 + (int)(rand_r(seed) % (unsigned)span);
         if (valkey_port_free(port) && (!cluster || valkey_port_free(port + VALKEY_BUS_OFFSET)))
             return port;
