@@ -20,11 +20,18 @@ teardown() {
 # exchange NAME: send stdin's bytes on a new connection and keep every byte
 # of the answer in $D/NAME until the server closes (at most 10 s). The
 # requests say "Connection: close", so the close marks the answer's end.
+# It fails only when the server has not closed after 10 s. An error of the
+# write or the read is not the test's: when the service answers and closes
+# before it has read all that was sent (a 431), writing the rest fails, and
+# the close may come as a reset after the answer, which the read then
+# reports. What was answered is in NAME, where the test checks it.
 exchange() (
     trap '' PIPE
     exec 5<>"/dev/tcp/127.0.0.1/$SERVICE_PORT"
-    cat >&5 2>/dev/null
-    timeout 10 cat <&5 >"$D/$1"
+    cat >&5 2>/dev/null || true
+    local st=0
+    timeout 10 cat <&5 >"$D/$1" 2>/dev/null || st=$?
+    [ "$st" -ne 124 ]
 )
 status_line() { head -n1 "$D/$1" | tr -d '\r'; }
 header() { sed '/^\r$/q' "$D/$1" | tr -d '\r' | sed -n "s/^$2: //Ip"; }
