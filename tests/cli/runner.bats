@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# tests/run.sh, the runner behind make test: suites side by side, yet every
+# count exact and the lines in a fixed order; a suite that dies, stops
+# early or exits non-zero fails whatever its own lines say; a "# serial:"
+# suite runs alone. Each test runs a copy of run.sh in a scratch tree of
+# small suites of its own (bats files and shell stand-ins for unit binaries
+# printing cmocka's lines), so its figures are known in advance.
+
+load '../lib/common'
+
+setup() {
+    common_setup
+    T=$D/tree
+    mkdir -p "$T/tests/cli" "$T/tests/lib" "$T/scripts" "$T/.ci" "$T/units"
+    cp "$BATS_TEST_DIRNAME/../run.sh" "$T/tests/"
+    printf '#!/usr/bin/env bash\ntrue\n' >"$T/.ci/run"
+}
+
+# suite NAME BODY: tests/cli/NAME.bats holding BODY, where a line's
+# leading "TEST " is "@test " (bats would take a line of this file that
+# starts so for one of its own tests, even inside a string).
+suite() {
+    printf '#!/usr/bin/env bats\n%s\n' "$2" | sed 's/^TEST /@test /' >"$T/tests/cli/$1.bats"
+}
+
+# unit NAME LINES...: an executable standing in for a cmocka binary that
+# prints LINES and exits with the status in $UNIT_RC (default 0).
+unit() {
+    local f=$T/units/tests/$1
+    mkdir -p "$(dirname "$f")"
+    { echo '#!/usr/bin/env bash'; printf 'echo %q\n' "${@:2}"; echo "exit ${UNIT_RC:-0}"; } >"$f"
+    chmod +x "$f"
+}
+
+@test "runner: every count exact and the lines in a fixed order, whatever order the suites end in" {
+    # b ends first, a last: the output still lists a, b, then the units.
+    suite a 'TEST "a1" { sleep 1; }
+TEST "a2" { skip "not here"; }'
+    suite b 'TEST "b1" { true; }
+TEST "b2" { false; }'
+    unit x/test_one '[==========] Running 2 test(s).' '[  PASSED  ] 2 test(s).'
+    UNIT_RC=1 unit x/test_two '[==========] Running 3 test(s).' '[  PASSED  ] 1 test(s).' \
+        '[  FAILED  ] 2 test(s), listed below:' 'skip: no server here'
+    run bash "$T/tests/run.sh" "$T/units/tests/x/test_one" "$T/units/tests/x/test_two"
+    assert_failure 1
+    assert_equal "$(grep -E '^(unit|cli) ' <<<"$output" | sed 's/, [0-9]* s$//')" \
+"unit x/test_one: 2 passed, 0 failed, 0 skipped
+unit x/test_two: 1 passed, 2 failed, 0 skipped
+cli a: 1 passed, 0 failed, 1 skipped
+cli b: 1 passed, 1 failed, 0 skipped"
+    assert_line "  x/test_two skipped: no server here"
+    assert_line --regexp '^not ok 2 b2$'
+    # 5 passed tests, and shellcheck passed the two scripts of the tree
+    # (tests/run.sh, .ci/run)
+    assert_equal "${lines[-1]}" "7 passed, 3 failed, 1 skipped"
+}
+
+@test "runner: a suite that dies before its plan, stops early or exits non-zero fails" {
+    suite dies 'exit 3
+TEST "d1" { true; }'
+    suite short 'setup_file() { return 1; }
+TEST "s1" { true; }
+TEST "s2" { true; }'
+    UNIT_RC=134 unit y/test_abort '[==========] Running 1 test(s).' '[  PASSED  ] 1 test(s).'
+    UNIT_RC=139 unit y/test_dead 'a crash before cmocka started'
+    run bash "$T/tests/run.sh" "$T/units/tests/y/test_abort" "$T/units/tests/y/test_dead"
+    assert_failure 1
+    assert_line --regexp '^cli dies: 0 passed, 1 failed, 0 skipped, [0-9]+ s$'
+    assert_line 'unit y/test_dead: 0 passed, 1 failed, 0 skipped (no plan (the suite died before it started))'
+    assert_line --regexp '^cli short: 0 passed, 2 failed, 0 skipped \(ran 1 of 2 planned tests\)'
+    assert_line 'unit y/test_abort: 1 passed, 1 failed, 0 skipped (exited with status 134)'
+}
+
+@test "runner: suites run side by side, a '# serial:' suite alone after the rest" {
+    # Each test logs when it starts and ends; the four parallel ones take
+    # 2 s each. The serial one, "alone", comes first in the suites' order
+    # (and the schedule's, with no times yet), so were it not held back it
+    # would start with the others.
+    local i
+    for i in 1 2 3 4; do
+        suite "p$i" "TEST \"p$i\" { echo \"start p$i \$(date +%s.%N)\" >>$D/log; sleep 2; echo \"end p$i \$(date +%s.%N)\" >>$D/log; }"
+    done
+    suite alone "# serial: measures time
+TEST \"alone\" { echo \"start alone \$(date +%s.%N)\" >>$D/log; sleep 1; echo \"end alone \$(date +%s.%N)\" >>$D/log; }"
+    run env KVTEST_TEST_JOBS=4 bash "$T/tests/run.sh"
+    assert_success
+    assert_equal "${lines[-1]}" "7 passed, 0 failed, 0 skipped"   # 5 tests, 2 scripts shellchecked
+    assert_equal "$(grep -c '^start alone' "$D/log")" 1
+    # the four overlapped: each started before any of them ended
+    run awk '$1 == "start" && $2 ~ /^p/ { if ($3 > s) s = $3 }
+             $1 == "end" && $2 ~ /^p/ { if (e == "" || $3 < e) e = $3 }
+             END { exit !(s < e) }' "$D/log"
+    assert_success
+    # the serial one started after every other had ended
+    run awk '$1 == "end" && $2 ~ /^p/ { if ($3 > e) e = $3 } $1 == "start" && $2 == "alone" { s = $3 }
+             END { exit !(s > e) }' "$D/log"
+    assert_success
+}
+
+@test "runner: KVTEST_TEST_JOBS must be a positive number" {
+    run env KVTEST_TEST_JOBS=0 bash "$T/tests/run.sh"
+    assert_failure 2
+    assert_output "run.sh: KVTEST_TEST_JOBS must be a positive number"
+}
