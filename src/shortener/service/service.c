@@ -158,16 +158,6 @@ static void reply_json(struct service_reply *r, int status, cJSON *obj)
     r->len = strlen(r->body);
 }
 
-static void reply_error(struct service_reply *r, int status, const char *msg)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (o && !cJSON_AddStringToObject(o, "error", msg)) {
-        cJSON_Delete(o);
-        o = NULL;
-    }
-    reply_json(r, status, o);
-}
-
 static void reply_string(struct service_reply *r, int status, const char *key,
                          const char *val)
 {
@@ -177,6 +167,11 @@ static void reply_string(struct service_reply *r, int status, const char *key,
         o = NULL;
     }
     reply_json(r, status, o);
+}
+
+static void reply_error(struct service_reply *r, int status, const char *msg)
+{
+    reply_string(r, status, "error", msg);
 }
 
 void service_reply_free(struct service_reply *r)
