@@ -3,8 +3,6 @@
  * up to --pipeline requests, and the staged request whose time has come. */
 #include "load/load_fill.h"
 
-#include "measure/clock.h"
-
 /* Ask the scenario for the VU's next request, built in r; its kind, or
  * LOAD_NEXT_DONE when the VU is done (the run is interrupted or over, or
  * the scenario says so), or LOAD_NEXT_WAIT. */
