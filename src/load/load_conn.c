@@ -1,5 +1,6 @@
 /* load_conn: one worker's epoll loop and the state machine of its
- * connections (virtual users), see load_engine.h and load_conn.h.
+ * connections (virtual users), see load_engine.h and load_vu.h; what a
+ * connection sends next is load_fill.c, how a request ends load_finish.c.
  *
  * A connection's socket stays registered for input for its whole life;
  * output interest is added only while a connect or a write is blocked, so
@@ -12,7 +13,7 @@
  * the batch are still being handled.
  *
  * Pipelining (--pipeline N): a connection keeps up to N requests in flight
- * in a FIFO ring (load_conn.h); the answers come in the order the requests
+ * in a FIFO ring (load_vu.h); the answers come in the order the requests
  * were sent (HTTP/1.1 gives no other way to match them), so each answer
  * taken off the stream belongs to the ring's head. When the connection is
  * lost, answers already complete stay counted; the head (the first request
@@ -32,121 +33,12 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "load/load_fill.h"
+#include "load/load_finish.h"
+#include "load/load_wait.h"
 #include "measure/clock.h"
 
 #define SCAN_NS 10000000u   /* how often expired requests are looked for */
-
-static void vu_fill(struct load_vu *v, uint64_t now);
-
-/* Ask the scenario for the VU's next request, built in r; its kind, or
- * LOAD_NEXT_DONE when the VU is done (the run is interrupted or over, or
- * the scenario says so), or LOAD_NEXT_WAIT. */
-static int vu_choose(struct load_vu *v, struct load_req *r, uint64_t now)
-{
-    const struct load_shared *s = v->w->s;
-    if (load_interrupted || (s->o->duration > 0 && now >= s->t_end_ns))
-        return LOAD_NEXT_DONE;
-    return v->w->ops->next(v->sc, now, r->buf, sizeof(r->buf), &r->len);
-}
-
-/* Count the head request as finished (f: LOAD_OK or why it failed), take
- * it off the ring and go on; now: the caller's clock reading, for the
- * next request's choice (one clock read less per request). */
-static void vu_finish(struct load_vu *v, enum load_fail f, const char *why, uint64_t now)
-{
-    struct load_worker *w = v->w;
-    struct load_req *r = load_vu_head(v);
-    int kind = r->kind;
-    atomic_fetch_add_explicit(&w->requests_done, 1, memory_order_relaxed);
-    if (f == LOAD_OK) {
-        w->c.ok[kind]++;
-    } else {
-        w->c.fail[kind][f]++;
-        load_note_error(w, r, f, why);
-    }
-    if (--v->qn == 0) {   /* always so at depth 1: no wrap to compute */
-        v->qsent = v->qhead = 0;
-        if (v->st == LOAD_VU_READING)
-            v->st = LOAD_VU_IDLE;
-    } else {
-        v->qhead = v->qhead + 1 == v->qcap ? 0 : v->qhead + 1;
-        if (v->qsent > 0)
-            v->qsent--;
-        if (v->st == LOAD_VU_READING && v->qsent == 0)
-            v->st = LOAD_VU_IDLE;
-    }
-    if (w->ops->finished(v->sc, kind, f)) {
-        if (f == LOAD_OK)
-            w->c.tasks_ok++;
-        else
-            w->c.tasks_failed++;
-        atomic_fetch_add_explicit(&w->tasks_done, 1, memory_order_relaxed);
-    }
-    vu_fill(v, now);
-}
-
-/* A transport failure. A keep-alive connection the server closed while it
- * was idle fails the first write or read of the next request without a
- * byte of answer: that request is sent again, once, on a new connection
- * (as browsers and curl do) rather than counted as a failure. */
-/* The connection is gone: what is left goes again on a new one. (A VU
- * already on the pending list stays there, once.) */
-static void vu_lost(struct load_vu *v)
-{
-    load_vu_close(v);
-    v->qsent = 0;
-    v->off = 0;
-    if (v->st != LOAD_VU_PENDING)
-        v->st = LOAD_VU_IDLE;
-}
-
-static void vu_transport_fail(struct load_vu *v, enum load_fail f, const char *why)
-{
-    struct load_req *h = load_vu_head(v);
-    int retry = f == LOAD_FAIL_IO && v->reused && !h->retried && v->resp.seen == 0;
-    vu_lost(v);
-    if (retry) {
-        h->retried = 1;
-        if (v->st != LOAD_VU_PENDING)
-            load_pend_push(v->w, v);
-        return;
-    }
-    uint64_t now = clock_now_ns();
-    if (v->w->c.tl)   /* no answer, so no latency: counted when it failed */
-        timeline_record(v->w->c.tl, now, TIMELINE_NO_LATENCY, 1);
-    vu_finish(v, f, why, now);
-}
-
-/* The head request's answer is complete in v->resp. */
-static void vu_answered(struct load_vu *v, uint64_t t1)
-{
-    struct load_worker *w = v->w;
-    struct load_resp *r = &v->resp;
-    const struct load_req *q = load_vu_head(v);
-    uint64_t t0 = w->rated ? q->t_sched : q->t_sent, lat = t1 > t0 ? t1 - t0 : 0;
-    hist_record(w->c.h[q->kind], lat);
-    if (w->c.sent)
-        hist_record(w->c.sent, t1 > q->t_sent ? t1 - q->t_sent : 0);
-    char why[256];
-    why[0] = '\0';   /* a string for vu_finish, without zeroing 256 bytes per answer */
-    enum load_fail f;
-    if (r->overflow) {
-        f = LOAD_FAIL_BODY;
-        snprintf(why, sizeof(why), "HTTP %d with a body over %d bytes (or out of memory)",
-                 r->status, LOAD_BODY_MAX);
-    } else {
-        f = w->ops->check(v->sc, q->kind, r->status, r->body, r->len, why, sizeof(why));
-    }
-    if (w->c.tl)
-        timeline_record(w->c.tl, t1, lat, f != LOAD_OK);
-    if (r->keep_alive) {
-        v->reused = 1;
-    } else {
-        vu_lost(v);   /* the requests behind go again on a new connection */
-    }
-    load_resp_begin(r);
-    vu_finish(v, f, why, t1);   /* the answer's time: no second clock read */
-}
 
 static void vu_write(struct load_vu *v)
 {
@@ -176,7 +68,7 @@ static void vu_write(struct load_vu *v)
             v->st = LOAD_VU_WRITING;
             return;
         } else if (errno != EINTR) {
-            vu_transport_fail(v, LOAD_FAIL_IO, strerror(errno));
+            load_vu_failed(v, LOAD_FAIL_IO, strerror(errno));
             return;
         }
     }
@@ -190,12 +82,12 @@ static int vu_connect(struct load_vu *v)
 {
     struct load_shared *s = v->w->s;
     if (s->resolve_err[0]) {
-        vu_transport_fail(v, LOAD_FAIL_CONNECT, s->resolve_err);
+        load_vu_failed(v, LOAD_FAIL_CONNECT, s->resolve_err);
         return -1;
     }
     int fd = socket(s->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(errno));
+        load_vu_failed(v, LOAD_FAIL_CONNECT, strerror(errno));
         return -1;
     }
     int one = 1;
@@ -209,12 +101,12 @@ static int vu_connect(struct load_vu *v)
     ev.data.ptr = v;
     v->out_armed = 1;
     if (epoll_ctl(v->w->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
-        vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(errno));
+        load_vu_failed(v, LOAD_FAIL_CONNECT, strerror(errno));
         return -1;
     }
     v->st = LOAD_VU_CONNECTING;
     if (connect(fd, (const struct sockaddr *)&s->addr, s->addrlen) != 0 && errno != EINPROGRESS) {
-        vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(errno));
+        load_vu_failed(v, LOAD_FAIL_CONNECT, strerror(errno));
         return -1;
     }
     return 0;   /* writable once connected: the loop goes on from there */
@@ -227,7 +119,7 @@ static void vu_connected(struct load_vu *v)
     if (getsockopt(v->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
         err = errno;
     if (err) {
-        vu_transport_fail(v, LOAD_FAIL_CONNECT, strerror(err));
+        load_vu_failed(v, LOAD_FAIL_CONNECT, strerror(err));
         return;
     }
     uint64_t now = clock_now_ns();
@@ -264,75 +156,6 @@ static void vu_send(struct load_vu *v)
     vu_write(v);
 }
 
-/* Add one request to the ring's tail, with its send time; its kind, or
- * LOAD_NEXT_WAIT or LOAD_NEXT_DONE (nothing added). */
-static int vu_add(struct load_vu *v, uint64_t now)
-{
-    struct load_shared *s = v->w->s;
-    const struct load_opts *o = s->o;
-    uint64_t t = 0;
-    if (o->rate > 0) {
-        double slot = (double)v->index + (double)v->nsent * (double)o->connections;
-        t = s->t_start + (uint64_t)(slot * 1e9 / o->rate);
-    }
-    struct load_req *r = load_vu_req(v, v->qn);
-    int kind = o->rate > 0 && o->duration > 0 && t >= s->t_end_ns ? LOAD_NEXT_DONE
-                                                                   : vu_choose(v, r, now);
-    if (kind < 0)
-        return kind;
-    r->kind = kind;
-    r->retried = 0;
-    r->t_sched = t;
-    /* Stamped again by vu_send when it goes; this stamp is for a request
-     * that vu_write sends without vu_send (added while the VU is WRITING
-     * or CONNECTING, pipelining). */
-    r->t_sent = now;
-    r->deadline = now + v->w->timeout_ns;
-    v->nsent++;
-    v->qn++;
-    if (t > now) {
-        v->staged = 1;
-        if (t < v->w->next_wake)
-            v->w->next_wake = t;
-    }
-    return kind;
-}
-
-/* Fill the VU's ring up to --pipeline requests (the scenario willing; with
- * --rate, up to the first one not due yet), and have what is to write
- * sent at the end of the loop turn; now: a recent clock reading. */
-static void vu_fill(struct load_vu *v, uint64_t now)
-{
-    struct load_worker *w = v->w;
-    while (v->qn < v->qcap && !v->staged && !v->no_more) {
-        int kind = vu_add(v, now);
-        if (kind >= 0 && v->qcap > 1)
-            continue;
-        if (kind >= 0) {
-            /* Depth 1: the ring was empty, its one request is to write
-             * unless staged; the tests below, done straight. */
-            if (!v->staged && ((1u << v->st) & LOAD_VU_SENDABLE))
-                load_pend_push(w, v);
-            else if (v->staged && v->st == LOAD_VU_IDLE)
-                v->st = LOAD_VU_WAITING;
-            return;
-        }
-        if (kind == LOAD_NEXT_WAIT && v->qn > 0)
-            break;
-        v->no_more = 1;   /* DONE, or WAIT with nothing to wait for */
-    }
-    if (v->no_more && v->qn == 0) {
-        v->st = LOAD_VU_DONE;
-        w->active--;
-        load_vu_close(v);
-        return;
-    }
-    if (v->qn - v->staged > v->qsent && ((1u << v->st) & LOAD_VU_SENDABLE))
-        load_pend_push(w, v);
-    else if (v->staged && v->st == LOAD_VU_IDLE)
-        v->st = LOAD_VU_WAITING;
-}
-
 /* Take the answers in rbuf[0..n) off the stream, each for the ring's
  * head; 0 when answers are still to come on the open connection (read
  * on), 1 when not (nothing in flight, or the connection is gone). */
@@ -344,13 +167,13 @@ static int vu_take(struct load_vu *v, size_t n)
     for (;;) {
         ssize_t used = load_resp_take(&v->resp, b + at, n - at, why, sizeof(why));
         if (used < 0) {
-            vu_transport_fail(v, LOAD_FAIL_IO, why);
+            load_vu_failed(v, LOAD_FAIL_IO, why);
             return 1;
         }
         if (!v->resp.complete)
             return 0;
         at += (size_t)used;
-        vu_answered(v, clock_now_ns());
+        load_vu_answered(v, clock_now_ns());
         if (v->fd < 0)
             return 1;
         if (v->qsent == 0) {   /* always so at depth 1 */
@@ -378,11 +201,11 @@ static void vu_readable(struct load_vu *v)
             return;
         }
         if (n < 0) {
-            vu_transport_fail(v, LOAD_FAIL_IO, strerror(errno));
+            load_vu_failed(v, LOAD_FAIL_IO, strerror(errno));
             return;
         }
         if (n == 0 && v->resp.seen == 0) {
-            vu_transport_fail(v, LOAD_FAIL_IO, "connection closed without an answer");
+            load_vu_failed(v, LOAD_FAIL_IO, "connection closed without an answer");
             return;
         }
         if (vu_take(v, (size_t)n) != 0)
@@ -443,7 +266,7 @@ static void scan(struct load_worker *w, uint64_t now, int timeouts)
         if (timeouts && v->qn > 0 && now >= load_vu_head(v)->deadline &&
             (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_WRITING ||
              v->st == LOAD_VU_READING || (v->st == LOAD_VU_WAITING && v->qsent > 0)))
-            vu_transport_fail(v, LOAD_FAIL_TIMEOUT, why);
+            load_vu_failed(v, LOAD_FAIL_TIMEOUT, why);
     }
 }
 
@@ -461,7 +284,7 @@ void *load_worker_main(void *arg)
     if (w->c.tl)
         timeline_init(w->c.tl, w->s->t_start, w->s->o->timeline_ns);
     for (int64_t i = 0; i < w->nvu; i++)
-        vu_fill(&w->vus[i], clock_now_ns());
+        load_vu_fill(&w->vus[i], clock_now_ns());
     struct epoll_event ev[256];
     while (w->active > 0) {
         flush_pending(w);

@@ -12,6 +12,7 @@
 
 #include "measure/clock.h"
 #include "load/load_conn.h"
+#include "load/load_vu.h"
 
 volatile sig_atomic_t load_interrupted;
 

@@ -171,6 +171,12 @@ static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double 
     return o;
 }
 
+/* The "options" object, by hand rather than from the command's option
+ * table: that table is shortener/cli/load.c's, above this layer, and the
+ * object is not its rows in order: derived keys (url, mode), renamed ones
+ * (timeout_ms, allow_failures, threads for --connections), parsed values
+ * (duration in seconds), keys shown only when set (pipeline, walk) or null
+ * (rate, keys), and the scenario's keys between the engine's. */
 static void options_json(cJSON *op, const struct load_opts *o, const struct load_scenario *sc,
                          const char *url)
 {
@@ -191,7 +197,8 @@ static void options_json(cJSON *op, const struct load_opts *o, const struct load
     if (o->rate > 0)
         cJSON_AddNumberToObject(op, "rate", o->rate);
     else
-        cJSON_AddNullToObject(op, "rate");    /* Only when pipelining, so that the output of a run without it stays
+        cJSON_AddNullToObject(op, "rate");
+    /* Only when pipelining, so that the output of a run without it stays
      * what it always was. */
     if (o->pipeline > 1)
         cJSON_AddNumberToObject(op, "pipeline", (double)o->pipeline);

@@ -1,6 +1,6 @@
 /* load_wait: how a worker's event loop sleeps until its next event, its
- * next paced send or its next timeout scan (see load_conn.h). */
-#include "load/load_conn.h"
+ * next paced send or its next timeout scan (see load_vu.h). */
+#include "load/load_wait.h"
 
 #include <errno.h>
 #include <sys/epoll.h>

@@ -41,12 +41,12 @@ fake_tree() {
 
 @test "layers: a folder below an allowed one is allowed; a file-level entry allows that file only" {
     fake_tree
-    printf '#include "shortener/cli/shortener_cmds.h"\n#include "shortener/store/links.h"\n' \
-        >"$T/src/shortener/bench/b.c"
-    printf '#include "shortener/cli/other.h"\n' >"$T/src/shortener/bench/c.c"
+    printf '#include "commands/init/init.h"\n#include "stores/store.h"\n' \
+        >"$T/src/commands/sweep/b.c"
+    printf '#include "commands/init/other.h"\n' >"$T/src/commands/sweep/c.c"
     run layers_check "$T"
     assert_failure
-    assert_output --regexp '^src/shortener/bench/c.c: includes "shortener/cli/other.h" '
+    assert_output --regexp '^src/commands/sweep/c.c: includes "commands/init/other.h" '
     assert_equal "${#lines[@]}" 1
 }
 

@@ -1,4 +1,5 @@
-/* bench: "kvtest shortener bench DBFILE", link lookups in-process, through
+/* bench: the bench of "kvtest shortener bench DBFILE" (its options and
+ * help: shortener/cli/bench.c), link lookups in-process, through
  * exactly the function the service calls (cache_lookup(), with a Valkey
  * cache or without), so storage is measured with no HTTP in the way.
  *
@@ -40,7 +41,6 @@
  *                 "sqlite_warm_us", "sqlite_cold_us" (null when not measured
  *                 in this run), "pays_off", "track_us", "track_local_hit_ratio"}}}
  *   options also has "compare_db" and "track_size". */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,90 +48,12 @@
 
 #include "base/cli.h"
 #include "measure/coldcache.h"
-#include "measure/report.h"
-#ifdef KVTEST_INJECT
-#include "measure/inject.h"
-#endif
-#include "shortener/bench/bench_int.h"
-#include "shortener/cli/shortener_cmds.h"
-#include "shortener/cli/store_arg.h"
-#include "shortener/cache/track.h"
+#include "shortener/bench/bench.h"
+#include "shortener/bench/bench_mem.h"
+#include "shortener/bench/bench_out.h"
+#include "shortener/bench/bench_run.h"
 
 #define CMD BENCH_CMD
-
-const char help_shortener_bench[] =
-    "Usage: kvtest shortener bench DBFILE|--store URL [options]\n"
-    "\n"
-    "Time link lookups in-process through the service's own lookup code\n"
-    "(cache_lookup), without HTTP, for each configuration:\n"
-    "  sqlite           SQLite with its default page cache\n"
-    "  postgres         with --store postgres://...: the PostgreSQL store (the\n"
-    "                   row --configs calls sqlite or postgres); the valkey and\n"
-    "                   valkey-track rows are then in front of it\n"
-    "  sqlite-nocache   PRAGMA cache_size=0, temp_store=0\n"
-    "  valkey           Valkey cache-aside in front of sqlite\n"
-    "  valkey-nocache   Valkey cache-aside in front of sqlite-nocache\n"
-    "  valkey-track     valkey plus client-side caching: links kept in process\n"
-    "                   memory, dropped on Valkey's invalidation messages\n"
-    "  valkey-track-nocache  the same in front of sqlite-nocache\n"
-    "  sqlite-SCHEMA    with --compare-db: sqlite on the second database\n"
-    "\n"
-    "  --store URL        the links store instead of DBFILE: sqlite:PATH or\n"
-    "                     postgres://USER@HOST:PORT/DB (one connection per\n"
-    "                     thread and configuration, prepared statements)\n"
-    "  --replicas URL[,URL...]  PostgreSQL read replicas, routed as serve\n"
-    "                     routes them (round-robin, the primary for a miss)\n"
-    "  --configs LIST     comma-separated, or all (default with --cache\n"
-    "                     valkey://: the four without tracking; with\n"
-    "                     valkey+track://: all; else sqlite,sqlite-nocache)\n"
-    "  --cache URL        valkey://HOST:PORT[/DB] (or valkey+track://, the same\n"
-    "                     server) for the valkey configurations; or a Valkey\n"
-    "                     Cluster: valkey-cluster://HOST:PORT[,HOST:PORT...]\n"
-    "                     (or valkey-cluster+track://; seed nodes, the rest is\n"
-    "                     discovered), which adds redirects followed and\n"
-    "                     lookups per primary to the output\n"
-    "  --track-size N     links in process memory for valkey-track, shared by\n"
-    "                     the threads (default 524288)\n"
-    "  --compare-db DB2   add a row for DB2, a store with the same links in\n"
-    "                     another schema (kvtest shortener init DB2 --schema\n"
-    "                     covering --from DBFILE) or in PostgreSQL (init\n"
-    "                     postgres://... --from DBFILE: a row \"postgres\");\n"
-    "                     lookups use DBFILE's ids and the row's ratio is\n"
-    "                     against the sqlite row\n"
-    "  --lookups N        lookups per configuration and run (default 20000)\n"
-    "  --threads T        threads sharing those lookups, each with its own\n"
-    "                     connections (default 1)\n"
-    "  --zipf S           Zipf-distributed ids with exponent S (default uniform)\n"
-    "  --miss P           share of lookups for ids that do not exist (default 0)\n"
-    "  --repeat R         measured runs per configuration (default 3)\n"
-    "  --warmup W         discarded runs first (default 1; they also fill Valkey)\n"
-    "  --cold             before each run reopen the SQLite connections and evict\n"
-    "                     DBFILE from the OS page cache (Valkey is left as is;\n"
-    "                     not with a PostgreSQL store, whose pages are its\n"
-    "                     server's)\n"
-    "  --mem-limit SIZE   run in a memory cgroup of its own limited to SIZE\n"
-    "                     (4MiB at least; 32M = 32,000,000 bytes, 32MiB), which\n"
-    "                     counts the page cache of DBFILE too: a database larger\n"
-    "                     than SIZE is then read from storage (with --cold it\n"
-    "                     also starts cold). Linux, root only; Valkey, a process\n"
-    "                     of its own, stays outside the limit. The group is\n"
-    "                     removed at exit. SQLite stores only\n"
-    "  --seed N           seed of the id sequence (default 1)\n"
-    "  --json             one JSON object with options, environment and results\n"
-    "  --csv              the --json fields as CSV: one row per configuration\n"
-    "                     (result.configs)\n"
-    "\n"
-    "One row per configuration: lookups/s (median run), latency percentiles and\n"
-    "mean in microseconds (all measured runs), cache hit ratio, and lookups/s\n"
-    "relative to the sqlite row. Then per configuration the median lookups/s\n"
-    "with its 95% confidence interval, distribution-free (order statistics of\n"
-    "the median over the --repeat rounds; below 6 rounds min-max instead).\n"
-    "Ids come from DBFILE; every answer is checked (an\n"
-    "existing id must be found, a missing one must not).\n"
-    "After the table, with sqlite and valkey rows, one line states the cache\n"
-    "break-even from this run's medians: cache-aside pays off only when a\n"
-    "lookup in the store (SQLite or PostgreSQL) costs more than a cache hit\n"
-    "(warm, or with --cold).\n";
 
 /* Everything one invocation holds: freed by bench_free. */
 struct bench_state {
@@ -158,68 +80,6 @@ static void bench_free(struct bench_state *st)
     free(st->slots);
     free(st->res);
     free(st->ids);
-}
-
-/* Options into *o (and the configurations into st). 0 or the exit status. */
-static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench_state *st)
-{
-    const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &o->store),
-        CLI_STR_OPT("replicas", &o->replicas_list),
-        CLI_STR_OPT("configs", &o->configs),
-        CLI_STR_OPT("cache", &o->cache_url),
-        CLI_PATH_OPT("compare-db", &o->compare_store),
-        CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
-        CLI_INT_OPT("lookups", &o->lookups, 1, 1000000000000LL),
-        CLI_INT_OPT("threads", &o->threads, 1, 256),
-        CLI_DOUBLE_OPT("zipf", &o->zipf, 0, 100),
-        CLI_DOUBLE_OPT("miss", &o->miss, 0, 1),
-        CLI_INT_OPT("repeat", &o->repeat, 1, 1000),
-        CLI_INT_OPT("warmup", &o->warmup, 0, 1000),
-        CLI_FLAG_OPT("cold", &o->cold),
-        CLI_INT_OPT("mem-limit", &o->mem_limit, MEMLIMIT_MIN, INT64_MAX),
-        CLI_INT_OPT("seed", &o->seed, 0, INT64_MAX),
-        CLI_FLAG_OPT("json", &o->json),
-        CLI_FLAG_OPT("csv", &o->csv),
-    };
-    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store,
-                             "kvtest shortener bench DBFILE [options]");
-    if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")) ||
-        (rc = bench_conf_stores(o)))
-        return rc;
-    if (o->lookups < o->threads)
-        return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",
-                         (long long)o->lookups, (long long)o->threads);
-    if (o->cache_url && strcmp(o->cache_url, "none") == 0)
-        o->cache_url = NULL;
-    const char *list = o->configs ? o->configs : bench_conf_default(o);
-    if (bench_conf_parse(list, st->conf, &st->nconf) != 0)
-        return cli_usage(CMD, "invalid --configs '%s' (comma-separated: sqlite, "
-                         "sqlite-nocache, valkey, valkey-nocache, valkey-track, "
-                         "valkey-track-nocache; postgres for a PostgreSQL store's own "
-                         "row; or all)", list);
-    for (int i = 0; o->kind == LINKS_KIND_POSTGRES && i < st->nconf; i++)
-        if (!bench_conf_sqlite_cache(st->conf[i]))
-            return cli_usage(CMD, "--configs %s: the -nocache rows switch SQLite's page "
-                             "cache off; a PostgreSQL store has none of its own",
-                             bench_conf_names[st->conf[i]]);
-    if (o->compare)
-        st->conf[st->nconf++] = BENCH_CONF_COMPARE;
-    int need_valkey = 0;
-    for (int i = 0; i < st->nconf; i++)
-        need_valkey |= bench_conf_valkey(st->conf[i]);
-    if (need_valkey) {
-        if (!o->cache_url)
-            return cli_usage(CMD, "the valkey configurations need --cache valkey://HOST:PORT");
-        if (cache_parse_url(o->cache_url, &st->b.ccfg, st->err, sizeof(st->err)) != 0)
-            return cli_usage(CMD, "--cache: %s", st->err);
-        /* One server for both kinds of rows: the row decides tracking. */
-        st->b.tcfg = st->b.ccfg;
-        st->b.ccfg.track = 0;
-        st->b.tcfg.track = 1;
-        st->b.tcfg.track_size = o->track_size;
-    }
-    return 0;
 }
 
 /* The ids to look up: every link in the database. 0 or the exit status. */
@@ -371,36 +231,27 @@ static void bench_collect(struct bench_state *st)
     }
 }
 
-int shortener_bench(int argc, char **argv)
+int bench_main(const struct bench *b, const int *conf, int nconf)
 {
-    struct bench_opts o = {
-        .lookups = 20000, .threads = 1, .repeat = 3, .warmup = 1, .seed = 1,
-        .track_size = TRACK_SIZE_DEFAULT,
-    };
+    const struct bench_opts *o = b->o;
     struct bench_state st;
     memset(&st, 0, sizeof(st));
-    st.b.o = &o;
-    int rc = bench_parse(argc, argv, &o, &st);
-    if (rc)
-        return rc;
-#ifdef KVTEST_INJECT
-    inject_arm("lookup");
-#endif
-    /* hiredis writes with write(2): a Valkey that goes away must give an
-     * error to count, not a SIGPIPE that kills the benchmark. */
-    signal(SIGPIPE, SIG_IGN);
+    st.b = *b;
+    memcpy(st.conf, conf, (size_t)nconf * sizeof(*conf));
+    st.nconf = nconf;
+    int rc;
     /* The ids are the harness's list of what to ask for, like a load
      * generator's outside the service: read before the limit, so the
      * limit is the lookups' alone. */
     int mem_h = -1;
-    if ((rc = bench_mem_check(&o)) != 0)
+    if ((rc = bench_mem_check(o)) != 0)
         return rc;
-    if ((rc = bench_load_ids(&st)) != 0 || (rc = bench_mem_enter(&o, &mem_h)) != 0 ||
+    if ((rc = bench_load_ids(&st)) != 0 || (rc = bench_mem_enter(o, &mem_h)) != 0 ||
         (rc = bench_open(&st)) != 0 || (rc = bench_measure(&st)) != 0)
         goto out;
     bench_collect(&st);
     bench_mem_note(&st.b);
-    if (o.json) {
+    if (o->json) {
         if (bench_print_json(&st.b, st.conf, st.nconf, st.res) != 0) {
             rc = cli_fail(CMD, "out of memory");
             goto out;
@@ -418,5 +269,5 @@ int shortener_bench(int argc, char **argv)
         }
 out:
     bench_free(&st);
-    return bench_mem_leave(&o, mem_h, rc);
+    return bench_mem_leave(o, mem_h, rc);
 }

@@ -1,14 +1,9 @@
-/* bench_conf: what the rows of "kvtest shortener bench" are and the stores
- * they run on: the configurations' names and properties, --configs and its
- * default, and the checks of DBFILE/--store, --compare-db and --replicas
- * (bench_int.h). */
+/* bench_conf: what the rows of "kvtest shortener bench" are: the
+ * configurations' names and properties, --configs and its default
+ * (bench_conf.h). */
 #include <string.h>
 
-#include "base/cli.h"
-#include "shortener/bench/bench_int.h"
-#include "shortener/cli/store_arg.h"
-
-#define CMD BENCH_CMD
+#include "shortener/bench/bench_conf.h"
 
 const char *const bench_conf_names[BENCH_MAXCONF] = {
     "sqlite", "sqlite-nocache", "valkey", "valkey-nocache",
@@ -59,7 +54,6 @@ int bench_conf_parse(const char *list, int *conf, int *nconf)
     return *nconf ? 0 : -1;
 }
 
-
 /* Without --configs: the store's own rows, and the cache rows the --cache
  * URL can serve (tracking only with a +track URL); no -nocache rows on
  * PostgreSQL, which has no SQLite page cache to switch off. */
@@ -73,29 +67,4 @@ const char *bench_conf_default(const struct bench_opts *o)
     if (pg)
         return track ? "sqlite,valkey,valkey-track" : "sqlite,valkey";
     return track ? "all" : "classic";
-}
-
-/* The stores: kinds, SQLite files, names as shown, replicas, and what a
- * PostgreSQL store cannot do. 0 or the exit status. */
-int bench_conf_stores(struct bench_opts *o)
-{
-    int rc = store_arg_kind(CMD, o->store, &o->kind, &o->file);
-    if (rc || (o->compare_store &&
-               (rc = store_arg_kind(CMD, o->compare_store, &o->compare_kind, &o->compare_file))))
-        return rc;
-    if ((rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
-                                 sizeof o->replicas_buf, o->replicas, &o->nreplicas)))
-        return rc;
-    links_store_show(o->store, o->path_buf, sizeof o->path_buf);
-    o->path = o->path_buf;
-    if (o->compare_store) {
-        links_store_show(o->compare_store, o->compare_buf, sizeof o->compare_buf);
-        o->compare = o->compare_buf;
-    }
-    int pg = !o->file || (o->compare_store && !o->compare_file);
-    if (pg && (o->cold || o->mem_limit))
-        return cli_usage(CMD, "%s evicts an SQLite database file from the page cache; a "
-                         "PostgreSQL store's pages are its server's",
-                         o->cold ? "--cold" : "--mem-limit");
-    return 0;
 }

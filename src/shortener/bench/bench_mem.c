@@ -8,7 +8,7 @@
 #include "base/memlimit.h"
 #include "base/os.h"
 #include "measure/coldcache.h"
-#include "shortener/bench/bench_int.h"
+#include "shortener/bench/bench_mem.h"
 
 #define CMD BENCH_CMD
 

@@ -8,7 +8,7 @@
 #include "base/cli.h"
 #include "measure/report.h"
 #include "measure/stats.h"
-#include "shortener/bench/bench_int.h"
+#include "shortener/bench/bench_out.h"
 
 static double median_of(const double *v, int n)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "measure/clock.h"
-#include "shortener/bench/bench_int.h"
+#include "shortener/bench/bench_run.h"
 
 #define MISS_ID_LEN (LINKS_ID_LEN + 1)   /* longer than any id we create */
 

@@ -1,6 +1,7 @@
 /* load: "kvtest shortener load URL", an HTTP load generator for the
- * shortener service that times every request: the help text, the options
- * and the exit status. The engine is src/load/ (load_engine: the event
+ * shortener service that times every request: the help text and the
+ * option table (their checks: load_check.c; the run and the exit status:
+ * load_run.c). The engine is src/load/ (load_engine: the event
  * loop, load_report: the output); what it sends is a scenario: the
  * shortener's mix (src/shortener/mix/) or plain GETs (load/scenario_get).
  *
@@ -10,28 +11,17 @@
  * 16-23 us of user CPU per request against wrk's ~4, and kvtest load
  * reported about two thirds of wrk's rate against the same service. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/cli.h"
-#include "base/net.h"
-#include "base/units.h"
-#include "load/load_engine.h"
-#include "load/load_http.h"
-#include "load/load_report.h"
-#include "load/scenario_get.h"
-#include "measure/clock.h"
-#include "measure/hist_spectrum.h"
 #include "measure/report.h"
-#include "shortener/cli/load_capacity.h"
+#include "shortener/cli/load_check.h"
+#include "shortener/cli/load_run.h"
 #include "shortener/cli/shortener_cmds.h"
-#include "shortener/mix/mix.h"
-#include "shortener/mix/mix_keys.h"
 
-#define CMD "shortener load"
+#define CMD LOAD_CMD
 
 const char help_shortener_load[] =
     "Usage: kvtest shortener load URL [options]\n"
@@ -140,332 +130,6 @@ const char help_shortener_load[] =
     "unless --allow-failures. Ctrl-C (or SIGTERM) ends the run early and prints\n"
     "the results so far (exit 1).\n";
 
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    load_interrupted = 1;
-}
-
-/* The URL: http://HOST[:PORT][/PATH], stored in base without trailing '/'
- * and parsed into *u, once, for the engine and the scenario. */
-static int check_url(const char *url, char *base, size_t cap, struct load_url *u)
-{
-    if (strncmp(url, "https://", 8) == 0)
-        return cli_usage(CMD, "https is not supported: the load engine speaks plain HTTP "
-                         "(give http://...)");
-    if (strncmp(url, "http://", 7) != 0)
-        return cli_usage(CMD, "URL must start with http://, got '%s'", url);
-    const char *host = url + 7;
-    if (*host == '\0' || *host == '/')
-        return cli_usage(CMD, "URL '%s' names no host", url);
-    size_t ulen = strlen(url);
-    while (ulen > 0 && url[ulen - 1] == '/')
-        ulen--;
-    if (ulen > 400 || ulen >= cap)
-        return cli_usage(CMD, "URL too long (at most 400 characters)");
-    memcpy(base, url, ulen);
-    base[ulen] = '\0';
-    char why[128];
-    if (load_url_parse(base, u, why, sizeof(why)) != 0)
-        return cli_usage(CMD, "URL '%s': %s", url, why);
-    return 0;
-}
-
-/* What the command line asked for beyond the engine's options. */
-enum { SCENARIO_SHORTENER, SCENARIO_GET };
-static const char *const scenario_names[] = {"shortener", "get", NULL};
-
-struct load_args {
-    struct mix_opts mix;
-    int scenario;              /* SCENARIO_SHORTENER or SCENARIO_GET */
-    const char *paths[SCENARIO_GET_PATHS_MAX];
-    int npaths;
-    int64_t threads;
-    const char *duration_s;
-    const char *timeline_path, *interval_s;
-    FILE *timeline;            /* opened before the run, so a bad path costs no run */
-    const char *spectrum_path;
-    FILE *spectrum;            /* --latency-spectrum, opened before the run too */
-    const char *slo_s, *step_s;   /* --slo, --step-time */
-    struct load_search_opts search;   /* --slo given: search.slo.n > 0 */
-};
-
-/* The options only the shortener's mix reads must not come with another
- * scenario, nor --path without get. 0 or the usage error's status. */
-static int check_scenario(const struct load_args *a)
-{
-    if (a->scenario == SCENARIO_GET) {
-        const char *mixonly = a->mix.gets >= 0 ? "gets" : a->mix.keys_path ? "keys"
-                              : a->mix.walk > 0 ? "walk"
-                              : a->mix.create_ratio >= 0 ? "create-ratio"
-                              : a->mix.zipf >= 0 ? "zipf" : NULL;
-        if (mixonly)
-            return cli_usage(CMD, "--%s is for the shortener scenario, not --scenario get",
-                             mixonly);
-        if (a->npaths == 0)
-            return cli_usage(CMD, "--scenario get needs --path PATH (for example "
-                             "--path /heart-beat)");
-        return 0;
-    }
-    if (a->npaths > 0)
-        return cli_usage(CMD, "--path needs --scenario get");
-    return 0;
-}
-
-/* --walk: a fixed count of GETs in file order, so nothing that picks,
- * paces or ends the run otherwise. 0 or the usage error's status. */
-static int check_walk(const struct load_opts *o, const struct load_args *a)
-{
-    const struct mix_opts *m = &a->mix;
-    const char *other = a->duration_s ? "duration" : o->tasks > 0 ? "tasks"
-                        : m->zipf >= 0 ? "zipf" : o->rate > 0 ? "rate"
-                        : m->create_ratio > 0 ? "create-ratio other than 0" : NULL;
-    if (other)
-        return cli_usage(CMD, "--walk does not take --%s (it GETs every --keys id N times, "
-                         "in file order)", other);
-    if (!m->keys_path)
-        return cli_usage(CMD, "--walk needs --keys FILE (the ids to walk)");
-    return 0;
-}
-
-/* The shortener's options that depend on each other; 0 or the usage
- * error's status. */
-static int check_mix(struct mix_opts *m, double duration)
-{
-    if (m->gets < 0)
-        m->gets = 80;
-    if (m->zipf < 0)
-        m->zipf = 0;
-    if (m->walk > 0) {
-        m->create_ratio = 0;
-        return 0;   /* check_walk has checked the rest */
-    }
-    if (duration == 0 && (m->keys_path || m->create_ratio >= 0))
-        return cli_usage(CMD, "--keys and --create-ratio need --duration");
-    if (m->zipf > 0 && !m->keys_path)
-        return cli_usage(CMD, "--zipf needs --keys (ids to pick from)");
-    if (m->create_ratio < 0)
-        m->create_ratio = 1.0 / (1.0 + (double)m->gets);
-    if (m->keys_path == NULL && duration > 0 && m->create_ratio == 0)
-        return cli_usage(CMD, "--create-ratio 0 needs --keys (no link to GET otherwise)");
-    return 0;
-}
-
-/* --timeline: the file is opened here, before the run, so an unwritable
- * path is a usage error and not a lost run. 0 or the usage error's status. */
-static int check_timeline(struct load_opts *o, struct load_args *a)
-{
-    if (!a->timeline_path)
-        return a->interval_s ? cli_usage(CMD, "--interval needs --timeline FILE") : 0;
-    o->timeline_ns = 1000000000u;
-    if (a->interval_s && timeline_parse_interval(a->interval_s, &o->timeline_ns) != 0)
-        return cli_usage(CMD, "invalid --interval '%s' (1ms to 1h: seconds, or with ms/s/m/h)",
-                         a->interval_s);
-    if (o->duration * 1e9 / (double)o->timeline_ns > TIMELINE_MAX)
-        return cli_usage(CMD, "--interval %s gives over %d intervals in --duration %s",
-                         a->interval_s, TIMELINE_MAX, a->duration_s);
-    if (!(a->timeline = fopen(a->timeline_path, "w")))
-        return cli_usage(CMD, "cannot write --timeline %s: %s", a->timeline_path,
-                         strerror(errno));
-    return 0;
-}
-
-/* --slo: a search of constant-rate steps, so nothing that fixes the rate,
- * the length or the count of one run, and nothing that describes one run
- * alone. Checked before any request is sent. 0 or the usage error's
- * status. */
-static int check_search(struct load_opts *o, struct load_args *a)
-{
-    struct load_search_opts *so = &a->search;
-    if (!a->slo_s) {
-        if (so->rate_max > 0 || so->rate_start > 0 || a->step_s)
-            return cli_usage(CMD, "--%s needs --slo", so->rate_max > 0 ? "rate-max"
-                             : so->rate_start > 0 ? "rate-start" : "step-time");
-        return 0;
-    }
-    char err[256];
-    if (load_slo_parse(a->slo_s, &so->slo, err, sizeof err) != 0)
-        return cli_usage(CMD, "%s", err);
-    const char *other = o->rate > 0 ? "rate" : a->mix.walk > 0 ? "walk"
-                        : a->duration_s ? "duration" : o->tasks > 0 ? "tasks"
-                        : a->timeline_path ? "timeline" : a->spectrum_path ? "latency-spectrum"
-                        : NULL;
-    if (other)
-        return cli_usage(CMD, "--slo searches over constant-rate steps of its own: not with "
-                         "--%s", other);
-    if (so->rate_start == 0)
-        so->rate_start = 100;
-    if (so->rate_max > 0 && so->rate_max < so->rate_start)
-        return cli_usage(CMD, "--rate-max %g is below the first step (--rate-start %g)",
-                         so->rate_max, so->rate_start);
-    so->min_secs = 2;
-    if (a->step_s && (units_parse_duration(a->step_s, &so->min_secs) != 0 ||
-                      so->min_secs < 0.1 || so->min_secs > 3600))
-        return cli_usage(CMD, "invalid --step-time '%s' (100ms to 1h)", a->step_s);
-    /* The mix runs in duration mode: each step is a steady mix. */
-    o->duration = so->min_secs;
-    return 0;
-}
-
-/* Options that depend on each other; 0 or the usage error's status. */
-static int check_opts(struct load_opts *o, struct load_args *a)
-{
-    if (a->threads > 0 && o->connections > 0 && a->threads != o->connections)
-        return cli_usage(CMD, "--threads is another name for --connections; give one");
-    if (o->connections == 0)
-        o->connections = a->threads > 0 ? a->threads : 30;
-    if (a->duration_s) {
-        if (units_parse_duration(a->duration_s, &o->duration) != 0 || o->duration <= 0 ||
-            o->duration > 86400 * 7)
-            return cli_usage(CMD, "invalid --duration '%s' (seconds, or with ms/s/m/h)",
-                             a->duration_s);
-    }
-    int rc = check_search(o, a);
-    if (rc == 0)
-        rc = check_scenario(a);
-    if (rc == 0 && a->scenario == SCENARIO_SHORTENER && a->mix.walk > 0)
-        rc = check_walk(o, a);
-    if (o->tasks == 0)
-        o->tasks = 100;   /* 0 until here: check_walk tells a given --tasks */
-    if (rc == 0 && a->scenario == SCENARIO_SHORTENER)
-        rc = check_mix(&a->mix, o->duration);
-    if (rc)
-        return rc;
-    a->mix.tasks = o->tasks;
-    a->mix.pipeline = o->pipeline;
-    a->mix.duration = o->duration;
-    /* On the 2-core machine this was tuned on, a second event loop keeps
-     * up with the service where one alone was the bottleneck. */
-    if (o->workers == 0)
-        o->workers = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
-    if (o->workers > o->connections)
-        o->workers = o->connections;
-    if (!o->progress)
-        o->progress = isatty(STDERR_FILENO);
-    if (a->spectrum_path && !(a->spectrum = fopen(a->spectrum_path, "w")))
-        return cli_usage(CMD, "cannot write --latency-spectrum %s: %s", a->spectrum_path,
-                         strerror(errno));
-    return check_timeline(o, a);
-}
-
-/* One descriptor per connection plus ours: raise the soft limit toward the
- * hard one rather than fail connects with EMFILE later. */
-static int raise_fd_limit(const struct load_opts *o)
-{
-    uint64_t need = (uint64_t)o->connections + 64;
-    struct net_fdlimit l;
-    if (net_fd_limit_raise(need, &l) != 0 || l.now >= need)
-        return 0;
-    return cli_fail(CMD, "--connections %lld needs %llu file descriptors; the limit is %llu "
-                    "(ulimit -n)", (long long)o->connections, (unsigned long long)need,
-                    (unsigned long long)l.now);
-}
-
-/* Run with SIGINT/SIGTERM ending the run early; the second one kills as
- * usual (SA_RESETHAND). Prints the results; returns the exit status. */
-static int run_and_report(const struct load_opts *o, const struct load_scenario *sc,
-                          const struct load_args *a)
-{
-    FILE *tlf = a->timeline;
-    struct load_totals t;
-    struct timeline tl;
-    if (load_totals_init(&t, sc) != 0)
-        return cli_fail(CMD, "out of memory");
-    timeline_init(&tl, 0, o->timeline_ns);
-    t.c.tl = tlf ? &tl : NULL;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_interrupt;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    load_interrupted = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    char err[512];
-    double secs = 0;
-    int rc = load_engine_run(o, sc, load_report_progress, &t.c, &secs, err, sizeof(err));
-    t.ended_at = clock_wall_s();   /* the run's teardown late: milliseconds at most */
-    t.started_at = t.ended_at - secs;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    if (rc != 0) {
-        timeline_free(&tl);
-        load_totals_free(&t);
-        return cli_fail(CMD, "%s", err);
-    }
-    if (tlf && (timeline_write_csv(&tl, tlf, secs) != 0 || tl.dropped))
-        fprintf(stderr, "kvtest " CMD ": warning: the timeline misses %llu requests (%s)\n",
-                (unsigned long long)tl.dropped, tl.dropped ? "past its last interval or out "
-                "of memory" : "write error");
-    timeline_free(&tl);
-    load_totals_finish(&t, secs);
-    if (a->spectrum && hist_spectrum_write(t.all, a->spectrum) != 0)
-        cli_warn(CMD, "cannot write --latency-spectrum %s", a->spectrum_path);
-    if (o->json)
-        load_report_json(o, &t, o->base);
-    else
-        load_report_text(o, &t);
-    fflush(stdout);
-
-    if (load_interrupted)
-        rc = cli_fail(CMD, "interrupted after %.1f s; results above cover the requests done",
-                      t.secs);
-    else if (t.nfail > 0 && !o->allow_failures)
-        rc = cli_fail(CMD, "%llu of %llu requests failed (first: %s)",
-                      (unsigned long long)t.nfail, (unsigned long long)t.nreq,
-                      t.c.nerr ? t.c.err[0].msg : "?");
-    load_totals_free(&t);
-    return rc;
-}
-
-/* The shortener's mix: its key file read, then the run. */
-static int run_mix(const struct load_opts *o, const struct load_args *a)
-{
-    const struct mix_opts *m = &a->mix;
-    struct mix_keys keys;
-    struct keypick pick;
-    memset(&keys, 0, sizeof(keys));
-    memset(&pick, 0, sizeof(pick));
-    if (m->keys_path) {
-        char err[512];
-        if (mix_keys_read(&keys, m->keys_path, err, sizeof(err)) != 0)
-            return cli_fail(CMD, "%s", err);
-        if (keypick_init(&pick, keys.n, m->zipf) != 0) {
-            mix_keys_free(&keys);
-            return cli_usage(CMD, "invalid --zipf %g", m->zipf);
-        }
-    }
-    /* --walk: each GET is a task, so progress and the report count them. */
-    struct load_opts ow = *o;
-    if (m->walk > 0)
-        ow.tasks = m->walk * (int64_t)keys.n;
-    struct load_scenario sc;
-    int rc = raise_fd_limit(o);
-    if (rc == 0 && mix_scenario_init(&sc, m, o->url, &keys, &pick) != 0)
-        rc = cli_fail(CMD, "out of memory");
-    else if (rc == 0) {
-        rc = a->search.slo.n ? load_capacity_run(&ow, &sc, &a->search)
-                             : run_and_report(&ow, &sc, a);
-        mix_scenario_free(&sc);
-    }
-    mix_keys_free(&keys);
-    return rc;
-}
-
-static int run_get(const struct load_opts *o, const struct load_args *a)
-{
-    struct load_scenario sc;
-    char err[256];
-    if (scenario_get_init(&sc, o->url, a->paths, a->npaths, o->duration > 0 ? 0 : o->tasks,
-                          err, sizeof(err)) != 0)
-        return cli_usage(CMD, "%s", err);
-    int rc = raise_fd_limit(o);
-    if (rc == 0)
-        rc = a->search.slo.n ? load_capacity_run(o, &sc, &a->search) : run_and_report(o, &sc, a);
-    scenario_get_free(&sc);
-    return rc;
-}
-
 /* --path may be repeated, which the option table cannot say: the paths are
  * taken out of argv (into a->paths) before it is parsed. rest gets the
  * other arguments; 0 or the usage error's status. */
@@ -494,6 +158,9 @@ static int take_paths(int argc, char **argv, char **rest, int *nrest, struct loa
     *nrest = n;
     return 0;
 }
+
+/* --scenario's names, in the order of enum load_scenario_kind. */
+static const char *const scenario_names[] = {"shortener", "get", NULL};
 
 int shortener_load(int argc, char **argv)
 {
@@ -550,13 +217,13 @@ int shortener_load(int argc, char **argv)
         return rc;
     char base[512];
     struct load_url u;
-    if ((rc = check_url(url, base, sizeof(base), &u)) != 0)
+    if ((rc = load_check_url(url, base, sizeof(base), &u)) != 0)
         return rc;
     o.base = base;
     o.url = &u;
-    if ((rc = check_opts(&o, &a)) != 0)
+    if ((rc = load_check_opts(&o, &a)) != 0)
         return rc;
-    rc = a.scenario == SCENARIO_GET ? run_get(&o, &a) : run_mix(&o, &a);
+    rc = load_run_scenario(&o, &a);
     if (a.timeline && fclose(a.timeline) != 0 && rc == 0)
         rc = cli_fail(CMD, "cannot write --timeline %s: %s", a.timeline_path, strerror(errno));
     if (a.spectrum && fclose(a.spectrum) != 0 && rc == 0)

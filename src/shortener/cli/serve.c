@@ -1,19 +1,14 @@
 /* serve: "kvtest shortener serve DBFILE", the service over HTTP. Parses
  * the options, sizes the descriptor limits, opens the listener and runs
  * service_http until SIGINT/SIGTERM, then prints the counters. */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-#include <cjson/cJSON.h>
 
 #include "base/cli.h"
 #include "base/memlimit.h"
@@ -27,6 +22,7 @@
 #include "shortener/http/service_http.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/cli/serve_int.h"
+#include "shortener/cli/serve_procs.h"
 #include "shortener/cli/store_arg.h"
 #include "shortener/cache/track.h"
 
@@ -143,49 +139,6 @@ const char help_shortener_serve[] =
     "print the counters to stdout, exit 0 (with --processes: every process\n"
     "stops, and the counters are the sum of all).\n";
 
-int serve_socket(const char *bind_addr, int port, int reuseport, int listen_too,
-                 int *out_port)
-{
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    memset(&ss, 0, sizeof ss);
-    struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, bind_addr, &a4->sin_addr) == 1) {
-        a4->sin_family = AF_INET;
-        a4->sin_port = htons((uint16_t)port);
-        sl = sizeof *a4;
-    } else if (inet_pton(AF_INET6, bind_addr, &a6->sin6_addr) == 1) {
-        a6->sin6_family = AF_INET6;
-        a6->sin6_port = htons((uint16_t)port);
-        sl = sizeof *a6;
-    } else {
-        cli_usage(CMD, "--bind: '%s' is not a numeric IPv4 or IPv6 address", bind_addr);
-        return -2;
-    }
-    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        cli_fail(CMD, "socket: %s", strerror(errno));
-        return -1;
-    }
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    /* Set here: the HTTP glue (h2o) is handed this socket, it opens none. */
-    if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
-        cli_fail(CMD, "SO_REUSEPORT: %s", strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || (listen_too && listen(fd, 1024) != 0)) {
-        cli_fail(CMD, "%s port %d: %s", bind_addr, port, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-        *out_port = ntohs(ss.ss_family == AF_INET ? a4->sin_port : a6->sin6_port);
-    return fd;
-}
-
 static const char *const on_off[] = {"on", "off", NULL};
 
 /* Options into *o; 0, or the exit status of a misuse. */
@@ -263,53 +216,6 @@ static int fd_limits_setup(int64_t threads, struct fd_limits *lim)
         return -1;
     lim->conn_limit = (unsigned)(lim->nofile - reserved);
     return 0;
-}
-
-void serve_print_start(const struct serve_opts *o, int port, const struct fd_limits *lim)
-{
-    const char *lb = strchr(o->bind_addr, ':') ? "[" : "";
-    const char *rb = strchr(o->bind_addr, ':') ? "]" : "";
-    char procs[32] = "";   /* one process: the line of old */
-    if (o->processes > 1)
-        snprintf(procs, sizeof procs, "processes %d, ", (int)o->processes);
-    char store[64];   /* SQLite: the line of old */
-    snprintf(store, sizeof store, "sqlite-cache %s%s", on_off[o->sqlite_cache],
-             o->sqlite_exclusive ? ", sqlite-exclusive" : "");
-    if (o->kind == LINKS_KIND_POSTGRES)
-        snprintf(store, sizeof store, "store postgres, %d replica%s", o->nreplicas,
-                 o->nreplicas == 1 ? "" : "s");
-    fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
-            "(%sthreads %d, cache %s, %s)\n",
-            lb, o->bind_addr, rb, port, procs, (int)o->threads, o->cache_url, store);
-    fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
-            "connections %u, header timeout %d s, idle timeout %d s\n",
-            (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,
-            lim->conn_limit, (int)o->header, (int)o->idle);
-}
-
-void serve_print_json(char *txt, int csv)
-{
-    if (txt && csv)   /* the same object, read back as CSV rows */
-        report_json_print(cJSON_Parse(txt));
-    else if (txt)
-        printf("%s\n", txt);
-    cJSON_free(txt);
-}
-
-struct service *serve_open(const struct serve_opts *o, int workers, int ping, char *err,
-                           size_t errcap)
-{
-    int use_cache = strcmp(o->cache_url, "none") != 0;
-    struct service_opts so = {workers, o->sqlite_cache == SQLITE_CACHE_ON,
-                              o->sqlite_exclusive, use_cache ? &o->cc : NULL, o->replicas,
-                              o->nreplicas, (int)o->store_timeout};
-    struct service *s = service_new(o->db, &so, err, errcap);
-    char why[512];
-    if (s && ping && use_cache &&
-        cache_ping(service_worker_cache(service_worker_at(s, 0)), why, sizeof why) != 0)
-        cli_warn(CMD, "cache %s not answering (%s); serving from %s until it does",
-                 o->cache_url, why, o->kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite");
-    return s;
 }
 
 static void print_counters(struct service *s, int json, int csv)

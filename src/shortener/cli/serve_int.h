@@ -1,5 +1,6 @@
 /* serve_int.h: what serve.c (one process, the options) shares with
- * serve_procs.c (--processes N: the parent and its children). */
+ * serve_procs.c (--processes N: the parent and its children): the options,
+ * and what both open (serve_open.c) and print (serve_print.c). */
 #ifndef KVTEST_SHORTENER_SERVE_INT_H
 #define KVTEST_SHORTENER_SERVE_INT_H
 #include <stdint.h>
@@ -35,24 +36,23 @@ struct fd_limits {
     unsigned conn_limit;
 };
 
-/* A TCP socket bound to bind_addr:port (SO_REUSEADDR; with reuseport
+/* serve_open.c: a TCP socket bound to bind_addr:port (SO_REUSEADDR; with reuseport
  * SO_REUSEPORT too), listening when listen_too. The bound port in
  * *out_port. The fd, or -1 after printing a runtime failure, or -2 after
  * printing a misuse (an address that is not numeric). */
 int serve_socket(const char *bind_addr, int port, int reuseport, int listen_too,
                  int *out_port);
-void serve_print_start(const struct serve_opts *o, int port, const struct fd_limits *lim);
-/* The service of o with workers workers: the one place that opens it, for
+/* serve_open.c: the service of o with workers workers: the one place that opens it, for
  * one process and for each of --processes. With ping, a cache that does
  * not answer is warned about (the service still starts: lookups go to the
  * store until it answers). NULL with the reason in err. */
 struct service *serve_open(const struct serve_opts *o, int workers, int ping, char *err,
                            size_t errcap);
-/* The shutdown counters, a cJSON-printed object (taken; NULL prints
+/* serve_print.c: the start lines on stderr (address, threads, cache,
+ * store; the descriptor limits). */
+void serve_print_start(const struct serve_opts *o, int port, const struct fd_limits *lim);
+/* serve_print.c: the shutdown counters, a cJSON-printed object (taken; NULL prints
  * nothing), as JSON or as CSV. */
 void serve_print_json(char *txt, int csv);
-
-/* --processes N > 1: fork, supervise, stop. Returns the exit status. */
-int serve_procs(const struct serve_opts *o, const struct fd_limits *lim);
 
 #endif

@@ -7,6 +7,8 @@
 #define KVTEST_SHORTENER_SERVE_PROCS_H
 #include <stdint.h>
 
+#include "shortener/cli/serve_int.h"
+
 #define SERVE_RESTART_BURST 5
 #define SERVE_RESTART_WINDOW_NS 10000000000ull   /* 10 s */
 
@@ -22,5 +24,8 @@ struct serve_restarts {
  * all fall less than SERVE_RESTART_WINDOW_NS before now, so that this one
  * would be one more than the burst within the window. */
 int serve_restart_take(struct serve_restarts *r, uint64_t now);
+
+/* --processes N > 1: fork, supervise, stop. Returns the exit status. */
+int serve_procs(const struct serve_opts *o, const struct fd_limits *lim);
 
 #endif

@@ -18,17 +18,14 @@
 #include "base/counter.h"
 #include "shortener/store/linkid.h"
 #include "shortener/service/request.h"
-#include "shortener/service/service_int.h"
-
-static const int statuses[] = {200, 201, 400, 404, 405, 413, 500, 503};
-#define NSTATUS ((int)(sizeof statuses / sizeof statuses[0]) + 1)   /* + other */
-_Static_assert(NSTATUS == SERVICE_NSTATUS, "SERVICE_NSTATUS is the statuses + other");
+#include "shortener/service/service_share.h"
+#include "shortener/service/service_totals.h"
 
 struct service_worker {
     struct links *links;
     struct cache *cache;
     /* Single writer (the worker's thread); /stats reads them relaxed. */
-    _Atomic uint64_t req[ROUTE_COUNT][NSTATUS];
+    _Atomic uint64_t req[ROUTE_COUNT][SERVICE_NSTATUS];
     _Atomic uint64_t sqlite_errors;
     /* With a share (serve --processes): this worker's row, which holds
      * base + its own counters after every request; base is what the row
@@ -46,14 +43,6 @@ struct service {
     struct service_share *share;   /* NULL: one process */
     int slot;                      /* this process's slot in share */
 };
-
-static int status_index(int status)
-{
-    for (int i = 0; i < NSTATUS - 1; i++)
-        if (statuses[i] == status)
-            return i;
-    return NSTATUS - 1;
-}
 
 struct service *service_new(const char *store, const struct service_opts *o,
                             char *err, size_t errcap)
@@ -112,7 +101,7 @@ struct cache *service_worker_cache(struct service_worker *w) { return w->cache; 
 static void worker_totals(struct service_worker *w, struct service_totals *t)
 {
     for (int r = 0; r < ROUTE_COUNT; r++)
-        for (int k = 0; k < NSTATUS; k++)
+        for (int k = 0; k < SERVICE_NSTATUS; k++)
             t->req[r][k] = counter_get(&w->req[r][k]);
     t->sqlite_errors = counter_get(&w->sqlite_errors);
     memset(&t->store, 0, sizeof t->store);
@@ -129,7 +118,7 @@ static void worker_publish(struct service_worker *w)
 {
     struct service_totals mine;
     worker_totals(w, &mine);
-    /* the counter words only (service_int.h): no per-node list */
+    /* the counter words only (service_totals.h): no per-node list */
     uint64_t base[SERVICE_TALLY_WORDS], v[SERVICE_TALLY_WORDS];
     memcpy(base, &w->base, sizeof base);
     memcpy(v, &mine, sizeof v);
@@ -169,16 +158,6 @@ static void reply_json(struct service_reply *r, int status, cJSON *obj)
     r->len = strlen(r->body);
 }
 
-static void reply_error(struct service_reply *r, int status, const char *msg)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (o && !cJSON_AddStringToObject(o, "error", msg)) {
-        cJSON_Delete(o);
-        o = NULL;
-    }
-    reply_json(r, status, o);
-}
-
 static void reply_string(struct service_reply *r, int status, const char *key,
                          const char *val)
 {
@@ -188,6 +167,11 @@ static void reply_string(struct service_reply *r, int status, const char *key,
         o = NULL;
     }
     reply_json(r, status, o);
+}
+
+static void reply_error(struct service_reply *r, int status, const char *msg)
+{
+    reply_string(r, status, "error", msg);
 }
 
 void service_reply_free(struct service_reply *r)
@@ -262,7 +246,7 @@ void service_handle(struct service *s, struct service_worker *w,
             }
         }
     }
-    counter_bump(&w->req[m.route][status_index(r->status)]);
+    counter_bump(&w->req[m.route][service_status_index(r->status)]);
     if (w->pub)
         worker_publish(w);
 }
@@ -276,105 +260,12 @@ static void sum_counters(struct service *s, struct service_totals *t)
     for (int i = 0; i < s->nworkers; i++) {
         struct service_worker *w = &s->w[i];
         for (int r = 0; r < ROUTE_COUNT; r++)
-            for (int k = 0; k < NSTATUS; k++)
+            for (int k = 0; k < SERVICE_NSTATUS; k++)
                 t->req[r][k] += counter_get(&w->req[r][k]);
         t->sqlite_errors += counter_get(&w->sqlite_errors);
         links_stats_add(w->links, &t->store);
         cache_stats_add(w->cache, &t->cache);
     }
-}
-
-static void status_label(int k, char *buf, size_t cap)
-{
-    if (k < NSTATUS - 1)
-        snprintf(buf, cap, "%d", statuses[k]);
-    else
-        snprintf(buf, cap, "other");
-}
-
-/* valkey-cluster://: redirects followed and lookups per primary. The
- * per-primary list exists only where the counters were summed node by
- * node (one process's /stats); the sum over processes ("all") has none. */
-static void stats_json_cluster(cJSON *cache, const struct cache_stats *cs)
-{
-    cJSON_AddNumberToObject(cache, "moved", (double)cs->moved);
-    cJSON_AddNumberToObject(cache, "ask", (double)cs->ask);
-    cJSON_AddNumberToObject(cache, "map_refreshes", (double)cs->map_refreshes);
-    if (cs->nnodes <= 0)
-        return;
-    cJSON *nodes = cJSON_AddObjectToObject(cache, "nodes");
-    for (int k = 0; k < cs->nnodes; k++)
-        cJSON_AddNumberToObject(cJSON_AddObjectToObject(nodes, cs->nodes[k].addr), "lookups",
-                                (double)cs->nodes[k].lookups);
-}
-
-/* A PostgreSQL store's routing counters ("store"); the store's errors
- * are also "sqlite"'s, where every client has always read them. */
-static void stats_json_store(cJSON *o, const struct service_totals *t,
-                             const struct service_kind *kind)
-{
-    if (kind->store != LINKS_KIND_POSTGRES)
-        return;
-    const struct links_stats *ls = &t->store;
-    cJSON *st = cJSON_AddObjectToObject(o, "store");
-    cJSON_AddStringToObject(st, "kind", links_kind_name(kind->store));
-    cJSON_AddNumberToObject(st, "errors", (double)t->sqlite_errors);
-    cJSON_AddNumberToObject(st, "primary_reads", (double)ls->primary_reads);
-    cJSON_AddNumberToObject(st, "replica_reads", (double)ls->replica_reads);
-    cJSON_AddNumberToObject(st, "fallbacks", (double)ls->fallbacks);
-    cJSON_AddNumberToObject(st, "failovers", (double)ls->failovers);
-    cJSON_AddNumberToObject(st, "reconnects", (double)ls->reconnects);
-    cJSON_AddNumberToObject(st, "unavailable", (double)ls->unavailable);
-}
-
-void service_totals_json(cJSON *o, const struct service_totals *t,
-                         const struct service_kind *kind)
-{
-    uint64_t total = 0;
-    cJSON *routes = cJSON_CreateObject();
-    cJSON *cache = cJSON_CreateObject();
-    cJSON *sq = cJSON_CreateObject();
-    if (!routes || !cache || !sq) {
-        cJSON_Delete(routes);
-        cJSON_Delete(cache);
-        cJSON_Delete(sq);
-        return;
-    }
-    for (int r = 0; r < ROUTE_COUNT; r++) {
-        cJSON *byst = cJSON_CreateObject();
-        for (int k = 0; k < NSTATUS; k++) {
-            if (!t->req[r][k])
-                continue;
-            char lab[16];
-            status_label(k, lab, sizeof lab);
-            cJSON_AddNumberToObject(byst, lab, (double)t->req[r][k]);
-            total += t->req[r][k];
-        }
-        cJSON_AddItemToObject(routes, request_route_name((enum request_route)r), byst);
-    }
-    const struct cache_stats *cs = &t->cache;
-    cJSON_AddNumberToObject(o, "requests", (double)total);
-    cJSON_AddItemToObject(o, "routes", routes);
-    cJSON_AddBoolToObject(cache, "enabled", kind->has_cache);
-    cJSON_AddNumberToObject(cache, "hits", (double)cs->hits);
-    cJSON_AddNumberToObject(cache, "misses", (double)cs->misses);
-    cJSON_AddNumberToObject(cache, "errors", (double)cs->errors);
-    cJSON_AddNumberToObject(cache, "skipped", (double)cs->skipped);
-    cJSON_AddNumberToObject(cache, "sets", (double)cs->sets);
-    cJSON_AddNumberToObject(cache, "connects", (double)cs->connects);
-    /* client-side caching (valkey+track://): hits split by where */
-    cJSON_AddBoolToObject(cache, "track", kind->has_track);
-    cJSON_AddNumberToObject(cache, "local_hits", (double)cs->local_hits);
-    cJSON_AddNumberToObject(cache, "valkey_hits", (double)cs->hits);
-    cJSON_AddNumberToObject(cache, "invalidations", (double)cs->invalidations);
-    cJSON_AddNumberToObject(cache, "local_flushes", (double)cs->local_flushes);
-    cJSON_AddNumberToObject(cache, "local_evictions", (double)cs->local_evictions);
-    if (kind->has_cluster)
-        stats_json_cluster(cache, cs);
-    cJSON_AddItemToObject(o, "cache", cache);
-    cJSON_AddNumberToObject(sq, "errors", (double)t->sqlite_errors);
-    cJSON_AddItemToObject(o, "sqlite", sq);
-    stats_json_store(o, t, kind);
 }
 
 /* Which process answered, and the sum of all (serve --processes). */
@@ -383,16 +274,13 @@ static void add_share_fields(struct service *s, cJSON *o)
     struct service_share *sh = s->share;
     struct service_totals all;
     service_share_sum(sh, &all);
-    cJSON *a = cJSON_CreateObject();
+    cJSON *a = service_totals_object(&all, service_share_kind(sh), service_share_started_ns(sh));
     cJSON_AddNumberToObject(o, "process", s->slot);
     cJSON_AddNumberToObject(o, "processes", service_share_procs(sh));
     cJSON_AddNumberToObject(o, "pid", (double)getpid());
     cJSON_AddNumberToObject(o, "restarts", (double)service_share_restarts(sh));
     if (!a)
         return;
-    cJSON_AddNumberToObject(a, "uptime_s",
-                            (double)(clock_now_ns() - service_share_started_ns(sh)) / 1e9);
-    service_totals_json(a, &all, service_share_kind(sh));
     cJSON_AddItemToObject(o, "all", a);
 }
 
@@ -400,74 +288,14 @@ char *service_stats_json(struct service *s)
 {
     struct service_totals t;
     sum_counters(s, &t);
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = service_totals_object(&t, &s->kind, s->started_ns);
     if (!o)
         return NULL;
-    cJSON_AddNumberToObject(o, "uptime_s", (double)(clock_now_ns() - s->started_ns) / 1e9);
-    service_totals_json(o, &t, &s->kind);
     if (s->share)
         add_share_fields(s, o);
     char *txt = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return txt;
-}
-
-void service_totals_print(const struct service_totals *t, const struct service_kind *kind,
-                          FILE *fp)
-{
-    uint64_t total = 0;
-    const struct cache_stats *cs = &t->cache;
-    for (int r = 0; r < ROUTE_COUNT; r++)
-        for (int k = 0; k < NSTATUS; k++)
-            total += t->req[r][k];
-    fprintf(fp, "Requests: %llu\n", (unsigned long long)total);
-    for (int r = 0; r < ROUTE_COUNT; r++) {
-        uint64_t sum = 0;
-        for (int k = 0; k < NSTATUS; k++)
-            sum += t->req[r][k];
-        if (!sum)
-            continue;
-        fprintf(fp, "  %-16s", request_route_name((enum request_route)r));
-        for (int k = 0; k < NSTATUS; k++) {
-            if (!t->req[r][k])
-                continue;
-            char lab[16];
-            status_label(k, lab, sizeof lab);
-            fprintf(fp, " %s: %llu", lab, (unsigned long long)t->req[r][k]);
-        }
-        fputc('\n', fp);
-    }
-    if (kind->has_cache)
-        fprintf(fp, "Cache: hits %llu, misses %llu, errors %llu, skipped %llu, "
-                    "sets %llu, connects %llu\n",
-                (unsigned long long)cs->hits, (unsigned long long)cs->misses,
-                (unsigned long long)cs->errors, (unsigned long long)cs->skipped,
-                (unsigned long long)cs->sets, (unsigned long long)cs->connects);
-    if (kind->has_track)
-        fprintf(fp, "Local (client-side) cache: hits %llu, invalidations %llu, flushes %llu, "
-                    "evictions %llu\n",
-                (unsigned long long)cs->local_hits, (unsigned long long)cs->invalidations,
-                (unsigned long long)cs->local_flushes, (unsigned long long)cs->local_evictions);
-    if (kind->has_cluster) {
-        fprintf(fp, "Cluster: moved %llu, ask %llu, map refreshes %llu",
-                (unsigned long long)cs->moved, (unsigned long long)cs->ask,
-                (unsigned long long)cs->map_refreshes);
-        for (int k = 0; k < cs->nnodes; k++)
-            fprintf(fp, "%s %s %llu", k ? "," : "; lookups per primary:", cs->nodes[k].addr,
-                    (unsigned long long)cs->nodes[k].lookups);
-        fputc('\n', fp);
-    }
-    if (!kind->has_cache)
-        fprintf(fp, "Cache: none\n");
-    fprintf(fp, "SQLite errors: %llu\n", (unsigned long long)t->sqlite_errors);
-    if (kind->store == LINKS_KIND_POSTGRES)
-        fprintf(fp, "Store: postgres, primary reads %llu, replica reads %llu, fallbacks %llu, "
-                    "failovers %llu, reconnects %llu, unavailable %llu\n",
-                (unsigned long long)t->store.primary_reads,
-                (unsigned long long)t->store.replica_reads,
-                (unsigned long long)t->store.fallbacks, (unsigned long long)t->store.failovers,
-                (unsigned long long)t->store.reconnects,
-                (unsigned long long)t->store.unavailable);
 }
 
 void service_stats_print(struct service *s, void *fpv)

@@ -10,7 +10,6 @@
 #include <cjson/cJSON.h>
 
 #include "measure/clock.h"
-#include "shortener/service/service_int.h"
 
 /* A row is padded to whole 64-byte lines: two workers (two threads, maybe
  * two processes) never write the same cache line. */
@@ -105,11 +104,9 @@ char *service_share_stats_json(struct service_share *sh)
 {
     struct service_totals t;
     service_share_sum(sh, &t);
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = service_totals_object(&t, &sh->kind, sh->started_ns);
     if (!o)
         return NULL;
-    cJSON_AddNumberToObject(o, "uptime_s", (double)(clock_now_ns() - sh->started_ns) / 1e9);
-    service_totals_json(o, &t, &sh->kind);
     cJSON_AddNumberToObject(o, "processes", sh->nprocs);
     cJSON_AddNumberToObject(o, "restarts", (double)service_share_restarts(sh));
     char *txt = cJSON_PrintUnformatted(o);

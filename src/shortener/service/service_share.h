@@ -13,20 +13,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "shortener/store/links.h"
+#include "shortener/service/service_totals.h"
 
 #define SERVICE_SHARE_PROCS_MAX 256
 
 struct service_share;
-
-/* How the workers are configured: which blocks /stats and the summary
- * show. */
-struct service_kind {
-    int has_cache;     /* any cache URL */
-    int has_track;     /* client-side caching */
-    int has_cluster;   /* valkey-cluster:// */
-    enum links_kind store;
-};
 
 /* The mapping for nprocs (1..SERVICE_SHARE_PROCS_MAX) processes of
  * nworkers workers each, zeroed; kind is copied (for the summary). NULL
@@ -49,5 +40,16 @@ uint64_t service_share_restarts(const struct service_share *sh);
 char *service_share_stats_json(struct service_share *sh);
 /* The same as the shutdown summary's text lines. */
 void service_share_stats_print(struct service_share *sh, FILE *fp);
+
+/* Inside shortener/service/ (service.c): */
+/* The published counters of worker i of process k: SERVICE_TALLY_WORDS
+ * words, written only by that worker's thread (relaxed), read by anyone. */
+_Atomic uint64_t *service_share_tally(struct service_share *sh, int k, int i);
+/* The sum over every process and worker (no per-node list), and the
+ * settings. */
+void service_share_sum(struct service_share *sh, struct service_totals *out);
+int service_share_workers(const struct service_share *sh);
+const struct service_kind *service_share_kind(const struct service_share *sh);
+uint64_t service_share_started_ns(const struct service_share *sh);
 
 #endif

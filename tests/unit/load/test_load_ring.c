@@ -1,4 +1,4 @@
-/* load_ring: a connection's FIFO ring of requests, write side: bytes
+/* load_vu: a connection's FIFO ring of requests, write side: bytes
  * written move requests into flight in order, across the ring's wrap. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include "tests/unit/unit.h"
 
-#include "load/load_conn.h"
+#include "load/load_vu.h"
 
 static void test_wrote_moves_requests_in_order(void **state)
 {

@@ -1,9 +1,9 @@
-/* service_int.h: what service.c and service_share.c share inside
- * shortener/service/ (nobody else includes it): the counters of one or
- * more workers as plain numbers, and the words of the shared mapping. */
-#ifndef KVTEST_SHORTENER_SERVICE_INT_H
-#define KVTEST_SHORTENER_SERVICE_INT_H
-#include <stdatomic.h>
+/* service_totals: the counters of the shortener service as plain numbers
+ * (a worker's, a process's or the sum over processes) and how /stats and
+ * the shutdown summary show them. Used by service.c and service_share.c
+ * inside shortener/service/. */
+#ifndef KVTEST_SHORTENER_SERVICE_TOTALS_H
+#define KVTEST_SHORTENER_SERVICE_TOTALS_H
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,9 +12,18 @@
 
 #include "shortener/cache/cache.h"
 #include "shortener/service/request.h"
-#include "shortener/service/service_share.h"
+#include "shortener/store/links.h"
 
 #define SERVICE_NSTATUS 9   /* 200 201 400 404 405 413 500 503, other */
+
+/* How the workers are configured: which blocks /stats and the summary
+ * show. */
+struct service_kind {
+    int has_cache;     /* any cache URL */
+    int has_track;     /* client-side caching */
+    int has_cluster;   /* valkey-cluster:// */
+    enum links_kind store;
+};
 
 /* Counters of a worker, a process or all processes. Everything up to
  * the cache's per-node list is uint64_t counters: a worker publishes those
@@ -35,6 +44,9 @@ struct service_totals {
 _Static_assert(SERVICE_TALLY_BYTES % sizeof(uint64_t) == 0,
                "the summed part of service_totals must be whole uint64_t words");
 
+/* The index of an HTTP status among the counted ones (the last: other). */
+int service_status_index(int status);
+
 /* Add the counters to o: requests, routes, cache, sqlite, and store for
  * a PostgreSQL store (the fields of /stats and of the shutdown --json). */
 void service_totals_json(cJSON *o, const struct service_totals *t,
@@ -43,14 +55,9 @@ void service_totals_json(cJSON *o, const struct service_totals *t,
 void service_totals_print(const struct service_totals *t, const struct service_kind *kind,
                           FILE *fp);
 
-/* The published counters of worker i of process k: SERVICE_TALLY_WORDS
- * words, written only by that worker's thread (relaxed), read by anyone. */
-_Atomic uint64_t *service_share_tally(struct service_share *sh, int k, int i);
-/* The sum over every process and worker (no per-node list), and the
- * settings. */
-void service_share_sum(struct service_share *sh, struct service_totals *out);
-int service_share_workers(const struct service_share *sh);
-const struct service_kind *service_share_kind(const struct service_share *sh);
-uint64_t service_share_started_ns(const struct service_share *sh);
+/* A new object with "uptime_s" (since started_ns, clock_now_ns) and the
+ * fields of service_totals_json; NULL when out of memory. */
+cJSON *service_totals_object(const struct service_totals *t, const struct service_kind *kind,
+                             uint64_t started_ns);
 
 #endif

@@ -1,0 +1,41 @@
+/* serve_print: what "shortener serve" prints, for one process (serve.c)
+ * and for --processes (serve_procs.c) alike: the start lines on stderr,
+ * the shutdown counters as JSON or CSV on stdout (serve_int.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "measure/report.h"
+#include "shortener/cli/serve_int.h"
+
+void serve_print_start(const struct serve_opts *o, int port, const struct fd_limits *lim)
+{
+    const char *lb = strchr(o->bind_addr, ':') ? "[" : "";
+    const char *rb = strchr(o->bind_addr, ':') ? "]" : "";
+    char procs[32] = "";   /* one process: the line of old */
+    if (o->processes > 1)
+        snprintf(procs, sizeof procs, "processes %d, ", (int)o->processes);
+    char store[64];   /* SQLite: the line of old */
+    snprintf(store, sizeof store, "sqlite-cache %s%s", o->sqlite_cache == SQLITE_CACHE_ON ? "on" : "off",
+             o->sqlite_exclusive ? ", sqlite-exclusive" : "");
+    if (o->kind == LINKS_KIND_POSTGRES)
+        snprintf(store, sizeof store, "store postgres, %d replica%s", o->nreplicas,
+                 o->nreplicas == 1 ? "" : "s");
+    fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
+            "(%sthreads %d, cache %s, %s)\n",
+            lb, o->bind_addr, rb, port, procs, (int)o->threads, o->cache_url, store);
+    fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
+            "connections %u, header timeout %d s, idle timeout %d s\n",
+            (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,
+            lim->conn_limit, (int)o->header, (int)o->idle);
+}
+
+void serve_print_json(char *txt, int csv)
+{
+    if (txt && csv)   /* the same object, read back as CSV rows */
+        report_json_print(cJSON_Parse(txt));
+    else if (txt)
+        printf("%s\n", txt);
+    cJSON_free(txt);
+}
