@@ -37,6 +37,10 @@
 #   mount_tmpfs SIZE          a tmpfs of SIZE at $D/mnt (MNT) for the
 #                             full-disk tests, or skip saying why (root
 #                             only); common_teardown unmounts it
+#   own_uid                   a user id no other running test uses (100000 +
+#                             this test's PID), for a test that runs kvtest
+#                             under RLIMIT_NPROC: the limit counts every
+#                             process of the user, the machine over
 #   study_setup NAME          a suite of scripts/study/NAME.sh: SCRIPT (its
 #                             path), BIN (the release binary it times,
 #                             KVTEST_REL, else KVTEST); skip without
@@ -166,6 +170,10 @@ mount_tmpfs() {
     mount -t tmpfs -o "size=$1" tmpfs "$D/mnt" 2>"$D/mount.err" ||
         skip "cannot mount a tmpfs: $(cat "$D/mount.err")"
     MNT="$D/mnt"
+}
+
+own_uid() {
+    echo $((100000 + $$))
 }
 
 study_setup() {
