@@ -88,9 +88,12 @@ grown_mib() {
 }
 
 # A database big enough that an export is still writing when the signal
-# comes: 200 MB, made once for the suite.
+# comes: 200 MB, made once for the suite (under a lock: tests that run at
+# the same time, bats --jobs, wait for the one that makes it).
 big_db() {
-    [ -e "$S/big.db" ] || "$KVTEST" init "$S/big.db" --count 200k --size 1000 >/dev/null
+    # shellcheck disable=SC2016  # the script's own arguments
+    flock "$S/big.lock" bash -c '[ -e "$1" ] || "$2" init "$1" --count 200k --size 1000 >/dev/null' \
+        big_db "$S/big.db" "$KVTEST"
 }
 
 # export_midway STORE: start exporting the big database into STORE:$D/e and
@@ -286,8 +289,11 @@ export_stopped_by() {
 }
 
 @test "run --cold: the store's files evicted, resident fraction at most 0.1" {
-    [ "$(stat -f -c %T "$S")" != tmpfs ] || skip "$S is on tmpfs: nothing can be evicted"
-    for p in "lmdb:$S/l" "rocksdb:$S/r"; do
+    [ "$(stat -f -c %T "$D")" != tmpfs ] || skip "$D is on tmpfs: nothing can be evicted"
+    # Copies: another test reading the suite's stores at the same time
+    # (bats --jobs) would bring their pages back.
+    cp -a "$S/l" "$S/r" "$D/"
+    for p in "lmdb:$D/l" "rocksdb:$D/r"; do
         # warm first, so the eviction has something to do
         "$KVTEST" run "$p" --count 300 >/dev/null
         # every page of every file of the store counted, and evicted
