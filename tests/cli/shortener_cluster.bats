@@ -11,6 +11,9 @@ load '../lib/common'
 load '../lib/cluster'
 
 setup_file() {
+    # One cluster for every test, which flush, reshard and (the last) kill
+    # a primary of it: never two tests at once under bats --jobs.
+    export BATS_NO_PARALLELIZE_WITHIN_FILE=true
     store_setup_file
     SERVERS_DIR=$BATS_FILE_TMPDIR
     start_cluster "$BATS_FILE_TMPDIR/cluster" 3 1 || return 1
