@@ -11,10 +11,7 @@
 load '../lib/common'
 
 setup() {
-    common_setup
-    SCRIPT=$BATS_TEST_DIRNAME/../../scripts/study/costs.sh
-    BIN=${KVTEST_REL:-$KVTEST}
-    [ -x "$BATS_TEST_DIRNAME/../../build/ratioci" ] || skip "no build/ratioci (make build/ratioci)"
+    study_setup costs
     command -v valkey-benchmark >/dev/null || skip "no valkey-benchmark"
 }
 

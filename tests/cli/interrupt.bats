@@ -9,16 +9,12 @@ load '../lib/common'
 
 setup() {
     common_setup
-    MNT=""
-    PID=""
 }
 
+# A command still running because a test failed part-way (ours, by PID),
+# a tmpfs still mounted.
 teardown() {
-    # A command still running because a test failed part-way: ours, by PID.
-    stop_leftover "$PID"
-    if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
-        umount "$MNT"
-    fi
+    common_teardown
 }
 
 # Is there a file or directory matching glob $1 of at least $2 KiB or $2 entries?
@@ -35,39 +31,29 @@ grown() {
     return 1
 }
 
-# Nothing temporary left anywhere under $1.
-assert_no_tmp() {
-    run find "$1" -name '*.kvtest-tmp-*' -o -name '*.kvtest-old-*'
-    assert_success
-    assert_output ""
-}
-
-# Exactly one line on stderr, matching the glob $1.
-assert_one_err_line() {
-    run cat "$D/err"
-    assert_equal "${#lines[@]}" 1
-    [[ "$output" == $1 ]] || fail "stderr: $output"
+# stopped_midway SIG STATUS GLOB MIN ARGS...: kvtest ARGS started; once
+# GLOB has grown to MIN (KiB or entries), SIG; it must exit STATUS.
+stopped_midway() {
+    local sig=$1 want=$2 glob=$3 min=$4
+    shift 4
+    start "$@"
+    wait_until grown "$glob" "$min" || fail "kvtest $1 never started writing: $(cat "$D/err")"
+    stop_with "$sig"
+    assert_equal "$status" "$want"
 }
 
 # ---- real signals ------------------------------------------------------------
 
 @test "init: SIGINT mid-way removes the temporary database, exit 130, one line" {
-    start init "$D/x.db" --count 1M --size 1000
-    wait_until grown "$D/x.db.kvtest-tmp-*" 1024 || fail "init never started writing: $(cat "$D/err")"
-    stop_with INT
-    assert_equal "$status" 130
+    stopped_midway INT 130 "$D/x.db.kvtest-tmp-*" 1024 init "$D/x.db" --count 1M --size 1000
     assert_one_err_line "kvtest init: interrupted by signal 2; temporary files removed"
     assert_no_tmp "$D"
     [ ! -e "$D/x.db" ] || fail "x.db exists"
 }
 
 @test "shortener init: SIGINT mid-way removes the temporary database and its -wal/-shm, exit 130" {
-    start shortener init "$D/l.db" --links 3M
     # The links go to the WAL first: wait for a sibling to grow.
-    wait_until grown "$D/l.db.kvtest-tmp-*" 1024 ||
-        fail "shortener init never started writing: $(cat "$D/err")"
-    stop_with INT
-    assert_equal "$status" 130
+    stopped_midway INT 130 "$D/l.db.kvtest-tmp-*" 1024 shortener init "$D/l.db" --links 3M
     assert_one_err_line "kvtest shortener init: interrupted by signal 2; temporary files removed"
     assert_no_tmp "$D"
     run ls -A "$D"
@@ -77,10 +63,7 @@ assert_one_err_line() {
 @test "init: SIGTERM over an existing database leaves the old one intact, exit 143" {
     "$KVTEST" init "$D/x.db" --count 20 --size 100 >/dev/null
     cp "$D/x.db" "$D/before.db"
-    start init "$D/x.db" --count 1M --size 1000
-    wait_until grown "$D/x.db.kvtest-tmp-*" 1024 || fail "init never started writing: $(cat "$D/err")"
-    stop_with TERM
-    assert_equal "$status" 143
+    stopped_midway TERM 143 "$D/x.db.kvtest-tmp-*" 1024 init "$D/x.db" --count 1M --size 1000
     assert_one_err_line "kvtest init: interrupted by signal 15; temporary files removed"
     assert_no_tmp "$D"
     run cmp "$D/x.db" "$D/before.db"
@@ -89,10 +72,7 @@ assert_one_err_line() {
 
 @test "export: SIGINT mid-way removes the partial export, exit 130, one line" {
     "$KVTEST" init "$D/x.db" --count 50k --size 1000 >/dev/null
-    start export "$D/x.db" "$D/e"
-    wait_until grown "$D/e.kvtest-tmp-*" 200 || fail "export never started writing: $(cat "$D/err")"
-    stop_with INT
-    assert_equal "$status" 130
+    stopped_midway INT 130 "$D/e.kvtest-tmp-*" 200 export "$D/x.db" "$D/e"
     assert_one_err_line "kvtest export: interrupted by signal 2; temporary files removed"
     assert_no_tmp "$D"
     [ ! -e "$D/e" ] || fail "e exists with $(find "$D/e" -type f | wc -l) files"
@@ -100,10 +80,7 @@ assert_one_err_line() {
 
 @test "export --tree --jobs 3: SIGTERM stops every writer, nothing left, exit 143" {
     "$KVTEST" init "$D/x.db" --count 50k --size 1000 >/dev/null
-    start export "$D/x.db" "$D/t" --tree --jobs 3
-    wait_until grown "$D/t.kvtest-tmp-*" 200 || fail "export never started writing: $(cat "$D/err")"
-    stop_with TERM
-    assert_equal "$status" 143
+    stopped_midway TERM 143 "$D/t.kvtest-tmp-*" 200 export "$D/x.db" "$D/t" --tree --jobs 3
     assert_one_err_line "kvtest export: interrupted by signal 15; temporary files removed"
     assert_no_tmp "$D"
     [ ! -e "$D/t" ] || fail "t exists"
@@ -114,10 +91,7 @@ assert_one_err_line() {
     "$KVTEST" export "$D/old.db" "$D/e" >/dev/null
     cp -a "$D/e" "$D/e.before"
     "$KVTEST" init "$D/x.db" --count 50k --size 1000 >/dev/null
-    start export "$D/x.db" "$D/e" --jobs 2
-    wait_until grown "$D/e.kvtest-tmp-*" 200 || fail "export never started writing: $(cat "$D/err")"
-    stop_with INT
-    assert_equal "$status" 130
+    stopped_midway INT 130 "$D/e.kvtest-tmp-*" 200 export "$D/x.db" "$D/e" --jobs 2
     assert_one_err_line "kvtest export: interrupted by signal 2; *"
     assert_no_tmp "$D"
     run diff -r "$D/e" "$D/e.before"
@@ -127,10 +101,7 @@ assert_one_err_line() {
 @test "export into an existing empty directory: SIGINT leaves it empty" {
     "$KVTEST" init "$D/x.db" --count 50k --size 1000 >/dev/null
     mkdir "$D/e"
-    start export "$D/x.db" "$D/e"
-    wait_until grown "$D/e.kvtest-tmp-*" 200 || fail "export never started writing: $(cat "$D/err")"
-    stop_with INT
-    assert_equal "$status" 130
+    stopped_midway INT 130 "$D/e.kvtest-tmp-*" 200 export "$D/x.db" "$D/e"
     assert_no_tmp "$D"
     [ -d "$D/e" ] || fail "e is gone"
     run ls -A "$D/e"
@@ -138,12 +109,10 @@ assert_one_err_line() {
 }
 
 @test "sweep: SIGTERM mid-size removes the size and the DIR it made, exit 143" {
-    start sweep "$D/sw" --sizes 1k,2k --total 50M --warmup 0
     # During the export: the database already has its final name, which
     # only sweep knows to remove.
-    wait_until grown "$D/sw/sweep-1000.kvtest-tmp-*" 200 || fail "sweep never exported: $(cat "$D/err")"
-    stop_with TERM
-    assert_equal "$status" 143
+    stopped_midway TERM 143 "$D/sw/sweep-1000.kvtest-tmp-*" 200 \
+        sweep "$D/sw" --sizes 1k,2k --total 50M --warmup 0
     assert_one_err_line "kvtest sweep: interrupted by signal 15; *"
     [ ! -e "$D/sw" ] || fail "sw left: $(ls -A "$D/sw")"
 }
@@ -163,17 +132,8 @@ assert_one_err_line() {
 
 # ---- a real full filesystem -------------------------------------------------
 
-# A 2 MiB tmpfs at $D/mnt, or skip with the reason.
-small_fs() {
-    [ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs"
-    mkdir "$D/mnt"
-    mount -t tmpfs -o size=2m tmpfs "$D/mnt" 2>"$D/mount.err" ||
-        skip "cannot mount a tmpfs: $(cat "$D/mount.err")"
-    MNT="$D/mnt"
-}
-
 @test "full disk: init fails with one line, exit 1, nothing left on the filesystem" {
-    small_fs
+    mount_tmpfs 2m
     # 600 blobs of 3000 bytes pass the up-front estimate (1.9 MB) but take
     # one 4 KiB page each: the disk fills half-way.
     run --separate-stderr "$KVTEST" init "$MNT/x.db" --count 600 --size 3000
@@ -185,7 +145,7 @@ small_fs() {
 }
 
 @test "full disk: export fails with one line, exit 1, DIR absent, nothing left" {
-    small_fs
+    mount_tmpfs 2m
     "$KVTEST" init "$D/x.db" --count 300 --size 10k >/dev/null
     for args in "" "--tree --jobs 2"; do
         # shellcheck disable=SC2086
@@ -199,7 +159,7 @@ small_fs() {
 }
 
 @test "full disk: export over an earlier export keeps the earlier one whole" {
-    small_fs
+    mount_tmpfs 2m
     "$KVTEST" init "$D/old.db" --count 20 --size 1000 >/dev/null
     "$KVTEST" export "$D/old.db" "$MNT/e" >/dev/null
     cp -a "$MNT/e" "$D/e.before"
@@ -214,7 +174,7 @@ small_fs() {
 }
 
 @test "full disk: export into the mount point itself leaves it empty" {
-    small_fs
+    mount_tmpfs 2m
     "$KVTEST" init "$D/x.db" --count 300 --size 10k >/dev/null
     run --separate-stderr "$KVTEST" export "$D/x.db" "$MNT"
     assert_equal "$status" 1

@@ -25,15 +25,10 @@ setup_file() {
 
 setup() {
     common_setup
-    MNT=""
-    PID=""
 }
 
 teardown() {
-    stop_leftover "$PID"
-    if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
-        umount "$MNT"
-    fi
+    common_teardown
 }
 
 # ---- helpers -------------------------------------------------------------
@@ -92,44 +87,35 @@ grown_mib() {
     return 1
 }
 
-# wait_fast TEST...: as wait_until, polling every 20 ms (an export of the
-# big database lasts well under a second).
-wait_fast() {
-    local _
-    for _ in $(seq 3000); do
-        if "$@"; then return 0; fi
-        kill -0 "$PID" 2>/dev/null || return 1
-        sleep 0.02
-    done
-    return 1
-}
-
 # A database big enough that an export is still writing when the signal
-# comes: 200 MB, made once for the suite.
+# comes: 200 MB, made once for the suite (under a lock: tests that run at
+# the same time, bats --jobs, wait for the one that makes it).
 big_db() {
-    [ -e "$S/big.db" ] || "$KVTEST" init "$S/big.db" --count 200k --size 1000 >/dev/null
+    # shellcheck disable=SC2016  # the script's own arguments
+    flock "$S/big.lock" bash -c '[ -e "$1" ] || "$2" init "$1" --count 200k --size 1000 >/dev/null' \
+        big_db "$S/big.db" "$KVTEST"
 }
 
-assert_no_tmp() {
-    run find "$1" -name '*.kvtest-tmp-*' -o -name '*.kvtest-old-*'
-    assert_success
-    assert_output ""
+# export_midway STORE: start exporting the big database into STORE:$D/e and
+# wait until its temporary store has 16 MiB (polled every 20 ms: the
+# export lasts well under a second).
+export_midway() {
+    big_db
+    start export "$S/big.db" "$1:$D/e"
+    wait_every 0.02 grown_mib "$D/e.kvtest-tmp-*" 16 ||
+        fail "$1: export never got going or ended first: $(cat "$D/err")"
 }
 
-assert_one_err_line() {
-    run cat "$D/err"
-    assert_equal "${#lines[@]}" 1
-    # shellcheck disable=SC2053
-    [[ "$output" == $1 ]] || fail "stderr: $output"
-}
-
-# A tmpfs of $1 at $D/mnt (MNT), or skip with the reason.
-mount_tmpfs() {
-    [ "$(id -u)" -eq 0 ] || skip "needs root to mount a tmpfs"
-    mkdir "$D/mnt"
-    mount -t tmpfs -o "size=$1" tmpfs "$D/mnt" 2>"$D/mount.err" ||
-        skip "cannot mount a tmpfs: $(cat "$D/mount.err")"
-    MNT="$D/mnt"
+# export_stopped_by STORE SIG STATUS SIGNUM: an export into STORE:$D/e
+# stopped mid-way by SIG exits STATUS with one line naming SIGNUM, and
+# leaves no temporary file and no $D/e.
+export_stopped_by() {
+    export_midway "$1"
+    stop_with "$2"
+    assert_equal "$status" "$3"
+    assert_one_err_line "kvtest export: interrupted by signal $4; temporary files removed"
+    assert_no_tmp "$D"
+    [ ! -e "$D/e" ] || fail "e exists: $(ls -A "$D/e")"
 }
 
 # ---- export, and reading every key ----------------------------------------
@@ -303,8 +289,11 @@ mount_tmpfs() {
 }
 
 @test "run --cold: the store's files evicted, resident fraction at most 0.1" {
-    [ "$(stat -f -c %T "$S")" != tmpfs ] || skip "$S is on tmpfs: nothing can be evicted"
-    for p in "lmdb:$S/l" "rocksdb:$S/r"; do
+    [ "$(stat -f -c %T "$D")" != tmpfs ] || skip "$D is on tmpfs: nothing can be evicted"
+    # Copies: another test reading the suite's stores at the same time
+    # (bats --jobs) would bring their pages back.
+    cp -a "$S/l" "$S/r" "$D/"
+    for p in "lmdb:$D/l" "rocksdb:$D/r"; do
         # warm first, so the eviction has something to do
         "$KVTEST" run "$p" --count 300 >/dev/null
         # every page of every file of the store counted, and evicted
@@ -482,36 +471,20 @@ lock.mdb"
 # ---- interruption, a full disk, a read-only filesystem --------------------
 
 @test "export into lmdb:DIR: SIGINT mid-way removes the partial store, exit 130, one line" {
-    big_db
-    start export "$S/big.db" "lmdb:$D/e"
-    wait_fast grown_mib "$D/e.kvtest-tmp-*" 16 || fail "export never got going or ended first: $(cat "$D/err")"
-    stop_with INT
-    assert_equal "$status" 130
-    assert_one_err_line "kvtest export: interrupted by signal 2; temporary files removed"
-    assert_no_tmp "$D"
-    [ ! -e "$D/e" ] || fail "e exists: $(ls -A "$D/e")"
+    export_stopped_by lmdb INT 130 2
 }
 
 @test "export into rocksdb:DIR: SIGTERM mid-way removes the partial store, exit 143, one line" {
-    big_db
-    start export "$S/big.db" "rocksdb:$D/e"
-    wait_fast grown_mib "$D/e.kvtest-tmp-*" 16 || fail "export never got going or ended first: $(cat "$D/err")"
-    stop_with TERM
-    assert_equal "$status" 143
-    assert_one_err_line "kvtest export: interrupted by signal 15; temporary files removed"
-    assert_no_tmp "$D"
-    [ ! -e "$D/e" ] || fail "e exists: $(ls -A "$D/e")"
+    export_stopped_by rocksdb TERM 143 15
 }
 
 @test "export over an earlier store: SIGINT / SIGTERM leave the earlier store whole" {
-    big_db
     sig=INT
     for k in lmdb rocksdb; do
         rm -rf "$D/e" "$D/e.before"
         cp -a "$S/${k:0:1}" "$D/e"
         cp -a "$D/e" "$D/e.before"
-        start export "$S/big.db" "$k:$D/e"
-        wait_fast grown_mib "$D/e.kvtest-tmp-*" 16 || fail "$k: export never got going or ended first: $(cat "$D/err")"
+        export_midway "$k"
         stop_with "$sig"
         [ "$status" -eq 130 ] || [ "$status" -eq 143 ] || fail "$k: exit $status"
         assert_one_err_line "kvtest export: interrupted by signal *"

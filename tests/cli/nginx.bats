@@ -10,10 +10,7 @@
 load '../lib/common'
 
 setup() {
-    common_setup
-    SCRIPT=$BATS_TEST_DIRNAME/../../scripts/study/nginx.sh
-    BIN=${KVTEST_REL:-$KVTEST}
-    [ -x "$BATS_TEST_DIRNAME/../../build/ratioci" ] || skip "no build/ratioci (make build/ratioci)"
+    study_setup nginx
     command -v nginx >/dev/null || skip "no nginx (sudo bash scripts/deps.sh)"
     command -v wrk >/dev/null || skip "no wrk"
 }

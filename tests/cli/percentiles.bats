@@ -25,11 +25,10 @@ load '../lib/common'
 
 setup() {
     shortener_setup
-    DELAY_PID=
 }
 
+# The delay server too (start_py_server, servers.bash).
 teardown() {
-    [ -z "$DELAY_PID" ] || stop_pid "$DELAY_PID" TERM
     shortener_teardown
 }
 
@@ -39,20 +38,15 @@ LOAD_MEAN=6.375
 # Bench: ms, all under the cache's 50 ms command timeout.
 BENCH_PLAN=900x0,800x2,270x6,20x12,9x20,1x26
 
-# start_delay_server PROTOCOL PLAN: sets DELAY_PORT, DELAY_PID.
+# start_delay_server PROTOCOL PLAN: tests/lib/delay_server.py on PY_PORT.
 start_delay_server() {
-    DELAY_PORT=$(free_port)
-    python3 "$BATS_TEST_DIRNAME/../lib/delay_server.py" "$DELAY_PORT" --protocol "$1" \
-        --plan "$2" --seconds 60 >"$BATS_TEST_TMPDIR/delay.out" 2>&1 3>&- &
-    DELAY_PID=$!
-    wait_for_port "$DELAY_PORT" 10
+    start_py_server delay_server.py --protocol "$1" --plan "$2" --seconds 60
 }
 
 # stop_delay_server: every delay of the plan was handed out, none beyond it.
 stop_delay_server() {
-    stop_pid "$DELAY_PID" TERM
-    DELAY_PID=
-    run cat "$BATS_TEST_TMPDIR/delay.out"
+    stop_py_server
+    run cat "$PY_OUT"
     assert_output "delayed 2000 extra 0"
 }
 
@@ -111,7 +105,7 @@ check_bench_plateaus() {
 
 @test "load text: each column of the latency table and the classic lines read their own plateau" {
     start_delay_server http "$LOAD_PLAN"
-    run "$KVTEST" shortener load "http://127.0.0.1:$DELAY_PORT" --tasks 1000 --gets 1 \
+    run "$KVTEST" shortener load "$PY_URL" --tasks 1000 --gets 1 \
         --connections 8
     assert_success
     assert_output --partial "Requests: 2000 (1000 POST, 1000 GET), 0 failed"
@@ -130,7 +124,7 @@ check_bench_plateaus() {
 
 @test "load --json: each latency field reads its own plateau" {
     start_delay_server http "$LOAD_PLAN"
-    run "$KVTEST" shortener load "http://127.0.0.1:$DELAY_PORT" --tasks 1000 --gets 1 \
+    run "$KVTEST" shortener load "$PY_URL" --tasks 1000 --gets 1 \
         --connections 8 --json
     assert_success
     [ "$(jq .result.requests_failed <<<"$output")" -eq 0 ]
@@ -150,7 +144,7 @@ check_bench_plateaus() {
     local args=(--cache "valkey://127.0.0.1:PORT" --configs valkey --lookups 2000
                 --threads 8 --warmup 0 --repeat 1)
     start_delay_server resp "$BENCH_PLAN"
-    run "$KVTEST" shortener bench "$DB" "${args[@]/PORT/$DELAY_PORT}"
+    run "$KVTEST" shortener bench "$DB" "${args[@]/PORT/$PY_PORT}"
     assert_success
     declare -A v
     while read -r k x; do v[$k]=$x; done < <(table_row config valkey)
@@ -160,7 +154,7 @@ check_bench_plateaus() {
     stop_delay_server
 
     start_delay_server resp "$BENCH_PLAN"
-    run "$KVTEST" shortener bench "$DB" "${args[@]/PORT/$DELAY_PORT}" --json
+    run "$KVTEST" shortener bench "$DB" "${args[@]/PORT/$PY_PORT}" --json
     assert_success
     [ "$(jq '.result.configs[0].latency.count' <<<"$output")" -eq 2000 ]
     read -r mn p50 mean p90 p99 p999 mx < <(jq -r '.result.configs[0].latency |

@@ -9,14 +9,7 @@
 # shortener_pg.bats has PostgreSQL's own.)
 
 load '../lib/common'
-
-setup_file() {
-    store_setup_file
-}
-
-teardown_file() {
-    store_teardown_file
-}
+load '../lib/store_suite'
 
 setup() {
     shortener_setup

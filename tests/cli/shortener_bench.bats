@@ -20,21 +20,6 @@ make_db() {   # make_db N
     "$KVTEST" shortener init "$DB" --links "$1" --seed 3 >/dev/null
 }
 
-# A listener that accepts connections and never answers (python keeps the
-# backlog open): every request to it can only time out.
-start_silent_server() {
-    SILENT_PORT=$(free_port)
-    python3 -c '
-import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(128)
-time.sleep(120)' "$SILENT_PORT" 3>&- &
-    OTHER_PID=$!
-    wait_for_port "$SILENT_PORT" 10
-}
-
 # A plain static file server: POST answers 501, GET /link/x 404.
 start_wrong_server() {
     WRONG_PORT=$(free_port)
@@ -255,7 +240,7 @@ start_wrong_server() {
 }
 
 @test "load against a server that never answers: timeouts, no hang past --timeout" {
-    start_silent_server
+    start_silent_listener   # every request to it can only time out
     start=$SECONDS
     run "$KVTEST" shortener load "http://127.0.0.1:$SILENT_PORT" --tasks 4 --threads 4 \
         --timeout 300 --json

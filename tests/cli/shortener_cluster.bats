@@ -11,6 +11,9 @@ load '../lib/common'
 load '../lib/cluster'
 
 setup_file() {
+    # One cluster for every test, which flush, reshard and (the last) kill
+    # a primary of it: never two tests at once under bats --jobs.
+    export BATS_NO_PARALLELIZE_WITHIN_FILE=true
     store_setup_file
     SERVERS_DIR=$BATS_FILE_TMPDIR
     start_cluster "$BATS_FILE_TMPDIR/cluster" 3 1 || return 1
@@ -51,6 +54,46 @@ teardown() {
 
 stats() { curl -fsS --max-time 5 "$SERVICE_URL/stats"; }
 
+# look_up_twice N: each of the first N ids asked twice, each answered.
+look_up_twice() {
+    local id
+    for id in $(head -n "$1" "$IDS"); do
+        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
+        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
+    done
+}
+
+# load_ids: a one-second load of the ids through the service, which must
+# succeed (it fills the cache, or lets the threads meet a changed cluster).
+load_ids() {
+    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
+        --create-ratio 0
+    assert_success
+}
+
+# load_through CMD [ARGS]: CMD runs half a second into a 4 s load of the
+# ids (the release binary, in the background); the load must end with
+# status 0, requests, and not one failed.
+load_through() {
+    "${KVTEST_REL:-$KVTEST}" shortener load "$SERVICE_URL" --duration 4 --threads 4 \
+        --keys "$IDS" --create-ratio 0 --json >"$D/load.json" 2>"$D/load.err" 3>&- &
+    local lpid=$! lst=0
+    sleep 0.5
+    "$@"
+    wait "$lpid" || lst=$?
+    assert_equal "$lst" 0
+    [ "$(jq .result.requests_failed "$D/load.json")" -eq 0 ] ||
+        { cat "$D/load.json" "$D/load.err"; false; }
+    [ "$(jq .result.requests "$D/load.json")" -gt 0 ]
+}
+
+# reshard PORT FROM TO: 200 slots moved from node id FROM to node id TO.
+reshard() {
+    run timeout 30 valkey-cli --cluster reshard "127.0.0.1:$1" --cluster-from "$2" \
+        --cluster-to "$3" --cluster-slots 200 --cluster-yes
+    assert_success
+}
+
 # The primary that owns kvtest:link:ID (the others answer -MOVED).
 owner_of() {
     local p
@@ -89,10 +132,7 @@ owner_of() {
 @test "cluster: serve fills on a miss with the TTL, hits after, and /stats lists the primaries" {
     start_service "$DB" --threads 2 --cache "$CLUSTER_URL" --cache-ttl 300
     local id
-    for id in $(head -n 30 "$IDS"); do
-        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
-        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
-    done
+    look_up_twice 30
     run stats
     assert_success
     [ "$(jq .cache.misses <<<"$output")" -eq 30 ]
@@ -116,11 +156,7 @@ owner_of() {
     # trips now and then, and a timed-out lookup (skipped, then backoff) is
     # neither a hit nor a miss; this test is about the sums.
     start_service "$DB" --threads 2 --processes 2 --cache "$CLUSTER_URL" --cache-timeout 2000
-    local id
-    for id in $(head -n 20 "$IDS"); do
-        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
-        curl -fsS "$SERVICE_URL/link/$id" >/dev/null
-    done
+    look_up_twice 20
     run stats
     assert_success
     # 40 lookups over both processes: 20 fills, and hits or (the other
@@ -142,31 +178,15 @@ owner_of() {
     # A generous cache timeout: "no cache error" is about redirects, not
     # about a loaded machine's 50 ms timeouts.
     start_service "$DB" --threads 2 --cache "$CLUSTER_URL" --cache-timeout 2000
-    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
-        --create-ratio 0
-    assert_success
+    load_ids
     local prim from to
     prim=($(cluster_primaries))
     from=$(valkey-cli -p "${prim[0]}" cluster myid | tr -d '\r')
     to=$(valkey-cli -p "${prim[1]}" cluster myid | tr -d '\r')
-    "${KVTEST_REL:-$KVTEST}" shortener load "$SERVICE_URL" --duration 4 --threads 4 \
-        --keys "$IDS" --create-ratio 0 --json >"$D/load.json" 2>"$D/load.err" 3>&- &
-    local lpid=$!
-    sleep 0.5
-    run timeout 30 valkey-cli --cluster reshard "127.0.0.1:${prim[0]}" --cluster-from "$from" \
-        --cluster-to "$to" --cluster-slots 200 --cluster-yes
-    assert_success
-    local lst=0
-    wait "$lpid" || lst=$?
-    assert_equal "$lst" 0
-    [ "$(jq .result.requests_failed "$D/load.json")" -eq 0 ] ||
-        { cat "$D/load.json" "$D/load.err"; false; }
-    [ "$(jq .result.requests "$D/load.json")" -gt 0 ]
+    load_through reshard "${prim[0]}" "$from" "$to"
     # After the move: once the threads have met the new owners (a settling
     # load), the slot map is right: (almost) no more redirects, and hits.
-    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
-        --create-ratio 0
-    assert_success
+    load_ids
     run stats
     echo "$output"
     local redirects hits
@@ -174,9 +194,7 @@ owner_of() {
     hits=$(jq .cache.hits <<<"$output")
     [ "$redirects" -gt 0 ]
     [ "$(jq .cache.errors <<<"$output")" -eq 0 ]
-    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
-        --create-ratio 0
-    assert_success
+    load_ids
     run stats
     echo "$output"
     # A thread whose settling load missed a moved key may meet it now (once
@@ -185,9 +203,7 @@ owner_of() {
     [ "$(jq .cache.hits <<<"$output")" -gt "$hits" ]
     [ "$(jq .sqlite.errors <<<"$output")" -eq 0 ]
     # Put the slots back for the tests that follow.
-    run timeout 30 valkey-cli --cluster reshard "127.0.0.1:${prim[1]}" --cluster-from "$to" \
-        --cluster-to "$from" --cluster-slots 200 --cluster-yes
-    assert_success
+    reshard "${prim[1]}" "$to" "$from"
 }
 
 @test "cluster+track: a key deleted or overwritten on any node stops being served from memory within 100 ms" {
@@ -247,22 +263,10 @@ owner_of() {
 # Last: it kills a primary of the shared cluster.
 @test "cluster: a primary killed: the store answers its keys, the replica takes over, hits resume, no request fails" {
     start_service "$DB" --threads 2 --cache "$CLUSTER_URL"
-    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
-        --create-ratio 0
-    assert_success
+    load_ids
     local victim
     victim=$(cluster_primaries | tail -n 1)
-    "${KVTEST_REL:-$KVTEST}" shortener load "$SERVICE_URL" --duration 4 --threads 4 \
-        --keys "$IDS" --create-ratio 0 --json >"$D/load.json" 2>"$D/load.err" 3>&- &
-    local lpid=$!
-    sleep 0.5
-    cluster_kill "$victim"
-    local lst=0
-    wait "$lpid" || lst=$?
-    assert_equal "$lst" 0
-    [ "$(jq .result.requests_failed "$D/load.json")" -eq 0 ] ||
-        { cat "$D/load.json" "$D/load.err"; false; }
-    [ "$(jq .result.requests "$D/load.json")" -gt 0 ]
+    load_through cluster_kill "$victim"
     wait_cluster_ok 20
     run stats
     echo "before: $output"
@@ -272,9 +276,7 @@ owner_of() {
     [ "$err0" -gt 0 ]   # the dead node's keys went to SQLite meanwhile
     # After the failover: the promoted replica is a fourth primary, asked
     # like the other two live ones, and the cache hits again.
-    run "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --threads 4 --keys "$IDS" \
-        --create-ratio 0
-    assert_success
+    load_ids
     run stats
     echo "after: $output"
     [ "$(jq '.cache.nodes | length' <<<"$output")" -eq 4 ]

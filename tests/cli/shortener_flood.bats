@@ -50,6 +50,40 @@ PY
 
 fd_count() { ls "/proc/$1/fd" | wc -l; }
 
+# keepalive PORT: on one connection, GET /heart-beat ("first STATUS-LINE"),
+# 3 s idle, then what the connection is ("after 3 s: closed", "still open"
+# or the error) and a second GET ("second STATUS-LINE", or why not).
+keepalive() {
+    python3 - "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+def ask():
+    s.sendall(b"GET /heart-beat HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = b""
+    while b'{"OK":true}' not in got:
+        chunk = s.recv(4096)
+        if not chunk:
+            return "closed"
+        got += chunk
+    return got.split(b"\r\n", 1)[0].decode()
+print("first", ask())
+time.sleep(3)
+s.setblocking(False)   # what is there after 3 s, without waiting for more
+try:
+    print("after 3 s:", "closed" if s.recv(1) == b"" else "data")
+except BlockingIOError:
+    print("after 3 s: still open")
+except OSError as e:
+    print("after 3 s:", e)
+s.setblocking(True)
+s.settimeout(10)
+try:
+    print("second", ask())
+except OSError as e:
+    print("second", e)
+PY
+}
+
 @test "serve stays reachable under $FLOOD half-open connections and drops them after --header-timeout" {
     local hard
     hard=$(ulimit -H -n)
@@ -104,25 +138,7 @@ fd_count() { ls "/proc/$1/fd" | wc -l; }
     start_service "$DB" --threads 1 --header-timeout 1 --idle-timeout 30
     # Two requests on one connection, 3 s apart: longer than the header
     # timeout, well within the idle timeout.
-    run python3 - "$SERVICE_PORT" <<'PY'
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-def ask():
-    s.sendall(b"GET /heart-beat HTTP/1.1\r\nHost: x\r\n\r\n")
-    got = b""
-    while b'{"OK":true}' not in got:
-        chunk = s.recv(4096)
-        if not chunk:
-            return "closed"
-        got += chunk
-    return got.split(b"\r\n", 1)[0].decode()
-print("first", ask())
-time.sleep(3)
-try:
-    print("second", ask())
-except OSError as e:
-    print("second", e)
-PY
+    run keepalive "$SERVICE_PORT"
     assert_success
     assert_line "first HTTP/1.1 200 OK"
     assert_line "second HTTP/1.1 200 OK"
@@ -132,23 +148,7 @@ PY
     run "$KVTEST" shortener init "$DB" --links 3
     assert_success
     start_service "$DB" --threads 1 --header-timeout 5 --idle-timeout 1
-    run python3 - "$SERVICE_PORT" <<'PY'
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-s.sendall(b"GET /heart-beat HTTP/1.1\r\nHost: x\r\n\r\n")
-got = b""
-while b'{"OK":true}' not in got:
-    got += s.recv(4096)
-print("first", got.split(b"\r\n", 1)[0].decode())
-time.sleep(3)
-s.setblocking(False)   # what is there after 3 s, without waiting for more
-try:
-    print("after 3 s:", "closed" if s.recv(1) == b"" else "data")
-except BlockingIOError:
-    print("after 3 s: still open")
-except OSError as e:
-    print("after 3 s:", e)
-PY
+    run keepalive "$SERVICE_PORT"
     assert_success
     assert_line "first HTTP/1.1 200 OK"
     assert_line "after 3 s: closed"

@@ -139,7 +139,7 @@ listen_inode() {
     chmod 666 "$DB"
     local n
     for n in 2 3; do
-        run timeout 30 setpriv --reuid=54321 --regid=54321 --clear-groups \
+        run timeout 30 setpriv --reuid="$(own_uid)" --regid="$(own_uid)" --clear-groups \
             --inh-caps=+dac_override --ambient-caps=+dac_override \
             prlimit --nproc="$n" "$KVTEST" shortener serve "$DB" --port 0 --threads 4
         assert_failure 1

@@ -12,22 +12,16 @@ load '../lib/common'
 
 setup() {
     shortener_setup
-    STALL_PID=
 }
 
+# The stall server too (start_py_server, servers.bash).
 teardown() {
-    [ -z "$STALL_PID" ] || stop_pid "$STALL_PID" TERM
     shortener_teardown
 }
 
-# start_stall_server [ARGS]: sets STALL_PORT, STALL_PID, STALL_URL.
+# start_stall_server [ARGS]: tests/lib/stall_server.py at PY_URL.
 start_stall_server() {
-    STALL_PORT=$(free_port)
-    python3 "$BATS_TEST_DIRNAME/../lib/stall_server.py" "$STALL_PORT" --seconds 60 "$@" \
-        >"$BATS_TEST_TMPDIR/stall.log" 2>&1 3>&- &
-    STALL_PID=$!
-    STALL_URL="http://127.0.0.1:$STALL_PORT"
-    wait_for_port "$STALL_PORT" 10
+    start_py_server stall_server.py --seconds 60 "$@"
 }
 
 jqo() { jq -r "$1" <<<"$output"; }
@@ -36,7 +30,7 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 @test "load --rate against a server that stalls 200 ms a second: p99 shows the stalls" {
     start_stall_server --stall-ms 200 --every-ms 1000
-    run "$KVTEST" shortener load "$STALL_URL" --duration 2.5 --create-ratio 0.2 \
+    run "$KVTEST" shortener load "$PY_URL" --duration 2.5 --create-ratio 0.2 \
         --connections 2 --rate 400 --json
     assert_success
     [ "$(jqo .result.requests_failed)" -eq 0 ]
@@ -54,7 +48,7 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 @test "closed loop against the stalling server: correct counts, stalls in the max" {
     start_stall_server --stall-ms 200 --every-ms 1000
-    run "$KVTEST" shortener load "$STALL_URL" --duration 2.5 --create-ratio 0.2 \
+    run "$KVTEST" shortener load "$PY_URL" --duration 2.5 --create-ratio 0.2 \
         --connections 4 --json
     assert_success
     req=$(jqo .result.requests)
@@ -69,7 +63,7 @@ jqo() { jq -r "$1" <<<"$output"; }
     # the requests caught in a stall waited for it
     awk -v m="$(jqo .result.by_type.all.latency.max)" 'BEGIN { exit !(m >= 50000) }'
     # and the text report of the same run shape is the classic one
-    run "$KVTEST" shortener load "$STALL_URL" --tasks 8 --gets 5 --connections 4
+    run "$KVTEST" shortener load "$PY_URL" --tasks 8 --gets 5 --connections 4
     assert_success
     assert_output --partial "Total tasks: 8"
     assert_output --partial "Successful: 8"
@@ -106,12 +100,12 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 @test "load --rate says so when the target is out of reach" {
     start_stall_server --stall-ms 0
-    run "$KVTEST" shortener load "$STALL_URL" --duration 1 --create-ratio 0.5 \
+    run "$KVTEST" shortener load "$PY_URL" --duration 1 --create-ratio 0.5 \
         --connections 2 --rate 1000000 --json
     assert_success
     [ "$(jqo .result.rate.reached)" = false ]
     awk -v s="$(jqo .result.rate.achieved_share)" 'BEGIN { exit !(s < 0.98) }'
-    run "$KVTEST" shortener load "$STALL_URL" --duration 0.5 --create-ratio 0.5 \
+    run "$KVTEST" shortener load "$PY_URL" --duration 0.5 --create-ratio 0.5 \
         --connections 2 --rate 1000000
     assert_success
     assert_output --partial "Target rate NOT reached"
@@ -121,17 +115,16 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 @test "load counts wrong bodies as bad_body failures (GET and POST)" {
     start_stall_server --stall-ms 0 --wrong get
-    run "$KVTEST" shortener load "$STALL_URL" --tasks 6 --gets 2 --connections 3 --json
+    run "$KVTEST" shortener load "$PY_URL" --tasks 6 --gets 2 --connections 3 --json
     [ "$status" -eq 1 ]
     [ "$(jqo .result.failures.bad_body)" -eq 6 ]
     [ "$(jqo .result.failures.http_status)" -eq 0 ]
     [ "$(jqo .result.by_type.post.successful)" -eq 6 ]
     [ "$(jqo .result.failed)" -eq 6 ]
-    [[ "$(jqo '.result.errors[0]')" == "GET $STALL_URL/link/s"*": bad_body: 200 with a link other than the one created" ]]
-    kill -TERM "$STALL_PID"
-    wait "$STALL_PID" || true
+    [[ "$(jqo '.result.errors[0]')" == "GET $PY_URL/link/s"*": bad_body: 200 with a link other than the one created" ]]
+    stop_py_server
     start_stall_server --stall-ms 0 --wrong post
-    run "$KVTEST" shortener load "$STALL_URL" --duration 0.5 --create-ratio 1 --connections 2 \
+    run "$KVTEST" shortener load "$PY_URL" --duration 0.5 --create-ratio 1 --connections 2 \
         --rate 100 --json
     [ "$status" -eq 1 ]
     [ "$(jqo .result.failures.bad_body)" -eq "$(jqo .result.requests)" ]
@@ -141,7 +134,7 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 @test "load reconnects when the server closes keep-alive connections" {
     start_stall_server --stall-ms 0 --close-every 3
-    run "$KVTEST" shortener load "$STALL_URL" --tasks 10 --gets 9 --connections 3 --json
+    run "$KVTEST" shortener load "$PY_URL" --tasks 10 --gets 9 --connections 3 --json
     assert_success
     [ "$(jqo .result.requests)" -eq 100 ]
     [ "$(jqo .result.requests_failed)" -eq 0 ]
@@ -151,20 +144,20 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 @test "load: --connections names the virtual users, --threads is its alias" {
     start_stall_server --stall-ms 0
-    run "$KVTEST" shortener load "$STALL_URL" --tasks 4 --gets 1 --connections 3 --json
+    run "$KVTEST" shortener load "$PY_URL" --tasks 4 --gets 1 --connections 3 --json
     assert_success
     [ "$(jqo .options.connections)" -eq 3 ]
     [ "$(jqo .options.threads)" -eq 3 ]
-    run "$KVTEST" shortener load "$STALL_URL" --tasks 4 --gets 1 --threads 3 --json
+    run "$KVTEST" shortener load "$PY_URL" --tasks 4 --gets 1 --threads 3 --json
     assert_success
     [ "$(jqo .options.connections)" -eq 3 ]
     [ "$(jqo .options.threads)" -eq 3 ]
-    run "$KVTEST" shortener load "$STALL_URL" --tasks 4 --threads 2 --connections 3
+    run "$KVTEST" shortener load "$PY_URL" --tasks 4 --threads 2 --connections 3
     [ "$status" -eq 2 ]
     assert_output --partial "another name for --connections"
-    run "$KVTEST" shortener load "$STALL_URL" --rate 0
+    run "$KVTEST" shortener load "$PY_URL" --rate 0
     [ "$status" -eq 2 ]
-    run "$KVTEST" shortener load "https://127.0.0.1:$STALL_PORT"
+    run "$KVTEST" shortener load "https://127.0.0.1:$PY_PORT"
     [ "$status" -eq 2 ]
     assert_output --partial "https is not supported"
     run "$KVTEST" shortener load "http://127.0.0.1:99999"

@@ -8,6 +8,9 @@
 load '../lib/common'
 
 setup_file() {
+    # One service for every test, and the last stops it and checks what
+    # the others left: never two tests at once under bats --jobs.
+    export BATS_NO_PARALLELIZE_WITHIN_FILE=true
     export KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
     export SERVERS_DIR=$BATS_FILE_TMPDIR
     export DB=$BATS_FILE_TMPDIR/links.db

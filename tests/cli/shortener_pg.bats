@@ -10,6 +10,9 @@
 load '../lib/common'
 
 setup_file() {
+    # One server and its replicas for every test, which kill and restart
+    # them: never two tests at once under bats --jobs.
+    export BATS_NO_PARALLELIZE_WITHIN_FILE=true
     export KVTEST_STORE=postgres
     start_pg
     start_pg_replica

@@ -15,11 +15,10 @@ load '../lib/common'
 
 setup() {
     shortener_setup
-    STALL_PID=
 }
 
+# The stall server too (start_py_server, servers.bash).
 teardown() {
-    [ -z "$STALL_PID" ] || stop_pid "$STALL_PID" TERM
     shortener_teardown
 }
 
@@ -89,12 +88,8 @@ jqo() { jq -r "$1" <<<"$output"; }
 }
 
 @test "a server that closes after every 3rd answer: requests in flight behind go again" {
-    STALL_PORT=$(free_port)
-    python3 "$BATS_TEST_DIRNAME/../lib/stall_server.py" "$STALL_PORT" --seconds 60 \
-        --stall-ms 0 --close-every 3 >"$BATS_TEST_TMPDIR/stall.log" 2>&1 3>&- &
-    STALL_PID=$!
-    wait_for_port "$STALL_PORT" 10
-    run timeout -k 5 60 "$KVTEST" shortener load "http://127.0.0.1:$STALL_PORT" --tasks 30 --gets 5 \
+    start_py_server stall_server.py --seconds 60 --stall-ms 0 --close-every 3
+    run timeout -k 5 60 "$KVTEST" shortener load "$PY_URL" --tasks 30 --gets 5 \
         --connections 2 --pipeline 4 --json
     assert_success
     [ "$(jqo .result.requests)" -eq 180 ]

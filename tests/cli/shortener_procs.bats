@@ -76,7 +76,7 @@ resolve_all() {
 # K" last. LeakSanitizer cannot start its thread under such a limit.
 serve_capped() {
     env ASAN_OPTIONS=detect_leaks=0 timeout 60 python3 "$BATS_TEST_DIRNAME/../lib/subreaper.py" \
-        setpriv --reuid=54321 --regid=54321 --clear-groups --inh-caps=+dac_override \
+        setpriv --reuid="$(own_uid)" --regid="$(own_uid)" --clear-groups --inh-caps=+dac_override \
         --ambient-caps=+dac_override prlimit --nproc="$1" \
         "$KVTEST" shortener serve "$DB" --port 0 --processes 2 --threads 1
 }
@@ -85,17 +85,11 @@ serve_capped() {
 # itself; PARENT_STATUS is its exit status. 1 if it still runs (teardown
 # stops it then).
 parent_exits() {
-    local i
     PARENT_STATUS=0
-    for i in $(seq 300); do
-        kill -0 "$SERVICE_PID" 2>/dev/null || break
-        : "$i"
-        sleep 0.1
-    done
-    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+    wait_gone "$SERVICE_PID" 30 || {
         echo "the parent still runs after 30 s" >&2
         return 1
-    fi
+    }
     wait "$SERVICE_PID" || PARENT_STATUS=$?
     SERVICE_PID=
 }
@@ -355,19 +349,14 @@ gone() {
 @test "--processes 2: a process that does not stop on SIGTERM is killed after the 10 s grace (one line, exit 1, no counters)" {
     start_service "$DB" --processes 2 --threads 1
     pids_of 2
-    local p0=${PIDS[0]} p1=${PIDS[1]} i st=0 t0=$SECONDS
+    local p0=${PIDS[0]} p1=${PIDS[1]} st=0 t0=$SECONDS
     kill -STOP "$p0"   # its SIGTERM stays pending
     kill -TERM "$SERVICE_PID"
-    for i in $(seq 400); do   # bounded: the grace is 10 s
-        kill -0 "$SERVICE_PID" 2>/dev/null || break
-        : "$i"
-        sleep 0.1
-    done
-    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+    wait_gone "$SERVICE_PID" 40 || {   # bounded: the grace is 10 s
         echo "the parent still waits after 40 s" >&2
         kill -KILL "$p0"
         return 1   # teardown stops the parent
-    fi
+    }
     wait "$SERVICE_PID" || st=$?
     SERVICE_PID=
     assert_equal "$st" 1
@@ -407,7 +396,7 @@ gone() {
     # so its first fork fails (uid 0 is exempt from the limit; the database
     # is reached with CAP_DAC_OVERRIDE). LeakSanitizer cannot start its
     # thread under that limit either.
-    run env ASAN_OPTIONS=detect_leaks=0 timeout 30 setpriv --reuid=54321 --regid=54321 \
+    run env ASAN_OPTIONS=detect_leaks=0 timeout 30 setpriv --reuid="$(own_uid)" --regid="$(own_uid)" \
         --clear-groups --inh-caps=+dac_override --ambient-caps=+dac_override \
         prlimit --nproc=1 "$KVTEST" shortener serve "$DB" --port 0 --processes 2
     assert_failure 1
@@ -518,12 +507,12 @@ os.execvp(sys.argv[3], sys.argv[3:])'
     # lowered to 1, below what its user already runs (by that user: others
     # would need CAP_SYS_RESOURCE). LeakSanitizer cannot start its thread
     # under that limit.
-    SERVICE_WRAP=(env ASAN_OPTIONS=detect_leaks=0 setpriv --reuid=54321 --regid=54321
+    SERVICE_WRAP=(env ASAN_OPTIONS=detect_leaks=0 setpriv --reuid="$(own_uid)" --regid="$(own_uid)"
                   --clear-groups --inh-caps=+dac_override --ambient-caps=+dac_override)
     start_service "$DB" --processes 2 --threads 1
     pids_of 2
     local p0=${PIDS[0]} p1=${PIDS[1]}
-    setpriv --reuid=54321 --regid=54321 --clear-groups prlimit --pid "$SERVICE_PID" --nproc=1
+    setpriv --reuid="$(own_uid)" --regid="$(own_uid)" --clear-groups prlimit --pid "$SERVICE_PID" --nproc=1
     kill -KILL "$p0"
     parent_exits
     assert_equal "$PARENT_STATUS" 1
@@ -581,7 +570,7 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE lin
 @test "--processes 2: the port taken while no process listens: every restart fails with its reason, the parent gives up with status 1" {
     start_service "$DB" --processes 2 --threads 1
     pids_of 2
-    local holder i st=0
+    local i st=0
     # The parent stopped and both processes killed: only the parent's
     # reserve socket (bound, never listening) holds the port, and another
     # program's listening socket may take it (SO_REUSEADDR on both).
@@ -592,22 +581,10 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE lin
         : "$i"
         sleep 0.05
     done
-    python3 -c 'import socket, sys, time
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(8)
-time.sleep(60)' "$SERVICE_PORT" 3>&- &
-    holder=$!
-    _servers_track "$holder"
-    for i in $(seq 100); do
-        (exec 9<>"/dev/tcp/127.0.0.1/$SERVICE_PORT") 2>/dev/null && break
-        : "$i"
-        sleep 0.05
-    done
+    start_silent_listener "$SERVICE_PORT"
     kill -CONT "$SERVICE_PID"
     parent_exits || st=$?
-    stop_pid "$holder" KILL
+    stop_pid "$SILENT_PID" KILL
     [ "$st" -eq 0 ]
     assert_equal "$PARENT_STATUS" 1
     # each of the 5 restarted processes says why (the last may be stopped first)

@@ -11,14 +11,7 @@
 # stores: sqlite postgres
 
 load '../lib/common'
-
-setup_file() {
-    store_setup_file
-}
-
-teardown_file() {
-    store_teardown_file
-}
+load '../lib/store_suite'
 
 setup() {
     shortener_setup

@@ -7,11 +7,10 @@ load '../lib/common'
 
 setup() {
     common_setup
-    PID=""
 }
 
 teardown() {
-    stop_leftover "$PID"
+    common_teardown
 }
 
 # The page size a database really has, as kvtest stat reads it.

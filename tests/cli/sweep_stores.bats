@@ -10,11 +10,10 @@ load '../lib/common'
 
 setup() {
     common_setup
-    PID=""
 }
 
 teardown() {
-    stop_leftover "$PID"
+    common_teardown
 }
 
 ALL=db,files,lmdb,rocksdb

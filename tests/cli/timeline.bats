@@ -12,31 +12,18 @@ load '../lib/common'
 
 setup() {
     shortener_setup
-    SRV_PID=
 }
 
+# The stand-in server too (start_py_server, servers.bash).
 teardown() {
-    [ -z "$SRV_PID" ] || stop_pid "$SRV_PID" TERM
     shortener_teardown
-}
-
-# start_py SCRIPT ARGS: sets PORT, SRV_PID, URL; the script's stdout in srv.out.
-start_py() {
-    local script=$1
-    shift
-    PORT=$(free_port)
-    python3 "$BATS_TEST_DIRNAME/../lib/$script" "$PORT" "$@" \
-        >"$BATS_TEST_TMPDIR/srv.out" 2>&1 3>&- &
-    SRV_PID=$!
-    URL="http://127.0.0.1:$PORT"
-    wait_for_port "$PORT" 10
 }
 
 HEADER=t_s,requests,failures,p50_us,p99_us,max_us
 
 @test "load --timeline: one row per interval, a stall is an empty interval then a high max" {
-    start_py stall_server.py --stall-ms 500 --every-ms 1000 --seconds 60
-    run "$KVTEST" shortener load "$URL" --duration 2 --connections 4 --json \
+    start_py_server stall_server.py --stall-ms 500 --every-ms 1000 --seconds 60
+    run "$KVTEST" shortener load "$PY_URL" --duration 2 --connections 4 --json \
         --timeline "$D/t.csv" --interval 200ms
     assert_success
     total=$(jq .result.requests <<<"$output")
@@ -60,8 +47,8 @@ HEADER=t_s,requests,failures,p50_us,p99_us,max_us
 }
 
 @test "load --timeline: failures per interval add up to the run's failures" {
-    start_py stall_server.py --stall-ms 0 --wrong get --seconds 60
-    run "$KVTEST" shortener load "$URL" --tasks 20 --gets 4 --connections 2 --json \
+    start_py_server stall_server.py --stall-ms 0 --wrong get --seconds 60
+    run "$KVTEST" shortener load "$PY_URL" --tasks 20 --gets 4 --connections 2 --json \
         --allow-failures --timeline "$D/t.csv"
     assert_success
     want="$(jq -r '.result | "\(.requests) \(.requests_failed)"' <<<"$output")"
@@ -71,15 +58,14 @@ HEADER=t_s,requests,failures,p50_us,p99_us,max_us
 }
 
 @test "load --timeline into an unwritable path: exit 2 before any request" {
-    start_py delay_server.py --plan 1x0 --seconds 60
+    start_py_server delay_server.py --plan 1x0 --seconds 60
     touch "$D/file"
     expect_error 2 "cannot write --timeline $D/file/t.csv: Not a directory" shortener load \
-        "$URL" --tasks 5 --timeline "$D/file/t.csv"
-    expect_error 2 "cannot write --timeline" shortener load "$URL" --tasks 5 \
+        "$PY_URL" --tasks 5 --timeline "$D/file/t.csv"
+    expect_error 2 "cannot write --timeline" shortener load "$PY_URL" --tasks 5 \
         --timeline "$D/nodir/t.csv"
-    stop_pid "$SRV_PID" TERM
-    SRV_PID=
-    run cat "$BATS_TEST_TMPDIR/srv.out"
+    stop_py_server
+    run cat "$PY_OUT"
     assert_output "delayed 0 extra 0"
 }
 

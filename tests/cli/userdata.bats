@@ -8,7 +8,6 @@ load '../lib/common'
 
 setup() {
     common_setup
-    PID=""
     # Root reads any file; without these capabilities it obeys the mode bits.
     DROP=()
     if [ "$(id -u)" -eq 0 ]; then
@@ -18,7 +17,7 @@ setup() {
 }
 
 teardown() {
-    stop_leftover "$PID"
+    common_teardown
     chmod -R u+rwX "$D" 2>/dev/null || true
 }
 

@@ -7,7 +7,10 @@
 # bats-assert and the server helpers (servers.bash), and defines:
 #
 #   common_setup              KVTEST must name the binary under test;
-#                             D = this test's scratch directory
+#                             D = this test's scratch directory; PID and
+#                             MNT empty (start, mount_tmpfs set them)
+#   common_teardown           what a failed test left: the command start
+#                             ran (by PID), the tmpfs mount_tmpfs mounted
 #   field LABEL               (stdin) the first word after "LABEL:" in text
 #                             output
 #   expect_error ST PATTERN ARGS...
@@ -21,10 +24,27 @@
 #                             in $D/out, stderr in $D/err)
 #   wait_until TEST...        wait (bounded, 60 s) until the command TEST
 #                             holds; 1 if it never does or PID ended first
+#   wait_every STEP TEST...   the same, polling every STEP seconds instead of
+#                             0.1 (a command that lasts under a second)
 #   have_glob GLOB            some path matches GLOB
 #   stop_with SIG             send SIG to PID; its exit status in $status
 #   stop_leftover PID         teardown: a command a failed test left running
 #                             in the background (ours) is killed by PID
+#   assert_no_tmp DIR         nothing temporary (*.kvtest-tmp-*,
+#                             *.kvtest-old-*) left anywhere under DIR
+#   assert_one_err_line GLOB  $D/err (start's stderr) is one line matching
+#                             GLOB
+#   mount_tmpfs SIZE          a tmpfs of SIZE at $D/mnt (MNT) for the
+#                             full-disk tests, or skip saying why (root
+#                             only); common_teardown unmounts it
+#   own_uid                   a user id no other running test uses (100000 +
+#                             this test's PID), for a test that runs kvtest
+#                             under RLIMIT_NPROC: the limit counts every
+#                             process of the user, the machine over
+#   study_setup NAME          a suite of scripts/study/NAME.sh: SCRIPT (its
+#                             path), BIN (the release binary it times,
+#                             KVTEST_REL, else KVTEST); skip without
+#                             build/ratioci
 #   shortener_setup           KVTEST (default ./kvtest), SERVERS_DIR, DB and
 #                             ASAN_OPTIONS for the shortener suites; DB is
 #                             a fresh SQLite path, or with
@@ -54,6 +74,15 @@ load '../lib/pg'
 common_setup() {
     : "${KVTEST:?KVTEST must name the binary under test}"
     D="$BATS_TEST_TMPDIR"
+    PID=""
+    MNT=""
+}
+
+common_teardown() {
+    stop_leftover "${PID:-}"
+    if [ -n "${MNT:-}" ] && mountpoint -q "$MNT"; then
+        umount "$MNT"
+    fi
 }
 
 field() {
@@ -91,11 +120,17 @@ start() {
 }
 
 wait_until() {
-    local i
-    for i in $(seq 600); do
+    wait_every 0.1 "$@"
+}
+
+wait_every() {
+    local step=$1 i
+    shift
+    # 60 s whatever the step.
+    for i in $(seq "$(awk -v s="$step" 'BEGIN { printf "%d", 60 / s }')"); do
         if "$@"; then return 0; fi
         kill -0 "$PID" 2>/dev/null || return 1
-        sleep 0.1
+        sleep "$step"
     done
     return 1
 }
@@ -114,6 +149,38 @@ stop_with() {
 
 stop_leftover() {
     [ -z "${1:-}" ] || stop_pid "$1" KILL
+}
+
+assert_no_tmp() {
+    run find "$1" -name '*.kvtest-tmp-*' -o -name '*.kvtest-old-*'
+    assert_success
+    assert_output ""
+}
+
+assert_one_err_line() {
+    run cat "$D/err"
+    assert_equal "${#lines[@]}" 1
+    # shellcheck disable=SC2053  # the pattern is a glob on purpose
+    [[ "$output" == $1 ]] || fail "stderr: $output"
+}
+
+mount_tmpfs() {
+    [ "$(id -u)" -eq 0 ] || skip "needs root to mount a tmpfs"
+    mkdir "$D/mnt"
+    mount -t tmpfs -o "size=$1" tmpfs "$D/mnt" 2>"$D/mount.err" ||
+        skip "cannot mount a tmpfs: $(cat "$D/mount.err")"
+    MNT="$D/mnt"
+}
+
+own_uid() {
+    echo $((100000 + $$))
+}
+
+study_setup() {
+    common_setup
+    SCRIPT=$BATS_TEST_DIRNAME/../../scripts/study/$1.sh
+    BIN=${KVTEST_REL:-$KVTEST}
+    [ -x "$BATS_TEST_DIRNAME/../../build/ratioci" ] || skip "no build/ratioci (make build/ratioci)"
 }
 
 shortener_setup() {

@@ -34,12 +34,11 @@ import os
 import random
 import selectors
 import signal
-import socket
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stall_server  # noqa: E402  (its HTTP service and request parser)
+import stall_server  # noqa: E402  (its HTTP service, request parser, sockets)
 
 
 def parse_plan(text):
@@ -148,17 +147,8 @@ class Server:
         return 0.0
 
     def receive(self, c):
-        try:
-            data = c.sock.recv(65536)
-        except (BlockingIOError, InterruptedError):
+        if not stall_server.receive(self.sel, c):
             return
-        except OSError:
-            data = b""
-        if not data:
-            self.sel.unregister(c.sock)
-            c.sock.close()
-            return
-        c.buf += data
         while True:
             got = self.proto.take(c.buf)
             if got is None:
@@ -182,12 +172,7 @@ class Server:
                 pass   # the client went away; its connection closes on read
 
     def serve(self, port, seconds):
-        lsock = socket.socket()
-        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        lsock.bind(("127.0.0.1", port))
-        lsock.listen(256)
-        lsock.setblocking(False)
-        self.sel.register(lsock, selectors.EVENT_READ, None)
+        lsock = stall_server.listen(self.sel, port)
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             wait = 0.05
@@ -197,13 +182,7 @@ class Server:
                 if key.data is not None:
                     self.receive(key.data)
                     continue
-                try:
-                    s, _ = lsock.accept()
-                except BlockingIOError:
-                    continue
-                s.setblocking(False)
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                self.sel.register(s, selectors.EVENT_READ, Conn(s))
+                stall_server.accept(self.sel, lsock, Conn)
             self.send_due()
 
 

@@ -19,6 +19,9 @@
 #   stop_pid PID [SIG [S]]    send SIG (default TERM), wait up to S seconds
 #                             (default 5), then SIGKILL; exit status of our
 #                             child in STOP_STATUS; PID leaves SERVERS_PIDS
+#   wait_gone PID S           wait up to S seconds until PID has ended (or
+#                             is a zombie not yet waited for: kill -0 says
+#                             so only once it is reaped); 1 if it still runs
 #   start_valkey [DIR [LOG]]  start valkey-server without persistence (up to
 #                             3 ports tried); sets VALKEY_PORT, VALKEY_PID,
 #                             VALKEY_URL (valkey://127.0.0.1:PORT); log in
@@ -34,8 +37,19 @@
 #   stop_service [SIG]        send SIG (default TERM) to SERVICE_PID, wait for
 #                             it (SIGKILL after 10 s); exit status in
 #                             SERVICE_STATUS
-#   stop_all_servers          stop_service and stop_valkey, whichever run;
-#                             call it from teardown
+#   start_py_server SCRIPT [ARGS]  a stand-in server of tests/lib
+#                             (stall_server.py, delay_server.py: python3
+#                             SCRIPT PORT ARGS) on a free port; sets PY_PORT,
+#                             PY_PID, PY_URL (http://127.0.0.1:PORT), PY_OUT
+#                             (its stdout and stderr)
+#   stop_py_server            SIGTERM to PY_PID and wait (SIGKILL after 5 s)
+#   start_silent_listener [PORT]  a socket on PORT (default a free one) that
+#                             accepts connections and never answers (a hung
+#                             server; or a program holding a port); sets
+#                             SILENT_PORT, SILENT_PID
+#   stop_all_servers          stop_service, stop_valkey, stop_py_server and
+#                             the silent listener, whichever run; call it
+#                             from teardown
 #   start_fixedcap DIR W D_US [S]  build/fixedcap (FIXEDCAP: its path), an
 #                             HTTP server of known capacity W / D_US for S
 #                             seconds (default 120), its URL in DIR/fc.url;
@@ -107,17 +121,22 @@ _servers_forget() {
     SERVERS_PIDS=("${rest[@]}")
 }
 
-stop_pid() {
-    local pid=$1 sig=${2:-TERM} secs=${3:-5} i
-    STOP_STATUS=
-    _servers_forget "$pid"
-    kill -"$sig" "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+wait_gone() {
+    local pid=$1 secs=$2 i
     for i in $(seq 1 $((secs * 20))); do
-        kill -0 "$pid" 2>/dev/null || break
+        kill -0 "$pid" 2>/dev/null || return 0
         : "$i"
         sleep 0.05
     done
-    if kill -0 "$pid" 2>/dev/null; then
+    ! kill -0 "$pid" 2>/dev/null
+}
+
+stop_pid() {
+    local pid=$1 sig=${2:-TERM} secs=${3:-5}
+    STOP_STATUS=
+    _servers_forget "$pid"
+    kill -"$sig" "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+    if ! wait_gone "$pid" "$secs"; then
         echo "stop_pid: process $pid did not stop on SIG$sig; sending SIGKILL" >&2
         kill -KILL "$pid" 2>/dev/null || true
     fi
@@ -224,9 +243,47 @@ stop_service() {
     export SERVICE_STATUS
 }
 
+start_py_server() {
+    local script=$1
+    shift
+    _servers_dir
+    PY_PORT=$(free_port) || return 1
+    PY_URL="http://127.0.0.1:$PY_PORT"
+    PY_OUT="$SERVERS_DIR/${script%.py}.$PY_PORT.out"
+    python3 "$(dirname "${BASH_SOURCE[0]}")/$script" "$PY_PORT" "$@" >"$PY_OUT" 2>&1 3>&- &
+    PY_PID=$!
+    _servers_track "$PY_PID"
+    export PY_PORT PY_PID PY_URL PY_OUT
+    wait_for_port "$PY_PORT" 10
+}
+
+stop_py_server() {
+    [ -n "${PY_PID:-}" ] || return 0
+    stop_pid "$PY_PID" TERM
+    PY_PID=
+}
+
+start_silent_listener() {
+    SILENT_PORT=${1:-}
+    [ -n "$SILENT_PORT" ] || SILENT_PORT=$(free_port) || return 1
+    # python keeps the backlog open and never reads.
+    python3 -c 'import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(128)
+time.sleep(120)' "$SILENT_PORT" 3>&- &
+    SILENT_PID=$!
+    _servers_track "$SILENT_PID"
+    wait_for_port "$SILENT_PORT" 10
+}
+
 stop_all_servers() {
     stop_service TERM
     stop_valkey
+    stop_py_server
+    [ -z "${SILENT_PID:-}" ] || stop_pid "$SILENT_PID" KILL
+    SILENT_PID=
 }
 
 start_fixedcap() {

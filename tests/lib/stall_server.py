@@ -99,15 +99,53 @@ class Conn:
         self.answers = 0
 
 
-def serve(args):
-    service = Service(args.wrong)
+# The socket plumbing of this server and of delay_server.py: a listening
+# socket registered with data None, clients registered with their Conn.
+
+def listen(sel, port):
+    """A non-blocking socket listening on 127.0.0.1:port, in sel."""
     lsock = socket.socket()
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    lsock.bind(("127.0.0.1", args.port))
+    lsock.bind(("127.0.0.1", port))
     lsock.listen(256)
     lsock.setblocking(False)
-    sel = selectors.DefaultSelector()
     sel.register(lsock, selectors.EVENT_READ, None)
+    return lsock
+
+
+def accept(sel, lsock, conn_class):
+    """One waiting client, non-blocking and without Nagle, in sel with
+    conn_class(sock) as its data."""
+    try:
+        s, _ = lsock.accept()
+    except BlockingIOError:
+        return
+    s.setblocking(False)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sel.register(s, selectors.EVENT_READ, conn_class(s))
+
+
+def receive(sel, c):
+    """What c's socket has, added to c.buf: True if anything came; a
+    connection the client closed leaves sel and is closed."""
+    try:
+        data = c.sock.recv(65536)
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        data = b""
+    if not data:
+        sel.unregister(c.sock)
+        c.sock.close()
+        return False
+    c.buf += data
+    return True
+
+
+def serve(args):
+    service = Service(args.wrong)
+    sel = selectors.DefaultSelector()
+    lsock = listen(sel, args.port)
     t0 = time.monotonic()
     period, stall = args.every_ms / 1000.0, args.stall_ms / 1000.0
     while time.monotonic() - t0 < args.seconds:
@@ -117,29 +155,14 @@ def serve(args):
             continue
         for key, _ in sel.select(timeout=0.01):
             if key.data is None:
-                try:
-                    s, _ = lsock.accept()
-                except BlockingIOError:
-                    continue
-                s.setblocking(False)
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                sel.register(s, selectors.EVENT_READ, Conn(s))
+                accept(sel, lsock, Conn)
                 continue
             handle(sel, key.data, service, args.close_every)
 
 
 def handle(sel, c, service, close_every):
-    try:
-        data = c.sock.recv(65536)
-    except (BlockingIOError, InterruptedError):
+    if not receive(sel, c):
         return
-    except OSError:
-        data = b""
-    if not data:
-        sel.unregister(c.sock)
-        c.sock.close()
-        return
-    c.buf += data
     while True:
         req = take_request(c.buf)
         if req is None:
