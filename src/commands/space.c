@@ -21,7 +21,7 @@
 #include "commands/space.h"
 #include "commands/space_int.h"
 #include "stores/layout.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 
 struct db_space {

@@ -8,7 +8,7 @@
 #include "commands/space.h"
 #include "commands/space_int.h"
 #include "stores/layout.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 /* The engine's own figures, as JSON or one text line. */
 void space_kv_engine(const char *path, const struct store_kv_facts *f, cJSON *json)

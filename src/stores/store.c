@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "stores/store_int.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 int store_buf_reserve(struct store_buf *b, int64_t n)
 {

@@ -8,7 +8,7 @@
 #include "measure/clock.h"
 #include "base/cli.h"
 #include "stores/layout.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 #include "measure/report.h"
 #include "stores/store.h"
 

@@ -14,7 +14,7 @@
 #include "measure/keys/order.h"
 #include "stores/blobsum.h"
 #include "stores/store.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 static int in_list(const char *m, const char *const *list, size_t n)
 {

@@ -34,7 +34,7 @@
 #include "commands/sweep/sweep_int.h"
 #include "measure/coldcache.h"
 #include "measure/report.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 const char help_sweep[] =
     "Usage: kvtest sweep DIR [options]\n"

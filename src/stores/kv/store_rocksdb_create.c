@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "stores/store_kv.h"
-#include "stores/store_rocksdb_int.h"
+#include "stores/kv/store_kv.h"
+#include "stores/kv/store_rocksdb_int.h"
 
 /* Export writes in batches of about this many bytes. */
 #define ROCKS_BATCH_BYTES ((int64_t)32 << 20)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "stores/store_int.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 const struct store_kv_engine *store_kv_engine(enum layout_kind k)
 {

@@ -18,8 +18,8 @@
 
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
-#include "stores/store_kv.h"
-#include "stores/store_lmdb_int.h"
+#include "stores/kv/store_kv.h"
+#include "stores/kv/store_lmdb_int.h"
 
 #define LMDB_SLOTS 8
 

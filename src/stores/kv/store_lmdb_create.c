@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "stores/store_kv.h"
-#include "stores/store_lmdb_int.h"
+#include "stores/kv/store_kv.h"
+#include "stores/kv/store_lmdb_int.h"
 
 /* A write transaction may dirty at most about 128k pages (LMDB's
  * MDB_IDL_UM_MAX); export commits long before that. */

@@ -18,8 +18,8 @@
 
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
-#include "stores/store_kv.h"
-#include "stores/store_rocksdb_int.h"
+#include "stores/kv/store_kv.h"
+#include "stores/kv/store_rocksdb_int.h"
 
 #ifndef KVTEST_ROCKSDB_VERSION
 #define KVTEST_ROCKSDB_VERSION "unknown"
