@@ -31,7 +31,6 @@ int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t count,
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    w->base.e = &store_lmdb_engine;
     snprintf(w->dir, sizeof w->dir, "%s", dir);
     /* Each value of more than about half a page goes on overflow pages of
      * its own: up to a page each lost to rounding. */
