@@ -100,6 +100,19 @@ int units_parse_duration(const char *s, double *seconds)
     return 0;
 }
 
+int64_t units_parse_digits(const char *s, size_t n)
+{
+    if (n > 18)
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
 void units_format_bytes(char *buf, size_t cap, int64_t bytes)
 {
     static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
