@@ -60,9 +60,9 @@ ALL_SRCS  := $(sort $(shell find src -name '*.c'))
 SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 # The core leaves out what needs the Debian libraries: the shortener, the
 # HTTP load engine, compare (it parses JSON), and the LMDB and RocksDB
-# stores (store_kv.c then says they are left out).
+# stores (stores/kv/store_kv.c then says they are left out).
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/% \
-               src/stores/store_lmdb% src/stores/store_rocksdb%,$(ALL_SRCS))
+               src/stores/kv/store_lmdb% src/stores/kv/store_rocksdb%,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
          $(OBJ)/asan/tests/base/test_os_fallback \

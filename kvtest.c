@@ -33,7 +33,7 @@
 
 #include "sqlite3.h"
 #include "stores/layout.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 #include "base/cli.h"
 #include "base/os.h"
 #include "measure/report.h"

@@ -65,6 +65,7 @@ ISSUE_FILES = [
     "src/measure/stats.c", "src/measure/hist.c", "src/measure/hist_spectrum.c",
     "src/commands/compare/compare.c", "src/commands/compare/compare_extract.c",
     "src/commands/compare/compare_out.c", "src/commands/compare/compare_read.c",
+    "src/commands/compare/compare_group.c", "src/commands/compare/compare_json.c",
     "src/load/load_merge.c", "src/load/load_histjson.c",
     "src/shortener/cache/cluster.c", "src/shortener/cache/cluster_slots.c",
     "src/shortener/cache/track.c", "src/shortener/cache/trackmap.c",

@@ -5,6 +5,7 @@
 #ifndef KVTEST_CLI_H
 #define KVTEST_CLI_H
 #include <stdint.h>
+#include <string.h>
 
 enum cli_type {
     CLI_FLAG,    /* int *dest = 1 */
@@ -60,6 +61,17 @@ struct cli_opt {
 
 /* The number of rows of an option table (an array, not a pointer). */
 #define CLI_COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
+/* The end of a function that builds option table t (an array) over a
+ * struct it is given, so that the parser and the options' JSON share one
+ * table (run_opts.c): copy t into rows, which has room for cap rows (a
+ * compile-time check), and return its number of rows. */
+#define CLI_TABLE_RETURN(rows, cap, t)                                        \
+    do {                                                                      \
+        _Static_assert(sizeof(t) / sizeof((t)[0]) <= (cap), "table too big"); \
+        memcpy((rows), (t), sizeof(t));                                       \
+        return CLI_COUNT(t);                                                  \
+    } while (0)
 
 /* Parse argv[0..argc) (argv[0] is the first argument after the subcommand
  * name). Positional arguments are stored in pos[] (at most maxpos; more is

@@ -6,6 +6,7 @@
 #include <sys/resource.h>
 
 #include "base/errbuf.h"
+#include "base/units.h"
 
 int net_hostport_split(const char *a, size_t n, struct net_hostport *hp, char *err,
                        size_t errcap)
@@ -44,13 +45,8 @@ int net_parse_num(const char *s, size_t n, long lo, long hi, long *out)
 {
     if (n == 0 || n > 9)
         return -1;
-    long v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    if (v < lo || v > hi)
+    long v = (long)units_parse_digits(s, n);
+    if (v < 0 || v < lo || v > hi)
         return -1;
     *out = v;
     return 0;

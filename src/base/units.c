@@ -57,14 +57,23 @@ int units_parse_int(const char *s, int64_t *out)
     return 0;
 }
 
-int units_parse_double(const char *s, double *out)
+/* The plain decimal number s starts with (a digit or '.' first: no sign,
+ * space, "inf" or "nan", which strtod alone would take): its value, finite
+ * and not negative, and where it ends. 0, or -1. */
+static int leading_number(const char *s, double *v, char **end)
 {
     if (!s || !*s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
         return -1;
     errno = 0;
+    *v = strtod(s, end);
+    return errno == ERANGE || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+int units_parse_double(const char *s, double *out)
+{
+    double v;
     char *end;
-    double v = strtod(s, &end);
-    if (errno == ERANGE || *end || !isfinite(v) || v < 0)
+    if (leading_number(s, &v, &end) != 0 || *end)
         return -1;
     *out = v;
     return 0;
@@ -72,12 +81,9 @@ int units_parse_double(const char *s, double *out)
 
 int units_parse_duration(const char *s, double *seconds)
 {
-    if (!s || !*s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
-        return -1;
-    errno = 0;
+    double v;
     char *end;
-    double v = strtod(s, &end);
-    if (errno == ERANGE || !isfinite(v) || v < 0)
+    if (leading_number(s, &v, &end) != 0)
         return -1;
     double mult;
     if (*end == 0 || strcmp(end, "s") == 0)
@@ -92,6 +98,19 @@ int units_parse_duration(const char *s, double *seconds)
         return -1;
     *seconds = v * mult;
     return 0;
+}
+
+int64_t units_parse_digits(const char *s, size_t n)
+{
+    if (n > 18)
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
 }
 
 void units_format_bytes(char *buf, size_t cap, int64_t bytes)

@@ -17,6 +17,11 @@ int units_parse_double(const char *s, double *out);
 /* Parse a duration: plain number = seconds, or with suffix ms/s/m/h. */
 int units_parse_duration(const char *s, double *seconds);
 
+/* The value of the n decimal digits at s, which need not end there (a
+ * port in "host:port", a key in a file name): 0 for none, -1 when n is
+ * over 18 (where int64 could overflow) or a character is not a digit. */
+int64_t units_parse_digits(const char *s, size_t n);
+
 /* Format bytes as "123 B", "10.0 KiB", "1.5 MiB" ... into buf. */
 void units_format_bytes(char *buf, size_t cap, int64_t bytes);
 

@@ -6,15 +6,12 @@
  * a tree the 00/00 levels) are extra blocks a database does not need. The
  * article's "about 20% more space" for files is the sum of those two
  * overheads, so both are shown separately. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "sqlite3.h"
 #include "base/cleanup.h"
@@ -24,7 +21,7 @@
 #include "commands/space.h"
 #include "commands/space_int.h"
 #include "stores/layout.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 
 struct db_space {
@@ -35,98 +32,6 @@ struct db_space {
     int64_t payload;                      /* dbstat: payload bytes on all pages */
     int64_t used;                         /* dbstat: bytes in use on all pages */
 };
-
-/* Directory trees are shallow (a tree export has three levels), but a user
- * may point us anywhere: bound the depth instead of trusting it. */
-#define MAX_DEPTH 64
-
-static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
-                    char *err, size_t errlen)
-{
-    struct stat sb;
-    if (fstat(dfd, &sb) != 0) {
-        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
-        close(dfd);
-        return -1;
-    }
-    d->dirs++;
-    d->dir_bytes += (int64_t)sb.st_blocks * 512;
-    DIR *dir = fdopendir(dfd);
-    if (!dir) {
-        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
-        close(dfd);
-        return -1;
-    }
-    int rc = 0;
-    struct dirent *e;
-    errno = 0;
-    while ((e = readdir(dir)) != NULL) {
-        const char *n = e->d_name;
-        if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
-            continue;
-        struct stat es;
-        if (fstatat(dirfd(dir), n, &es, AT_SYMLINK_NOFOLLOW) != 0) {
-            snprintf(err, errlen, "%s/%s: %s", shown, n, strerror(errno));
-            rc = -1;
-            break;
-        }
-        if (S_ISREG(es.st_mode)) {
-            d->files++;
-            d->apparent += (int64_t)es.st_size;
-            d->allocated += (int64_t)es.st_blocks * 512;
-        } else if (S_ISDIR(es.st_mode)) {
-            if (depth == 0 && strcmp(n, "00") == 0)
-                d->tree = 1;
-            if (depth + 1 >= MAX_DEPTH) {
-                snprintf(err, errlen, "%s/%s: directories nested too deep", shown, n);
-                rc = -1;
-                break;
-            }
-            int sub = openat(dirfd(dir), n, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", shown, n);
-            if (sub < 0) {
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-                rc = -1;
-                break;
-            }
-            if (scan_dir(sub, path, depth + 1, d, err, errlen) != 0) {
-                rc = -1;
-                break;
-            }
-        } else {
-            d->others++;
-        }
-        errno = 0;
-    }
-    if (rc == 0 && errno != 0) {
-        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
-        rc = -1;
-    }
-    closedir(dir);
-    return rc;
-}
-
-/* 0 ok; 1 runtime failure; 2 not a directory. err gets one line. */
-int dir_measure(const char *path, struct dir_space *d, char *err, size_t errlen)
-{
-    memset(d, 0, sizeof *d);
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return 1;
-    }
-    if (!S_ISDIR(sb.st_mode)) {
-        snprintf(err, errlen, "%s: not a directory", path);
-        return 2;
-    }
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return 1;
-    }
-    return scan_dir(fd, path, 0, d, err, errlen) == 0 ? 0 : 1;
-}
 
 static int64_t query_int(sqlite3 *db, const char *sql, int col, int *ok)
 {
@@ -203,71 +108,32 @@ static int db_measure(const char *path, struct db_space *s, char *err, size_t er
     return 0;
 }
 
-double pct(int64_t part, int64_t whole)
-{
-    return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-/* The column layout of SQLite's kvtest stat lines ("Page-size:  %8d"),
- * so our lines read as one block with the upstream ones above them. */
-void print_int(const char *label, int64_t v)
-{
-    printf("%-19s %8" PRId64 "\n", label, v);
-}
-
-static void print_line(const char *label, const char *v)
-{
-    printf("%-19s %8s\n", label, v);
-}
-
-void print_pct(const char *label, double v, const char *note)
-{
-    if (note)
-        printf("%-19s %7.1f%% (%s)\n", label, v, note);
-    else
-        printf("%-19s %7.1f%%\n", label, v);
-}
-
-/* A directory's bytes, as stat --json gives them for any layout (an
- * export's also with its directory and other entry counts). */
-void dir_json(const struct dir_space *d, int entries, cJSON *json)
-{
-    cJSON_AddNumberToObject(json, "files", (double)d->files);
-    if (entries) {
-        cJSON_AddNumberToObject(json, "directories", (double)d->dirs);
-        cJSON_AddNumberToObject(json, "other_entries", (double)d->others);
-    }
-    cJSON_AddNumberToObject(json, "apparent_bytes", (double)d->apparent);
-    cJSON_AddNumberToObject(json, "allocated_bytes", (double)d->allocated);
-    cJSON_AddNumberToObject(json, "directory_bytes", (double)d->dir_bytes);
-    cJSON_AddNumberToObject(json, "total_bytes", (double)(d->allocated + d->dir_bytes));
-}
-
 int space_stat_dir(const char *path, cJSON *json)
 {
     struct dir_space d;
     char err[4200];
-    int rc = dir_measure(path, &d, err, sizeof err);
+    int rc = space_dir_measure(path, &d, err, sizeof err);
     if (rc != 0)
         return rc == 2 ? cli_usage("stat", "%s", err) : cli_fail("stat", "%s", err);
     int64_t total = d.allocated + d.dir_bytes;
     if (json) {
         if (!cJSON_GetObjectItemCaseSensitive(json, "layout"))
             cJSON_AddStringToObject(json, "layout", d.tree ? "tree" : "flat");
-        dir_json(&d, 1, json);
+        space_dir_json(&d, 1, json);
         return 0;
     }
-    print_line("Layout:", d.tree ? "tree" : "flat");
-    print_int("Number of files:", d.files);
-    print_int("Directories:", d.dirs);
+    space_print_line("Layout:", d.tree ? "tree" : "flat");
+    space_print_int("Number of files:", d.files);
+    space_print_int("Directories:", d.dirs);
     if (d.others)
-        print_int("Other entries:", d.others);
-    print_int("Average file size:", d.files ? (d.apparent + d.files / 2) / d.files : 0);
-    print_int("Apparent bytes:", d.apparent);
-    print_int("Allocated bytes:", d.allocated);
-    print_int("Directory overhead:", d.dir_bytes);
-    print_int("Total on disk:", total);
-    print_pct("Space overhead:", pct(total - d.apparent, d.apparent), "on disk vs apparent");
+        space_print_int("Other entries:", d.others);
+    space_print_int("Average file size:", d.files ? (d.apparent + d.files / 2) / d.files : 0);
+    space_print_int("Apparent bytes:", d.apparent);
+    space_print_int("Allocated bytes:", d.allocated);
+    space_print_int("Directory overhead:", d.dir_bytes);
+    space_print_int("Total on disk:", total);
+    space_print_pct("Space overhead:", space_pct(total - d.apparent, d.apparent),
+                    "on disk vs apparent");
     return 0;
 }
 
@@ -293,21 +159,21 @@ int space_stat_db(const char *path, cJSON *json)
         }
         return 0;
     }
-    print_int("File size:", s.file_bytes);
-    print_int("Allocated bytes:", s.allocated);
+    space_print_int("File size:", s.file_bytes);
+    space_print_int("Allocated bytes:", s.allocated);
     if (s.wal_bytes || s.wal_allocated) {
-        print_int("WAL file size:", s.wal_bytes);
-        print_int("WAL allocated:", s.wal_allocated);
+        space_print_int("WAL file size:", s.wal_bytes);
+        space_print_int("WAL allocated:", s.wal_allocated);
     }
     if (s.blob_bytes >= 0)
-        print_int("Blob bytes:", s.blob_bytes);
+        space_print_int("Blob bytes:", s.blob_bytes);
     if (s.payload >= 0) {
-        print_int("Payload bytes:", s.payload);
-        print_pct("Page utilisation:", pct(s.used, pages_bytes), NULL);
+        space_print_int("Payload bytes:", s.payload);
+        space_print_pct("Page utilisation:", space_pct(s.used, pages_bytes), NULL);
     }
     if (s.blob_bytes > 0)
-        print_pct("Space overhead:", pct(total - s.blob_bytes, s.blob_bytes),
-                  "on disk vs blob bytes");
+        space_print_pct("Space overhead:", space_pct(total - s.blob_bytes, s.blob_bytes),
+                        "on disk vs blob bytes");
     return 0;
 }
 
@@ -387,7 +253,7 @@ static int space_compare(const char **pos, int npos, int json)
             if (layout_detect(pos[i], why, sizeof why) != kk)
                 return cli_fail("space", "%s", why);
         }
-        rc = dir_measure(layout_fs_path(pos[i]), &d, err, sizeof err);
+        rc = space_dir_measure(layout_fs_path(pos[i]), &d, err, sizeof err);
         if (rc == 2)
             return cli_usage("space", "%s", err);
         if (rc != 0)
@@ -445,7 +311,7 @@ static int space_compare(const char **pos, int npos, int json)
         if (i == 0)
             snprintf(vs, sizeof vs, "%s", "-");
         else
-            snprintf(vs, sizeof vs, "%+.1f%%", pct(total - db_total, db_total));
+            snprintf(vs, sizeof vs, "%+.1f%%", space_pct(total - db_total, db_total));
         printf("%-9s %9" PRId64 " %14" PRId64 " %14" PRId64 " %12" PRId64 " %14" PRId64
                " %8s  %s\n", r->layout, r->files, r->content, r->allocated, r->dir_bytes,
                total, vs, r->path);
@@ -453,7 +319,7 @@ static int space_compare(const char **pos, int npos, int json)
     if (s.payload >= 0)
         printf("Database: page size %" PRId64 ", %" PRId64 " pages (%" PRId64
                " free), page utilisation %.1f%%\n", s.page_size, s.page_count,
-               s.freelist, pct(s.used, s.page_size * s.page_count));
+               s.freelist, space_pct(s.used, s.page_size * s.page_count));
     for (int i = 1; i < nrows; i++)
         if (layout_prefix_kind(rows[i].path) != LAYOUT_MISSING)
             space_kv_engine(rows[i].path, &kvf[i], NULL);

@@ -8,7 +8,7 @@
 #include "commands/space.h"
 #include "commands/space_int.h"
 #include "stores/layout.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 /* The engine's own figures, as JSON or one text line. */
 void space_kv_engine(const char *path, const struct store_kv_facts *f, cJSON *json)
@@ -39,22 +39,22 @@ int space_stat_kv(const char *path, const struct store_kv_facts *f, cJSON *json)
 {
     struct dir_space d;
     char err[4200];
-    int rc = dir_measure(layout_fs_path(path), &d, err, sizeof err);
+    int rc = space_dir_measure(layout_fs_path(path), &d, err, sizeof err);
     if (rc != 0)
         return cli_fail("stat", "%s", err);
     int64_t total = d.allocated + d.dir_bytes;
     space_kv_engine(path, f, json);
     if (json) {
-        dir_json(&d, 0, json);
+        space_dir_json(&d, 0, json);
         return 0;
     }
-    print_int("Number of files:", d.files);
-    print_int("Apparent bytes:", d.apparent);
-    print_int("Allocated bytes:", d.allocated);
-    print_int("Total on disk:", total);
-    print_int("Blob bytes:", f->value_bytes);
+    space_print_int("Number of files:", d.files);
+    space_print_int("Apparent bytes:", d.apparent);
+    space_print_int("Allocated bytes:", d.allocated);
+    space_print_int("Total on disk:", total);
+    space_print_int("Blob bytes:", f->value_bytes);
     if (f->value_bytes > 0)
-        print_pct("Space overhead:", pct(total - f->value_bytes, f->value_bytes),
-                  "on disk vs blob bytes");
+        space_print_pct("Space overhead:", space_pct(total - f->value_bytes, f->value_bytes),
+                        "on disk vs blob bytes");
     return 0;
 }

@@ -10,7 +10,7 @@
 #include "commands/space.h"
 #include "sqlite3.h"
 #include "stores/store.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 #include "stores/walk.h"
 #include "measure/sizedist.h"
 #include <stdlib.h>

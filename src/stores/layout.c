@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "stores/layout.h"
+#include "base/units.h"
 
 const char *layout_kind_name(enum layout_kind k)
 {
@@ -159,18 +160,10 @@ int layout_path(char *buf, size_t cap, const char *dir, int tree, int64_t key)
     return m < 0 ? -1 : n + m;
 }
 
-/* Digits only, at least `minlen`, value <= 2^62 (no overflow). -1 if not. */
+/* Digits only, at least `minlen` of them and at most 18. -1 if not. */
 static int64_t parse_digits(const char *s, size_t len, size_t minlen)
 {
-    if (len < minlen || len > 18)
-        return -1;
-    int64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
+    return len < minlen ? -1 : units_parse_digits(s, len);
 }
 
 int64_t layout_parse(const char *rel, int tree)

@@ -5,27 +5,7 @@
 #include <string.h>
 
 #include "stores/store_int.h"
-#include "stores/store_kv.h"
-
-int store_buf_reserve(struct store_buf *b, int64_t n)
-{
-    if (n <= b->cap)
-        return 0;
-    int64_t cap = n + n / 4 + 64;
-    unsigned char *p = realloc(b->p, (size_t)cap);
-    if (!p)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-void store_buf_free(struct store_buf *b)
-{
-    free(b->p);
-    b->p = NULL;
-    b->cap = 0;
-}
+#include "stores/kv/store_kv.h"
 
 const struct store_ops *store_ops_for(enum layout_kind kind)
 {

@@ -1,6 +1,7 @@
 /* compare internals: the samples of one side (OLD or NEW) grouped by what
- * was measured, shared by the reader (compare_read.c), the per-command
- * extraction (compare_extract.c) and the table (compare.c, compare_out.c).
+ * was measured (compare_group.c), shared by the reader (compare_read.c),
+ * the per-command extraction (compare_extract.c) and the table (compare.c,
+ * compare_out.c). Calls run one way: read -> extract -> group and json.
  *
  * A group is one measurement: a label (command and the options that tell
  * measurements of one study apart, e.g. "run read db/blob random warm")
@@ -19,7 +20,7 @@
 #define COMPARE_DEF_STR 64
 #define COMPARE_WHERE_MAX 300
 
-/* ---- what was measured: keys, metrics, groups, sides ------------------ */
+/* ---- what was measured: keys, metrics, groups, sides (compare_group.c) */
 
 /* One defining option: a number (equal within tol, relative) or a string. */
 struct compare_def {
@@ -116,7 +117,7 @@ void compare_print_text(const struct compare_side *old, const struct compare_sid
 int compare_print_json(const struct compare_side *old, const struct compare_side *nw,
                    const struct compare_row *rows, size_t n);
 
-/* ---- JSON input -------------------------------------------------------- */
+/* ---- JSON input (compare_json.c) ---------------------------------------- */
 
 /* cJSON lookups that tolerate absence: a member, a number (dflt when
  * absent or not a number), a string (NULL), a true boolean. */

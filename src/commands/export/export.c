@@ -14,7 +14,7 @@
 #include "measure/report.h"
 #include "stores/layout.h"
 #include "stores/store.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 const char help_export[] =
     "Usage: kvtest export DBFILE DIRECTORY [options]\n"

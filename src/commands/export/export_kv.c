@@ -12,7 +12,7 @@
 #include "commands/export/export_int.h"
 #include "measure/progress.h"
 #include "stores/db_scan.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 /* An engine's message into r->err, naming the store as the user will look
  * for it: DIR, not the directory it is built in (as a file export names

@@ -10,8 +10,8 @@
  * journal and no syncs until the end -- safe because the file only gets
  * its real name (rename) once it is complete and fsynced. The temporary
  * file is registered with cleanup, so a failure, Ctrl-C or SIGTERM removes
- * it (base/aside.h). The inserting loop is in init_fill.c, the SQLite
- * side in stores/db_create.c. */
+ * it (base/aside.h). The inserting loop is in init_fill.c, each key's
+ * content in init_blob.c, the SQLite side in stores/db_create.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,13 +21,11 @@
 #include <sys/statvfs.h>
 
 #include "commands/init/init.h"
-#include "stores/blobsum.h"
 #include "base/cli.h"
 #include "measure/clock.h"
 #include "commands/commands.h"
 #include "stores/layout.h"
 #include "measure/report.h"
-#include "measure/keys/rng.h"
 #include "stores/store.h"
 #include "base/units.h"
 #include "base/aside.h"
@@ -90,29 +88,6 @@ void init_defaults(struct init_opts *o)
     o->pagesize = 4096;
     o->seed = 1;
     o->max_size = INIT_MAX_BLOB;
-}
-
-int64_t init_blob_size(const struct init_opts *o, int64_t k)
-{
-    rng_t r;
-    rng_seed(&r, rng_mix(o->seed, (uint64_t)k));
-    if (o->nsizes)
-        return o->sizes[rng_below(&r, (uint64_t)o->nsizes)];
-    if (o->variance == 0)
-        return o->size;
-    return o->size - o->variance + (int64_t)rng_below(&r, (uint64_t)(2 * o->variance + 1));
-}
-
-void init_blob_fill(const struct init_opts *o, int64_t k, unsigned char *buf, int64_t n)
-{
-    rng_t r;
-    rng_seed(&r, rng_mix(o->seed, (uint64_t)k));
-    if (o->nsizes)
-        (void)rng_below(&r, (uint64_t)o->nsizes);               /* the size draw */
-    else if (o->variance)
-        (void)rng_below(&r, (uint64_t)(2 * o->variance + 1));   /* the size draw */
-    rng_fill(&r, buf, (size_t)n);
-    blobsum_seal(buf, (size_t)n);
 }
 
 /* --- file handling ------------------------------------------------------ */

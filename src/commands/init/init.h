@@ -35,7 +35,8 @@ int init_create(const struct init_opts *o, const char *cmd);
 #define INIT_MAX_BLOB 1000000000LL
 
 /* The content of key k for seed: its size and bytes (n bytes into buf,
- * sealed with blobsum). Exposed so tests and sweep can re-derive blobs. */
+ * sealed with blobsum; init_blob.c). Exposed so tests and sweep can
+ * re-derive blobs. */
 int64_t init_blob_size(const struct init_opts *o, int64_t k);
 void init_blob_fill(const struct init_opts *o, int64_t k, unsigned char *buf, int64_t n);
 

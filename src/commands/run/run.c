@@ -189,87 +189,42 @@ static int open_timeline(struct run_opts *o, const char *path, const char *inter
 
 int cmd_run(int argc, char **argv)
 {
-    struct run_opts o;
-    run_defaults(&o);
-    int order = -1;
-    double zipf = 0;
-    int64_t seed = 1;
-    /* Pragma values are matched in any case, as SQLite does, and passed
-     * on and reported as spelled here. */
-    static const char *const jmodes[] = {"delete", "truncate", "persist", "memory", "wal",
-                                         "off", NULL};
-    static const char *const syncs[] = {"off", "normal", "full", "extra", NULL};
-    static const char *const fadvises[] = {"random", "normal", NULL};
-    int jmode = -1, sync = -1, fadvise = -1;
-    int nolat = 0, csv = 0;
-    const char *cache_size = NULL;
-    const char *keys_out = NULL;
-    const char *timeline = NULL, *interval = NULL;
-    const struct cli_opt opts[] = {
-        CLI_INT_OPT("count", &o.count, 1, INT64_MAX / 4),
-        CLI_INT_OPT("max-id", &o.max_id, 1, INT64_MAX / 4),
-        CLI_INT_OPT("start", &o.start, 1, INT64_MAX / 4),
-        CLI_SET_OPT("asc", &order, ORDER_ASC),
-        CLI_SET_OPT("desc", &order, ORDER_DESC),
-        CLI_SET_OPT("random", &order, ORDER_RANDOM),
-        CLI_DOUBLE_OPT("zipf", &zipf, 1e-9, 100),
-        CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
-        CLI_FLAG_OPT("blob-api", &o.blob_api),
-        CLI_STR_OPT("cache-size", &cache_size),
-        CLI_INT_OPT("mmap", &o.mmap, 0, INT64_MAX / 2),
-        CLI_INT_OPT("block-cache", &o.block_cache, 1, (int64_t)1 << 40),
-        CLI_ENUM_ANYCASE_OPT("jmode", &jmode, jmodes),
-        CLI_FLAG_OPT("nosync", &o.nosync),
-        CLI_ENUM_ANYCASE_OPT("synchronous", &sync, syncs),
-        CLI_FLAG_OPT("fsync", &o.fsync),
-        CLI_FLAG_OPT("nocheckpoint", &o.nocheckpoint),
-        CLI_FLAG_OPT("multitrans", &o.multitrans),
-        CLI_FLAG_OPT("update", &o.update),
-        CLI_FLAG_OPT("integrity-check", &o.integrity_check),
-        CLI_FLAG_OPT("stats", &o.stats),
-        CLI_INT_OPT("repeat", &o.repeat, 1, 10000),
-        CLI_INT_OPT("warmup", &o.warmup, 0, 10000),
-        CLI_FLAG_OPT("cold", &o.cold),
-        CLI_ENUM_OPT("fadvise", &fadvise, fadvises),
-        CLI_INT_OPT("threads", &o.threads, 1, 256),
-        CLI_FLAG_OPT("verify", &o.verify),
-        CLI_FLAG_OPT("no-latency", &nolat),
-        CLI_FLAG_OPT("json", &o.json),
-        CLI_PATH_OPT("timeline", &timeline),
-        CLI_STR_OPT("interval", &interval),
-        CLI_HIDDEN_PATH_OPT("keys-out", &keys_out),   /* test hook */
-        CLI_FLAG_OPT("csv", &csv),
-    };
-    int rc = cli_parse_one("run", argc, argv, opts, CLI_COUNT(opts), &o.path,
+    /* The table (run_opts.c) writes into a; the checks and conversions
+     * below make o of it. */
+    struct run_args a = {.order = -1, .jmode = -1, .sync = -1, .fadvise = -1, .seed = 1};
+    run_defaults(&a.o);
+    struct cli_opt opts[RUN_MAX_OPTS];
+    int nopts = run_opts_table(&a, opts);
+    int rc = cli_parse_one("run", argc, argv, opts, nopts, &a.o.path,
                            "missing PATH (usage: kvtest run PATH [options])");
-    if (rc || (rc = report_csv_option("run", &o.json, csv, "result.runs")))
+    struct run_opts o = a.o;
+    if (rc || (rc = report_csv_option("run", &o.json, a.csv, "result.runs")))
         return rc;
-    o.jmode = jmode >= 0 ? jmodes[jmode] : NULL;
-    o.synchronous = sync >= 0 ? syncs[sync] : NULL;
-    o.seed = (uint64_t)seed;
-    if (cache_size) {
+    o.jmode = a.jmode >= 0 ? run_jmodes[a.jmode] : NULL;
+    o.synchronous = a.sync >= 0 ? run_syncs[a.sync] : NULL;
+    o.seed = (uint64_t)a.seed;
+    if (a.cache_size) {
         /* Negative means KiB to SQLite (PRAGMA cache_size=-N), and SQLite's
          * kvtest passes the number through, so a sign is allowed here only. */
-        int neg = cache_size[0] == '-';
+        int neg = a.cache_size[0] == '-';
         int64_t v;
-        if (units_parse_int(cache_size + neg, &v) != 0 || v > 1000000000LL)
+        if (units_parse_int(a.cache_size + neg, &v) != 0 || v > 1000000000LL)
             return cli_usage("run", "invalid number for --cache-size: '%s' (pages, or -KiB)",
-                             cache_size);
+                             a.cache_size);
         o.cache_size = neg ? -v : v;
     }
-    o.latency = !nolat;
-    if (zipf > 0) {
-        if (order >= 0)
-            return cli_usage("run", "options --zipf and --%s conflict", run_order_name(order));
+    o.latency = !a.nolat;
+    if (o.zipf > 0) {
+        if (a.order >= 0)
+            return cli_usage("run", "options --zipf and --%s conflict", run_order_name(a.order));
         o.order = ORDER_ZIPF;
-        o.zipf = zipf;
-    } else if (order >= 0) {
-        o.order = (enum order_kind)order;
+    } else if (a.order >= 0) {
+        o.order = (enum order_kind)a.order;
     }
-    if (fadvise >= 0)
-        o.fadvise = fadvise == 0;   /* 1: random (readahead off), 0: normal */
-    o.keys_out = keys_out;
-    if ((rc = open_timeline(&o, timeline, interval)) != 0)
+    if (a.fadvise >= 0)
+        o.fadvise = a.fadvise == 0;   /* 1: random (readahead off), 0: normal */
+    o.keys_out = a.keys_out;
+    if ((rc = open_timeline(&o, a.timeline, a.interval)) != 0)
         return rc;
     /* Must precede SQLite's initialisation, which nothing above does. */
     store_db_memstatus(o.stats);
@@ -278,6 +233,6 @@ int cmd_run(int argc, char **argv)
 #endif
     rc = run_measure(&o, NULL, "run");
     if (o.timeline && fclose(o.timeline) != 0 && rc == 0)
-        rc = cli_fail("run", "cannot write --timeline %s: %s", timeline, strerror(errno));
+        rc = cli_fail("run", "cannot write --timeline %s: %s", a.timeline, strerror(errno));
     return rc;
 }

@@ -7,6 +7,7 @@
 #ifndef KVTEST_RUN_INT_H
 #define KVTEST_RUN_INT_H
 #include <stdint.h>
+#include "base/cli.h"
 #include "measure/coldcache.h"
 #include "measure/hist.h"
 #include "commands/run/run.h"
@@ -105,6 +106,25 @@ struct run_summary {
  * run_summary_free either way. */
 int run_series(const struct run_plan *p, struct run_summary *s, const char *cmd);
 void run_summary_free(struct run_summary *s);
+
+/* ---- the command line (run_opts.c) ------------------------------------ */
+
+/* What "kvtest run"'s options write: run_opts where a row's value is the
+ * option's as it stands, and the parser's own values where cmd_run checks
+ * or converts them first (the order and --zipf settle one order; the
+ * pragma names become strings; --cache-size takes a sign). */
+struct run_args {
+    struct run_opts o;
+    int order, jmode, sync, fadvise;    /* -1: not given */
+    int64_t seed;
+    int nolat, csv;
+    const char *cache_size, *keys_out, *timeline, *interval;
+};
+
+#define RUN_MAX_OPTS 40
+extern const char *const run_jmodes[], *const run_syncs[], *const run_fadvises[];
+/* The option table, its rows writing into *a; returns the number of rows. */
+int run_opts_table(struct run_args *a, struct cli_opt rows[RUN_MAX_OPTS]);
 
 /* ---- the result: plan + summary to stdout (run_out.c) ------------------ */
 

@@ -7,8 +7,9 @@
 #include "commands/run/run_int.h"
 #include "measure/clock.h"
 #include "base/cli.h"
+#include "base/cli_json.h"
 #include "stores/layout.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 #include "measure/report.h"
 #include "stores/store.h"
 
@@ -22,43 +23,99 @@ const char *run_order_name(enum order_kind k)
     }
 }
 
-static cJSON *options_json(const struct run_opts *o, int64_t max_id)
+/* --- options: the table's rows (run_opts.c), with these exceptions ----- */
+
+static void add_str_or_null(cJSON *j, const char *key, const char *s)
 {
+    if (s)
+        cJSON_AddStringToObject(j, key, s);
+    else
+        cJSON_AddNullToObject(j, key);
+}
+
+/* Derived: the largest key present when --max-id is not given. */
+static void json_max_id(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)obj;
+    cJSON_AddNumberToObject(j, key, (double)((const struct run_plan *)ctx)->max_id);
+}
+
+/* --asc, --desc, --random and --zipf settle one order: one member, named
+ * at the first of them. */
+static void json_order(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)key, (void)ctx;
+    cJSON_AddStringToObject(j, "order", run_order_name(((const struct run_opts *)obj)->order));
+}
+
+/* Parsed as int64 (the table's type), kept as the generator's uint64. */
+static void json_seed(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    cJSON_AddNumberToObject(j, key, (double)((const struct run_opts *)obj)->seed);
+}
+
+/* Parsed as text (a sign means KiB), stated as the number. */
+static void json_cache_size(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    cJSON_AddNumberToObject(j, key, (double)((const struct run_opts *)obj)->cache_size);
+}
+
+/* The pragma names, as passed on to SQLite; null: SQLite's own. */
+static void json_jmode(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    add_str_or_null(j, key, ((const struct run_opts *)obj)->jmode);
+}
+
+static void json_synchronous(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    add_str_or_null(j, key, ((const struct run_opts *)obj)->synchronous);
+}
+
+/* run_opts holds it as readahead off (1) or on (0), -1 left alone: null. */
+static void json_fadvise(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    int f = ((const struct run_opts *)obj)->fadvise;
+    add_str_or_null(j, key, f < 0 ? NULL : f ? "random" : "normal");
+}
+
+/* --no-latency, stated the other way round: whether accesses were timed. */
+static void json_latency(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)key, (void)ctx;
+    cJSON_AddBoolToObject(j, "latency", ((const struct run_opts *)obj)->latency);
+}
+
+/* The exceptions. Rows outside run_opts are left out by cli_json_options:
+ * --desc and --random (json_order speaks for them), --timeline, --interval,
+ * --keys-out and --csv (where and how to write, not what was measured);
+ * so are the rows named here with no writer. */
+static const struct cli_json_rule json_rules[] = {
+    {"max-id", json_max_id},
+    {"asc", json_order},
+    {"seed", json_seed},
+    {"cache-size", json_cache_size},
+    {"block-cache", NULL},   /* the result states the cache in effect
+                                (result.block_cache, RocksDB only) */
+    {"jmode", json_jmode},
+    {"synchronous", json_synchronous},
+    {"fadvise", json_fadvise},
+    {"no-latency", json_latency},
+    {"json", NULL},
+};
+
+static cJSON *options_json(const struct run_plan *p)
+{
+    struct run_args scratch;
+    struct cli_opt rows[RUN_MAX_OPTS];
+    int n = run_opts_table(&scratch, rows);
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddNumberToObject(j, "count", (double)o->count);
-    cJSON_AddNumberToObject(j, "max_id", (double)max_id);
-    cJSON_AddNumberToObject(j, "start", (double)o->start);
-    cJSON_AddStringToObject(j, "order", run_order_name(o->order));
-    cJSON_AddNumberToObject(j, "zipf", o->zipf);
-    cJSON_AddNumberToObject(j, "seed", (double)o->seed);
-    cJSON_AddBoolToObject(j, "blob_api", o->blob_api);
-    cJSON_AddNumberToObject(j, "cache_size", (double)o->cache_size);
-    cJSON_AddNumberToObject(j, "mmap", (double)o->mmap);
-    if (o->jmode)
-        cJSON_AddStringToObject(j, "jmode", o->jmode);
-    else
-        cJSON_AddNullToObject(j, "jmode");
-    cJSON_AddBoolToObject(j, "nosync", o->nosync);
-    if (o->synchronous)
-        cJSON_AddStringToObject(j, "synchronous", o->synchronous);
-    else
-        cJSON_AddNullToObject(j, "synchronous");
-    cJSON_AddBoolToObject(j, "fsync", o->fsync);
-    cJSON_AddBoolToObject(j, "nocheckpoint", o->nocheckpoint);
-    cJSON_AddBoolToObject(j, "multitrans", o->multitrans);
-    cJSON_AddBoolToObject(j, "update", o->update);
-    cJSON_AddBoolToObject(j, "integrity_check", o->integrity_check);
-    cJSON_AddBoolToObject(j, "stats", o->stats);
-    cJSON_AddNumberToObject(j, "repeat", (double)o->repeat);
-    cJSON_AddNumberToObject(j, "warmup", (double)o->warmup);
-    cJSON_AddBoolToObject(j, "cold", o->cold);
-    if (o->fadvise < 0)
-        cJSON_AddNullToObject(j, "fadvise");
-    else
-        cJSON_AddStringToObject(j, "fadvise", o->fadvise ? "random" : "normal");
-    cJSON_AddNumberToObject(j, "threads", (double)o->threads);
-    cJSON_AddBoolToObject(j, "verify", o->verify);
-    cJSON_AddBoolToObject(j, "latency", o->latency);
+    cli_json_options(j, rows, n, &scratch.o, sizeof scratch.o, p->o, json_rules,
+                     CLI_COUNT(json_rules), p);
     return j;
 }
 
@@ -209,7 +266,7 @@ static void extras_json(cJSON *res, const struct run_plan *p, const struct run_s
 static void report_json(const struct run_plan *p, const struct run_summary *s)
 {
     cJSON *j = report_json_new("run", p->o->path);
-    cJSON_AddItemToObject(j, "options", options_json(p->o, p->max_id));
+    cJSON_AddItemToObject(j, "options", options_json(p));
     cJSON *res = cJSON_AddObjectToObject(j, "result");
     figures_json(res, p, s);
     extras_json(res, p, s);

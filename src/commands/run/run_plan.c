@@ -14,7 +14,7 @@
 #include "measure/keys/order.h"
 #include "stores/blobsum.h"
 #include "stores/store.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 static int in_list(const char *m, const char *const *list, size_t n)
 {
@@ -76,21 +76,34 @@ static int validate(const struct run_opts *o, const char *cmd)
     return 0;
 }
 
+struct option_given {
+    int on;
+    const char *name;
+};
+
+/* The names of the options of opts[0..n) that were given, space-separated,
+ * into given ("" when none was). */
+static void options_given(const struct option_given *opts, size_t n, char *given, size_t cap)
+{
+    given[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (opts[i].on)
+            snprintf(given + strlen(given), cap - strlen(given), "%s%s", given[0] ? " " : "",
+                     opts[i].name);
+}
+
 /* A directory: database options are ignored, as SQLite's kvtest does, so
  * one command line can drive every layout; but said, so nobody thinks it
  * mattered. 0, or 1 after printing the error. */
 static int check_directory(const struct run_opts *o, enum layout_kind kind, const char *cmd)
 {
-    char given[160] = "";
-    const struct { int on; const char *name; } dbonly[] = {
+    char given[160];
+    const struct option_given dbonly[] = {
         {o->blob_api, "--blob-api"}, {o->jmode != NULL, "--jmode"}, {o->mmap != 0, "--mmap"},
         {o->nosync, "--nosync"}, {o->synchronous != NULL, "--synchronous"},
         {o->nocheckpoint, "--nocheckpoint"},
         {o->multitrans, "--multitrans"}, {o->integrity_check, "--integrity-check"}};
-    for (size_t i = 0; i < sizeof dbonly / sizeof dbonly[0]; i++)
-        if (dbonly[i].on)
-            snprintf(given + strlen(given), sizeof given - strlen(given), "%s%s",
-                     given[0] ? " " : "", dbonly[i].name);
+    options_given(dbonly, sizeof dbonly / sizeof dbonly[0], given, sizeof given);
     if (given[0] && !o->quiet)
         cli_warn(cmd, "%s: database option(s) ignored for a %s directory", given,
                  layout_kind_name(kind));
@@ -108,15 +121,12 @@ static int check_kv(const struct run_opts *o, enum layout_kind kind, const char 
     const char *missing = store_kv_missing(kind);
     if (missing)
         return cli_usage(cmd, "%s", missing);
-    char given[160] = "";
-    const struct { int on; const char *name; } ignored[] = {
+    char given[160];
+    const struct option_given ignored[] = {
         {o->blob_api, "--blob-api"}, {o->jmode != NULL, "--jmode"}, {o->mmap != 0, "--mmap"},
         {o->synchronous != NULL, "--synchronous"}, {o->nocheckpoint, "--nocheckpoint"},
         {o->integrity_check, "--integrity-check"}, {o->fsync, "--fsync"}};
-    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
-        if (ignored[i].on)
-            snprintf(given + strlen(given), sizeof given - strlen(given), "%s%s",
-                     given[0] ? " " : "", ignored[i].name);
+    options_given(ignored, sizeof ignored / sizeof ignored[0], given, sizeof given);
     if (given[0] && !o->quiet)
         cli_warn(cmd, "%s: option(s) ignored for the %s store", given, layout_kind_name(kind));
     if (o->block_cache && kind != LAYOUT_ROCKSDB)

@@ -34,7 +34,7 @@
 #include "commands/sweep/sweep_int.h"
 #include "measure/coldcache.h"
 #include "measure/report.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 const char help_sweep[] =
     "Usage: kvtest sweep DIR [options]\n"
@@ -305,51 +305,34 @@ static int sweep_rounds(const struct sweep_opts *o, const struct sweep_names *nm
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 {
-    memset(o, 0, sizeof *o);
-    const char *sizes = "1k,4k,10k,30k,100k,300k,1M", *pages = NULL, *stores = "db,files";
-    int64_t pagesize = 0;
-    int csv = 0;
-    o->total = 200000000;
-    o->repeat = 1;
-    o->warmup = -1;
-    o->seed = 1;
-    const struct cli_opt opts[] = {
-        CLI_STR_OPT("sizes", &sizes),
-        CLI_INT_OPT("total", &o->total, 1, INT64_C(1) << 40),
-        CLI_INT_OPT("pagesize", &pagesize, 512, 65536),
-        CLI_STR_OPT("page-sizes", &pages),
-        CLI_STR_OPT("stores", &stores),
-        CLI_INT_OPT("mmap", &o->mmap, 0, INT64_MAX / 2),
-        CLI_INT_OPT("repeat", &o->repeat, 1, 1000),
-        CLI_INT_OPT("warmup", &o->warmup, 0, 1000),
-        CLI_INT_OPT("seed", &o->seed, 0, INT64_MAX),
-        CLI_FLAG_OPT("cold", &o->cold),
-        CLI_FLAG_OPT("update", &o->update),
-        CLI_FLAG_OPT("keep", &o->keep),
-        CLI_FLAG_OPT("force", &o->force),
-        CLI_FLAG_OPT("json", &o->json),
-        CLI_HIDDEN_PATH_OPT("keys-out", &o->keys_out),   /* test hook */
-        CLI_FLAG_OPT("csv", &csv),
-    };
-    int rc = cli_parse_one("sweep", argc, argv, opts, CLI_COUNT(opts), &o->dir,
+    /* The table (sweep_opts.c) writes into a; *o is made of it below. */
+    struct sweep_args a = {.sizes = "1k,4k,10k,30k,100k,300k,1M", .stores = "db,files"};
+    a.o.total = 200000000;
+    a.o.repeat = 1;
+    a.o.warmup = -1;
+    a.o.seed = 1;
+    struct cli_opt opts[SWEEP_MAX_OPTS];
+    int nopts = sweep_opts_table(&a, opts);
+    int rc = cli_parse_one("sweep", argc, argv, opts, nopts, &a.o.dir,
                            "expected DIR (try: kvtest help sweep)");
-    if (rc || (rc = report_csv_option("sweep", &o->json, csv, "rows")))
+    *o = a.o;
+    if (rc || (rc = report_csv_option("sweep", &o->json, a.csv, "rows")))
         return rc;
     if (o->cold && coldcache_missing())   /* before building anything */
         return cli_usage("sweep", "--cold is not available here: %s", coldcache_missing());
-    if (pagesize && pages)
+    if (a.pagesize && a.pages)
         return cli_usage("sweep", "--pagesize and --page-sizes together: give the page "
                          "sizes once (--page-sizes 4k,64k)");
-    if (pagesize & (pagesize - 1))
+    if (a.pagesize & (a.pagesize - 1))
         return cli_usage("sweep", "--pagesize must be a power of two between 512 and 65536, got %" PRId64,
-                         pagesize);
-    o->pages[0] = pagesize ? pagesize : 4096;
+                         a.pagesize);
+    o->pages[0] = a.pagesize ? a.pagesize : 4096;
     o->npages = 1;
     char err[256];
-    if (pages && sweep_parse_pages(pages, o->pages, SWEEP_MAX_PAGES, &o->npages,
-                                   err, sizeof err) != 0)
+    if (a.pages && sweep_parse_pages(a.pages, o->pages, SWEEP_MAX_PAGES, &o->npages,
+                                     err, sizeof err) != 0)
         return cli_usage("sweep", "%s", err);
-    if (sweep_parse_stores(stores, o->stores, &o->nstores, err, sizeof err) != 0)
+    if (sweep_parse_stores(a.stores, o->stores, &o->nstores, err, sizeof err) != 0)
         return cli_usage("sweep", "%s", err);
     for (int i = 0; i < o->nstores; i++) {
         enum layout_kind k = store_layout(o->stores[i]);
@@ -357,7 +340,7 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
         if (missing)
             return cli_usage("sweep", "--stores %s: %s", sweep_store_name(o->stores[i]), missing);
     }
-    rc = parse_sizes(sizes, o->sizes, &o->nsizes);
+    rc = parse_sizes(a.sizes, o->sizes, &o->nsizes);
     if (rc)
         return rc;
     if (o->warmup < 0)

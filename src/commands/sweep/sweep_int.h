@@ -1,6 +1,6 @@
 /* sweep internals, shared by the loop (sweep.c), the rounds
- * (sweep_rounds.c), the report (sweep_out.c) and the files one size
- * creates in DIR (sweep_files.c): what was asked and measured, then what
+ * (sweep_rounds.c), the report (sweep_out.c), the option table
+ * (sweep_opts.c) and the files one size creates in DIR (sweep_files.c): what was asked and measured, then what
  * is created and how it goes. */
 #ifndef KVTEST_SWEEP_INT_H
 #define KVTEST_SWEEP_INT_H
@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/cli.h"
 #include "commands/run/run.h"
 #include "commands/sweep/sweep.h"
 
@@ -37,6 +38,20 @@ int sweep_default_stores(const struct sweep_opts *o);
 
 /* Does the sweep time store s? */
 int sweep_has_store(const struct sweep_opts *o, enum sweep_store s);
+
+/* What "kvtest sweep"'s options write (sweep_opts.c): sweep_opts where a
+ * row's value is the option's as it stands, and the parser's own values
+ * where sweep.c parses or checks them first (lists, --pagesize). */
+struct sweep_args {
+    struct sweep_opts o;
+    const char *sizes, *pages, *stores;
+    int64_t pagesize;   /* 0: not given */
+    int csv;
+};
+
+#define SWEEP_MAX_OPTS 24
+/* The option table, its rows writing into *a; returns the number of rows. */
+int sweep_opts_table(struct sweep_args *a, struct cli_opt rows[SWEEP_MAX_OPTS]);
 
 /* One blob size. The files and the other stores do not depend on the page
  * size, so they are read once per size; the database is read once per

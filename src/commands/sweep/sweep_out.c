@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/cli.h"
+#include "base/cli_json.h"
 #include "commands/sweep/sweep.h"
 #include "commands/sweep/sweep_int.h"
 #include "measure/report.h"
@@ -122,24 +123,62 @@ static cJSON *cross_json(const struct sweep_crossing *c, const char *line,
     return j;
 }
 
+/* --- options: the table's rows (sweep_opts.c), with these exceptions --- */
+
+static void add_sizes(cJSON *j, const char *key, const int64_t *v, int n)
+{
+    cJSON *a = cJSON_AddArrayToObject(j, key);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+}
+
+/* Lists given as text, stated as the numbers they parsed to. */
+static void json_sizes(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    const struct sweep_opts *o = obj;
+    add_sizes(j, key, o->sizes, o->nsizes);
+}
+
+static void json_page_sizes(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    const struct sweep_opts *o = obj;
+    add_sizes(j, key, o->pages, o->npages);
+}
+
+/* Derived: 4096 when not given, the first of --page-sizes when they are. */
+static void json_pagesize(cJSON *j, const char *key, const void *obj, const void *ctx)
+{
+    (void)ctx;
+    cJSON_AddNumberToObject(j, key, (double)((const struct sweep_opts *)obj)->pages[0]);
+}
+
+/* Rows outside sweep_opts (--csv) are left out by cli_json_options; so
+ * are the rows named here with no writer: --force and --json (how to run
+ * and print, not what was measured), --keys-out (a test hook), and
+ * --stores, which options_json writes last, and only when not the
+ * default, so that the default output stays what it was before --stores
+ * existed. */
+static const struct cli_json_rule json_rules[] = {
+    {"sizes", json_sizes},
+    {"pagesize", json_pagesize},
+    {"page-sizes", json_page_sizes},
+    {"stores", NULL},
+    {"force", NULL},
+    {"json", NULL},
+    {"keys-out", NULL},
+};
+
 static void options_json(cJSON *j, const struct sweep_opts *o)
 {
     cJSON *op = cJSON_AddObjectToObject(j, "options");
-    cJSON *sz = cJSON_AddArrayToObject(op, "sizes");
-    for (int i = 0; i < o->nsizes; i++)
-        cJSON_AddItemToArray(sz, cJSON_CreateNumber((double)o->sizes[i]));
-    cJSON_AddNumberToObject(op, "total", (double)o->total);
-    cJSON_AddNumberToObject(op, "pagesize", (double)o->pages[0]);
-    cJSON *ps = cJSON_AddArrayToObject(op, "page_sizes");
-    for (int p = 0; p < o->npages; p++)
-        cJSON_AddItemToArray(ps, cJSON_CreateNumber((double)o->pages[p]));
-    cJSON_AddNumberToObject(op, "mmap", (double)o->mmap);
-    cJSON_AddNumberToObject(op, "repeat", (double)o->repeat);
-    cJSON_AddNumberToObject(op, "warmup", (double)o->warmup);
-    cJSON_AddNumberToObject(op, "seed", (double)o->seed);
-    cJSON_AddBoolToObject(op, "cold", o->cold);
-    cJSON_AddBoolToObject(op, "update", o->update);
-    cJSON_AddBoolToObject(op, "keep", o->keep);
+    struct sweep_args scratch;
+    struct cli_opt rows[SWEEP_MAX_OPTS];
+    int n = sweep_opts_table(&scratch, rows);
+    cli_json_options(op, rows, n, &scratch.o, sizeof scratch.o, o, json_rules,
+                     CLI_COUNT(json_rules), NULL);
+    /* Not an option: the sweep always reads in a random order. */
     cJSON_AddStringToObject(op, "order", "random");
     if (!sweep_default_stores(o)) {
         cJSON *st = cJSON_AddArrayToObject(op, "stores");

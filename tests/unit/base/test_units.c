@@ -52,6 +52,12 @@ static void test_units_other(void **state)
     assert_int_equal(units_parse_duration("500ms", &d), 0); assert_true(d == 0.5);
     assert_int_equal(units_parse_duration("2m", &d), 0); assert_true(d == 120);
     assert_int_equal(units_parse_duration("2y", &d), -1);
+    /* a span of digits inside a longer string; 18 digits at most */
+    assert_int_equal(units_parse_digits("8080/x", 4), 8080);
+    assert_int_equal(units_parse_digits("", 0), 0);
+    assert_int_equal(units_parse_digits("12a4", 4), -1);
+    assert_int_equal(units_parse_digits("999999999999999999", 18), 999999999999999999LL);
+    assert_int_equal(units_parse_digits("1000000000000000000", 19), -1);
     char buf[32];
     units_format_bytes(buf, sizeof(buf), 512); assert_string_equal(buf, "512 B");
     units_format_bytes(buf, sizeof(buf), 10240); assert_string_equal(buf, "10.0 KiB");

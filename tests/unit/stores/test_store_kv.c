@@ -16,7 +16,7 @@
 #include "stores/layout.h"
 #include "stores/store.h"
 #include "stores/store_int.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 static void test_key_bytes_sort_as_keys(void **state)
 {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "stores/store_kv.h"
-#include "stores/store_lmdb_int.h"
+#include "stores/kv/store_kv.h"
+#include "stores/kv/store_lmdb_int.h"
 
 /* A write transaction may dirty at most about 128k pages (LMDB's
  * MDB_IDL_UM_MAX); export commits long before that. */
@@ -31,7 +31,6 @@ int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t count,
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    w->base.e = &store_lmdb_engine;
     snprintf(w->dir, sizeof w->dir, "%s", dir);
     /* Each value of more than about half a page goes on overflow pages of
      * its own: up to a page each lost to rounding. */

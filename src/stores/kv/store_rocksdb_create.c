@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "stores/store_kv.h"
-#include "stores/store_rocksdb_int.h"
+#include "stores/kv/store_kv.h"
+#include "stores/kv/store_rocksdb_int.h"
 
 /* Export writes in batches of about this many bytes. */
 #define ROCKS_BATCH_BYTES ((int64_t)32 << 20)
@@ -48,7 +48,6 @@ int rocks_create(struct store_kv_writer **out, const char *dir, int64_t count,
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    w->base.e = &store_rocksdb_engine;
     snprintf(w->dir, sizeof w->dir, "%s", dir);
     w->opts = rocks_options_new(STORE_ROCKSDB_CACHE, &w->cache, &w->table);
     rocksdb_options_set_create_if_missing(w->opts, 1);

@@ -1,5 +1,6 @@
 /* store_lmdb internals shared by store_lmdb.c (the store, whole-store
- * functions) and store_lmdb_create.c (export's writer). */
+ * functions, the engine's table) and store_lmdb_create.c (export's
+ * writer); what both use of an environment is store_lmdb_env.c. */
 #ifndef KVTEST_STORE_LMDB_INT_H
 #define KVTEST_STORE_LMDB_INT_H
 #include <stddef.h>

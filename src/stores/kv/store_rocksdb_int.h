@@ -1,5 +1,6 @@
 /* store_rocksdb internals shared by store_rocksdb.c (the store,
- * whole-database functions) and store_rocksdb_create.c (export's writer). */
+ * whole-database functions, the engine's table) and store_rocksdb_create.c
+ * (export's writer); what both use is store_rocksdb_opts.c. */
 #ifndef KVTEST_STORE_ROCKSDB_INT_H
 #define KVTEST_STORE_ROCKSDB_INT_H
 #include <rocksdb/c.h>

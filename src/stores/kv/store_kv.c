@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "stores/store_int.h"
-#include "stores/store_kv.h"
+#include "stores/kv/store_kv.h"
 
 const struct store_kv_engine *store_kv_engine(enum layout_kind k)
 {
@@ -33,26 +33,6 @@ const char *store_kv_version(enum layout_kind k)
 {
     const struct store_kv_engine *e = store_kv_engine(k);
     return e ? e->version : "none";
-}
-
-void store_kv_key(unsigned char out[8], int64_t key)
-{
-    uint64_t u = (uint64_t)key;
-    for (int i = 7; i >= 0; i--) {
-        out[i] = (unsigned char)(u & 0xff);
-        u >>= 8;
-    }
-}
-
-int64_t store_kv_key_parse(const void *p, size_t n)
-{
-    if (n != 8)
-        return -1;
-    const unsigned char *b = p;
-    uint64_t u = 0;
-    for (int i = 0; i < 8; i++)
-        u = u << 8 | b[i];
-    return (int64_t)u;
 }
 
 /* The engine for a prefixed path, or NULL with the reason in err. */
@@ -84,7 +64,13 @@ int store_kv_create(struct store_kv_writer **w, enum layout_kind k, const char *
         snprintf(err, (size_t)errlen, "%s", why);
         return -1;
     }
-    return store_kv_engine(k)->create(w, dir, count, bytes, err, errlen);
+    /* The engine is set here, not by its writer, so that the writer's
+     * file need not name the engine's table (which names the writer). */
+    const struct store_kv_engine *e = store_kv_engine(k);
+    if (e->create(w, dir, count, bytes, err, errlen) != 0)
+        return -1;
+    (*w)->e = e;
+    return 0;
 }
 
 int store_kv_put(struct store_kv_writer *w, int64_t key, const void *v, int64_t n, char *err,
