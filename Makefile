@@ -1,4 +1,4 @@
-# kvtest: make | make test | make bench | make install PREFIX=... | make uninstall
+# kvtest: make | make test | make test-servers | make bench | make install PREFIX=... | make uninstall
 #         make deb | make clean
 #         make core | make static | make CC=aarch64-linux-gnu-gcc core | make arm64-test
 CC      ?= cc
@@ -72,7 +72,7 @@ ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
-.PHONY: all test bench install uninstall deb clean deps asan unit fuzz mutants mutants-auto core static arm64-test
+.PHONY: all test test-servers bench install uninstall deb clean deps asan unit fuzz mutants mutants-auto core static arm64-test
 all: $(BIN) build/ratioci
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
@@ -225,11 +225,19 @@ build/man/%.1: src/doc/%.1.scd
 # Every suite runs against the AddressSanitizer + UBSan build; the summary
 # line "N passed, N failed" sums them all.
 # The core and its fallback build are tested too (tests/cli/portable.bats).
+# The server suites (PostgreSQL with replicas, a Valkey Cluster, trees of
+# service processes, and every suite's PostgreSQL run) are make
+# test-servers: a third of all the suites' CPU time, more than make test's
+# five minutes on two cores leave (tests/run.sh says which). CI runs both.
 test: deps
 	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
 	    build/fixedcap build/lookuploop build/inserts $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
+
+test-servers: deps
+	$(MAKE) $(BIN) $(OBJ)/asan/kvtest build/ratioci
+	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=servers bash tests/run.sh
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Run every test suite and end with one line "N passed, N failed, N skipped".
-#   tests/run.sh [UNIT_TEST_BINARY ...]
+# Run the test suites and end with one line "N passed, N failed, N skipped".
+#   tests/run.sh [UNIT_TEST_BINARY ...]          (make test)
+#   KVTEST_TEST_SET=servers tests/run.sh         (make test-servers)
 # Environment: KVTEST = binary under test for command-line suites
 # (make test passes the AddressSanitizer + UBSan build);
-# KVTEST_TEST_JOBS = how many suites run at once (default 4).
+# KVTEST_TEST_JOBS = how many suites run at once (default 4);
+# KVTEST_TEST_SET = which suites: "main" (default: the unit binaries given,
+# every bats file but the server suites, shellcheck) or "servers" (the
+# suites with a line "# servers: WHY", and every suite's PostgreSQL run).
+# The server suites start private PostgreSQL servers with replicas, Valkey
+# Clusters and trees of service processes: a third of the CPU time of all
+# suites, more than make test's five minutes on two cores leave, so they
+# are a step of their own (make test-servers; .ci/run runs both).
 #
 # Suites run side by side (each unit binary, each bats file, the PostgreSQL
 # runs of the store suites and the shellcheck pass are one job each): most
@@ -14,7 +22,7 @@
 # assertions rest on timing or counts that other processes disturb (a
 # line "# serial: WHY" in the .bats file) runs alone once the others have
 # ended. The longest suites
-# start first (their times from the last run, build/test-times.tsv), so the
+# start first (their times from the last run, build/test-times-SET.tsv), so the
 # run is not left waiting on one long suite at the end. Each suite's lines
 # are printed when all have ended, in a fixed order, so two runs' outputs
 # can be compared line by line.
@@ -26,7 +34,9 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 JOBS=${KVTEST_TEST_JOBS:-4}
 case $JOBS in '' | *[!0-9]* | 0) echo "run.sh: KVTEST_TEST_JOBS must be a positive number" >&2; exit 2 ;; esac
-TIMES=build/test-times.tsv
+SET=${KVTEST_TEST_SET:-main}
+case $SET in main | servers) ;; *) echo "run.sh: KVTEST_TEST_SET must be main or servers" >&2; exit 2 ;; esac
+TIMES=build/test-times-$SET.tsv
 
 passed=0
 failed=0
@@ -68,12 +78,17 @@ add_job() {   # LABEL KIND COMMAND...
     printf -v q '%q ' "${@:3}"
     CMDS+=("$q")
 }
-job_run() {   # ID
+job_run() {   # ID (in a subshell of its own, so that its CPU time is its own)
     local id=$1 t0=$SECONDS rc
     eval "${CMDS[$id]}" >"$log/$id.out" 2>&1
     rc=$?
     echo "$rc" >"$log/$id.rc"
     echo "$((SECONDS - t0))" >"$log/$id.secs"
+    # the CPU seconds (user + system) of what the job ran: the second line
+    # of times, written by this shell (in a pipe it would speak of a subshell)
+    times >"$log/$id.times"
+    awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } }
+        END { printf "%.0f\n", t }' "$log/$id.times" >"$log/$id.cpu"
 }
 
 # cmocka unit tests. A binary is named by its path below tests/
@@ -82,18 +97,20 @@ job_run() {   # ID
 for t in "$@"; do
     add_job "unit ${t##*/tests/}" unit "$t"
 done
-# Command-line and integration suites (bats, TAP output).
+# Command-line and integration suites (bats, TAP output); a server suite
+# ("# servers: WHY") in the servers set, the others in the main set.
 for b in tests/cli/*.bats; do
     [ -e "$b" ] || continue
+    if grep -q '^# servers: ' "$b"; then [ "$SET" = servers ] || continue; else [ "$SET" = main ] || continue; fi
     add_job "cli $(basename "$b" .bats)" bats bats --tap "$b"
     ! grep -q '^# serial: ' "$b" || SERIAL[-1]=1
 done
 # The store suites again on PostgreSQL: a suite that names both stores in a
 # line "# stores: sqlite postgres" runs its tests on a private PostgreSQL
 # server too (KVTEST_STORE=postgres; tests/lib/common.bash), the same tests
-# and assertions, counted as "cli NAME (postgres)".
+# and assertions, counted as "cli NAME (postgres)"; these are server suites.
 for b in tests/cli/*.bats; do
-    if grep -q '^# stores: .*postgres' "$b"; then
+    if [ "$SET" = servers ] && grep -q '^# stores: .*postgres' "$b"; then
         add_job "cli $(basename "$b" .bats) (postgres)" bats env KVTEST_STORE=postgres bats --tap "$b"
         ! grep -q '^# serial: ' "$b" || SERIAL[-1]=1
     fi
@@ -112,7 +129,7 @@ lint_all() {
         if out=$(shellcheck -x -s bash "$s" 2>&1); then echo "ok $s"; else echo "not ok $s"; echo "$out"; fi
     done
 }
-add_job "shellcheck" lint lint_all
+[ "$SET" = servers ] || add_job "shellcheck" lint lint_all
 
 # ------------------------------------------------------------ the schedule
 # Longest first, by the last run's times; a job with no time yet (a new
@@ -134,7 +151,7 @@ for i in $order; do
 done
 wait
 for i in $order; do
-    [ "${SERIAL[$i]}" = 0 ] || job_run "$i"
+    [ "${SERIAL[$i]}" = 0 ] || (job_run "$i")
 done
 
 # ------------------------------------------------------------ the counting
@@ -169,10 +186,11 @@ for i in "${!LABELS[@]}"; do
     esac
 done
 
-# This run's times, for the next run's schedule.
+# This run's times, for the next run's schedule: label, wall seconds, CPU
+# seconds (what a suite costs the others running beside it).
 if [ -d build ]; then
     for i in "${!LABELS[@]}"; do
-        printf '%s\t%s\n' "${LABELS[$i]}" "$(cat "$log/$i.secs")"
+        printf '%s\t%s\t%s\n' "${LABELS[$i]}" "$(cat "$log/$i.secs")" "$(cat "$log/$i.cpu")"
     done >"$TIMES.tmp" && mv "$TIMES.tmp" "$TIMES"
 fi
 

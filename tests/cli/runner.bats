@@ -102,3 +102,28 @@ TEST \"alone\" { echo \"start alone \$(date +%s.%N)\" >>$D/log; sleep 1; echo \"
     assert_failure 2
     assert_output "run.sh: KVTEST_TEST_JOBS must be a positive number"
 }
+
+@test "runner: make test runs the main set, make test-servers the server suites and every PostgreSQL run" {
+    suite plain 'TEST "plain" { true; }'
+    suite srv '# servers: starts a cluster
+TEST "srv" { true; }'
+    suite both '# stores: sqlite postgres
+TEST "both" { echo "store ${KVTEST_STORE:-sqlite}" >>'"$D"'/stores; }'
+    run bash "$T/tests/run.sh"
+    assert_success
+    assert_equal "$(grep -E '^cli ' <<<"$output" | sed 's/, [0-9]* s$//')" \
+"cli both: 1 passed, 0 failed, 0 skipped
+cli plain: 1 passed, 0 failed, 0 skipped"
+    assert_equal "${lines[-1]}" "4 passed, 0 failed, 0 skipped"   # 2 tests, 2 scripts shellchecked
+    run env KVTEST_TEST_SET=servers bash "$T/tests/run.sh"
+    assert_success
+    assert_equal "$(grep -E '^cli ' <<<"$output" | sed 's/, [0-9]* s$//')" \
+"cli srv: 1 passed, 0 failed, 0 skipped
+cli both (postgres): 1 passed, 0 failed, 0 skipped"
+    assert_equal "${lines[-1]}" "2 passed, 0 failed, 0 skipped"
+    assert_equal "$(sort "$D/stores")" "store postgres
+store sqlite"
+    run env KVTEST_TEST_SET=all bash "$T/tests/run.sh"
+    assert_failure 2
+    assert_output "run.sh: KVTEST_TEST_SET must be main or servers"
+}

@@ -6,6 +6,7 @@
 # bench. One cluster serves the whole file (starting one takes seconds);
 # the test that kills a primary runs last.
 # stores: sqlite postgres
+# servers: a private three-primary Valkey Cluster (make test-servers)
 
 load '../lib/common'
 load '../lib/cluster'

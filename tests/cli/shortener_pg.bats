@@ -6,6 +6,8 @@
 # replays at once, replica 1 only after 2 s (recovery_min_apply_delay).
 # The database "rep", made in setup_file, is on all three; other tests get
 # a fresh database of their own. The tests that kill servers run last.
+# servers: a PostgreSQL primary and two streaming replicas, killed and
+# restarted (make test-servers)
 
 load '../lib/common'
 

@@ -4,6 +4,8 @@
 # connection per request, so the kernel picks a process each time) and
 # tests/lib/procs_probe.py (keep-alive connections pinned to processes).
 # Servers are stopped by PID in teardown; every loop is bounded.
+# servers: trees of service processes, killed and restarted (make
+# test-servers)
 
 load '../lib/common'
 

@@ -7,6 +7,8 @@
 # the intervals; and nothing it started may be left running. No figure is
 # compared with another: the machine is noisy. The release binary runs
 # (KVTEST_REL).
+# servers: the store-tier study, PostgreSQL with replicas beside SQLite
+# (make test-servers)
 
 load '../lib/common'
 
