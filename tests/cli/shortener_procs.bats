@@ -39,18 +39,6 @@ pids_of() {
     return 1
 }
 
-# wait_line PATTERN FILE: up to 60 s for a line matching PATTERN in FILE.
-wait_line() {
-    local i
-    for i in $(seq 600); do
-        grep -q "$1" "$2" && return 0
-        : "$i"
-        sleep 0.1
-    done
-    echo "no line matching '$1' in $2" >&2
-    return 1
-}
-
 # heartbeats N: N GET /heart-beat, each on a new connection, all 200.
 heartbeats() {
     local i
@@ -614,10 +602,7 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE lin
     # ends the namespace and all in it.
     SERVICE_WRAP=(unshare --pid --fork --mount-proc --kill-child python3 "$BATS_TEST_DIRNAME/../lib/as_pid1.py")
     start_service "$DB" --processes 2 --threads 1
-    # The port answers once process 0 listens, which can be before the
-    # parent has forked process 1; the listening line comes after both
-    # are ready.
-    wait_line 'listening on' "$SERVICE_ERR"
+    # (start_service has waited for the start lines: both are forked)
     # The namespace's pids are not ours: find the processes by descent
     # (unshare, then pid 1, then the parent, then its two).
     local py parent kids

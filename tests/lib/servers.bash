@@ -198,6 +198,21 @@ restart_valkey() {
     }
 }
 
+# The port answers once one process listens, before a parent of
+# --processes N has forked the rest and before the start lines are out;
+# those lines come once every process is ready. Up to 60 s, no new
+# connections (a test may count them).
+_service_started() {
+    local i
+    for i in $(seq 1 1200); do
+        grep -q '^kvtest shortener serve: limits: ' "$SERVICE_ERR" && return 0
+        kill -0 "$SERVICE_PID" 2>/dev/null || return 1
+        : "$i"
+        sleep 0.05
+    done
+    return 1
+}
+
 start_service() {
     local db=$1 try i
     shift
@@ -218,7 +233,8 @@ start_service() {
         for i in $(seq 1 1200); do
             kill -0 "$SERVICE_PID" 2>/dev/null || break
             if (exec 9<>"/dev/tcp/127.0.0.1/$SERVICE_PORT") 2>/dev/null; then
-                return 0
+                _service_started && return 0
+                break
             fi
             : "$i"
             sleep 0.05
