@@ -1,6 +1,8 @@
-/* links: the link store's one interface (links.h): the store text told
- * apart, each call handed to the engine's operations table, and what every
- * engine shares (the id generator, the id list). */
+/* links: the calls on an open link store (links.h), each handed to the
+ * engine's operations table, and what every engine shares (the id
+ * generator, the id list). Opening and creating by store text, which picks
+ * the engine, is links_open.c: the engines call this file, links_open.c
+ * calls them, so nothing here calls an engine by name. */
 #include "shortener/store/links.h"
 
 #include <stdio.h>
@@ -10,7 +12,6 @@
 #include "base/counter.h"
 #include "measure/keys/rng.h"
 #include "shortener/store/links_int.h"
-#include "shortener/store/links_pg_int.h"
 
 static const char id_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -34,64 +35,9 @@ int links_fill_id(char *id, size_t n, unsigned char *pool, size_t pooln, size_t 
     return 0;
 }
 
-static int has_prefix(const char *s, const char *p)
-{
-    return strncmp(s, p, strlen(p)) == 0;
-}
-
-int links_store_kind(const char *store, enum links_kind *kind, const char **target,
-                     char *err, size_t errcap)
-{
-    *kind = LINKS_KIND_SQLITE;
-    *target = store;
-    if (has_prefix(store, "postgres://") || has_prefix(store, "postgresql://")) {
-        *kind = LINKS_KIND_POSTGRES;
-        return 0;
-    }
-    if (has_prefix(store, "sqlite:"))
-        *target = store + strlen("sqlite:");
-    else if (strstr(store, "://")) {   /* a URL of something else: not a path */
-        snprintf(err, errcap, "'%s' is not a links store (PATH, sqlite:PATH or "
-                 "postgres://...)", store);
-        return -1;
-    }
-    if (!**target) {
-        snprintf(err, errcap, "empty store path");
-        return -1;
-    }
-    return 0;
-}
-
-void links_store_show(const char *store, char *out, size_t cap)
-{
-    links_pg_redact(store, out, cap);   /* only a URL with user:password@ changes */
-}
-
 const char *links_kind_name(enum links_kind k)
 {
     return k == LINKS_KIND_POSTGRES ? "postgres" : "sqlite";
-}
-
-struct links *links_open_opts(const char *store, const struct links_opts *o, char *err,
-                              size_t errcap)
-{
-    enum links_kind kind;
-    const char *target;
-    if (links_store_kind(store, &kind, &target, err, errcap) != 0)
-        return NULL;
-    if (kind == LINKS_KIND_POSTGRES)
-        return links_pg_open(target, o, err, errcap);
-    if (o->nreplicas > 0) {
-        snprintf(err, errcap, "%s: replicas need a PostgreSQL store", target);
-        return NULL;
-    }
-    return links_sqlite_open(target, o, err, errcap);
-}
-
-struct links *links_open(const char *store, int sqlite_cache, char *err, size_t errcap)
-{
-    struct links_opts o = {.sqlite_cache = sqlite_cache};
-    return links_open_opts(store, &o, err, errcap);
 }
 
 void links_close(struct links *l)
@@ -141,27 +87,6 @@ void links_stats_add(const struct links *l, struct links_stats *sum)
     sum->failovers += counter_get(&n->failovers);
     sum->reconnects += counter_get(&n->reconnects);
     sum->unavailable += counter_get(&n->unavailable);
-}
-
-int links_create_db_opts(const char *store, const struct links_create_opts *o,
-                         int64_t *copied, char *err, size_t errcap)
-{
-    enum links_kind kind;
-    const char *target;
-    *copied = 0;
-    if (links_store_kind(store, &kind, &target, err, errcap) != 0)
-        return 2;
-    if (kind == LINKS_KIND_POSTGRES)
-        return links_pg_create_db(target, o, copied, err, errcap);
-    return links_sqlite_create_db(target, o, copied, err, errcap);
-}
-
-int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
-                    char *err, size_t errcap)
-{
-    struct links_create_opts o = {n, seed, force, LINKS_SCHEMA_SEED, NULL, 0};
-    int64_t copied;
-    return links_create_db_opts(path, &o, &copied, err, errcap);
 }
 
 struct idvec {

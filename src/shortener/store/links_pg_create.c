@@ -20,6 +20,7 @@
 
 struct copy {
     PGconn *c;
+    struct links *src;   /* --from's store, or NULL: generate */
     char *buf;
     size_t len;
     int64_t rows, bytes;
@@ -109,16 +110,13 @@ static int copy_generated(struct copy *cp, int64_t n, uint64_t seed)
     return bad ? -1 : 0;
 }
 
-/* Every link of the store from, with its id, URL, time and number. */
+/* Every link of the store cp->src (named from), with its id, URL, time
+ * and number. */
 static int copy_from(struct copy *cp, const char *from)
 {
-    struct links *src = links_open(from, 1, cp->err, sizeof cp->err);
-    if (!src)
-        return -1;
-    int64_t n = src->ops->foreach_link(src, copy_row, cp);
+    int64_t n = cp->src->ops->foreach_link(cp->src, copy_row, cp);
     if (n < 0 && !cp->err[0])
-        snprintf(cp->err, sizeof cp->err, "--from %s: %s", from, links_errmsg(src));
-    links_close(src);
+        snprintf(cp->err, sizeof cp->err, "--from %s: %s", from, links_errmsg(cp->src));
     return n < 0 ? -1 : 0;
 }
 
@@ -138,7 +136,7 @@ static int copy_run(struct copy *cp, const struct links_create_opts *o)
         PQputCopyEnd(cp->c, "out of memory");
         return -1;
     }
-    int bad = (o->from ? copy_from(cp, o->from) : copy_generated(cp, o->n, o->seed)) != 0 ||
+    int bad = (cp->src ? copy_from(cp, o->from) : copy_generated(cp, o->n, o->seed)) != 0 ||
               copy_flush(cp) != 0;
     free(cp->buf);
     cp->buf = NULL;
@@ -184,8 +182,8 @@ static int finish_table(PGconn *c, char *err, size_t errcap)
            links_pg_exec(c, "ANALYZE links", err, errcap) != 0 ? -1 : 0;
 }
 
-static int fill(PGconn *c, const struct links_create_opts *o, int64_t *made, char *err,
-                size_t errcap)
+static int fill(PGconn *c, const struct links_create_opts *o, struct links *src,
+                int64_t *made, char *err, size_t errcap)
 {
     if (links_pg_exec(c, "BEGIN", err, errcap) != 0)
         return 1;
@@ -196,9 +194,9 @@ static int fill(PGconn *c, const struct links_create_opts *o, int64_t *made, cha
         snprintf(err, errcap, "table links exists (use --force to replace it)");
         return 1;
     }
-    struct copy cp = {.c = c, .show = o->progress};
+    struct copy cp = {.c = c, .src = src, .show = o->progress};
     if (cp.show) {
-        progress_start(&cp.pr, "shortener init", o->from ? 0 : o->n);
+        progress_start(&cp.pr, "shortener init", src ? 0 : o->n);
         cp.pr.unit = "links";
     }
     int bad = (exists && links_pg_exec(c, "DROP TABLE links", err, errcap) != 0) ||
@@ -215,25 +213,16 @@ static int fill(PGconn *c, const struct links_create_opts *o, int64_t *made, cha
     return 0;
 }
 
-int links_pg_create_db(const char *url, const struct links_create_opts *o, int64_t *made,
-                       char *err, size_t errcap)
+int links_pg_create_db(const char *url, const struct links_create_opts *o,
+                       struct links *src, int64_t *made, char *err, size_t errcap)
 {
     char shown[300];
     links_pg_redact(url, shown, sizeof shown);
-    if (o->schema != LINKS_SCHEMA_SEED) {
-        snprintf(err, errcap, "--schema %s is SQLite's (WITHOUT ROWID); a PostgreSQL store "
-                 "has one table layout", links_schema_name(o->schema));
-        return 2;
-    }
-    if (o->from && strcmp(o->from, url) == 0) {
-        snprintf(err, errcap, "--from %s: cannot copy a store onto itself", shown);
-        return 2;
-    }
     PGconn *c = links_pg_connect(url, 10000, err, errcap);
     if (!c)
         return 1;
     char why[400] = "";
-    int rc = fill(c, o, made, why, sizeof why);
+    int rc = fill(c, o, src, made, why, sizeof why);
     if (rc)   /* closing the connection rolls the transaction back */
         snprintf(err, errcap, "%s: %s", shown, why);
     PQfinish(c);

@@ -48,22 +48,11 @@ static int copy_links(struct links_sqlite *l, const char *from, int64_t *copied)
     return 0;
 }
 
-/* Before creating anything: a readable --from (an SQLite path), and a
- * target that may be written. 0, or the exit status with the reason in
- * err. */
+/* Before creating anything: a target that may be written (links_open.c
+ * has checked --from). 0, or the exit status with the reason in err. */
 static int check_target(const char *path, const struct links_create_opts *o, char *err,
                         size_t errcap)
 {
-    if (o->from) {   /* a clear message before creating anything */
-        struct links *src = links_open(o->from, 1, err, errcap);
-        if (!src)
-            return 1;
-        links_close(src);
-    }
-    if (o->from && strcmp(o->from, path) == 0) {
-        snprintf(err, errcap, "--from %s: cannot copy a database onto itself", path);
-        return 2;
-    }
     struct stat sb;
     if (stat(path, &sb) == 0) {
         if (S_ISDIR(sb.st_mode)) {
@@ -129,17 +118,6 @@ static int fill(struct links_sqlite *l, const struct links_create_opts *o, int64
 int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
                            int64_t *copied, char *err, size_t errcap)
 {
-    /* --from as the path ATTACH takes; the store text tells its engine */
-    struct links_create_opts src = *o;
-    enum links_kind kind = LINKS_KIND_SQLITE;
-    if (o->from && links_store_kind(o->from, &kind, &src.from, err, errcap) != 0)
-        return 2;
-    if (kind != LINKS_KIND_SQLITE) {
-        snprintf(err, errcap, "--from %s: an SQLite store copies from an SQLite "
-                 "database (a PostgreSQL store can copy from either)", o->from);
-        return 2;
-    }
-    o = &src;
     int rc = check_target(path, o, err, errcap);
     if (rc)
         return rc;

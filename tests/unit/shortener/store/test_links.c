@@ -1,7 +1,8 @@
 /* The link store on real SQLite files: ids as the store makes them (10 of
  * [A-Za-z0-9], distinct, letters unbiased), create/lookup/miss with and
  * without the statement cache, id listing, files that are not a links
- * database, and the two schemas answering alike. */
+ * database, the two schemas answering alike, and the create requests
+ * refused from their text before anything is opened or made. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -178,6 +179,40 @@ static void test_schemas_agree(void **st)
     assert_int_equal(links_create_db_opts(fx->db, &o, &copied, err, sizeof err), 2);
 }
 
+/* links_create_db_opts refuses from the text alone (2), before opening
+ * the source or reaching the target: nothing listens on 127.0.0.1:1, so a
+ * refusal that came after a connection attempt would be 1. A source that
+ * cannot be opened is 1, named as --from's, and leaves no target. */
+static void expect_create(const char *store, enum links_schema schema, const char *from,
+                          int want, const char *says)
+{
+    struct links_create_opts o = {0, 1, 0, schema, from, 0};
+    char err[512] = "";
+    int64_t copied = -1;
+    assert_int_equal(links_create_db_opts(store, &o, &copied, err, sizeof err), want);
+    if (!strstr(err, says))
+        fail_msg("%s --from %s: '%s' lacks '%s'", store, from ? from : "-", err, says);
+    assert_int_equal(copied, 0);
+    assert_int_equal(access(store, F_OK), -1);   /* no SQLite target made */
+}
+
+static void test_create_refusals(void **st)
+{
+    struct fixture *fx = *st;
+    const char *pg = "postgres://127.0.0.1:1/kv";
+    char self[320], none[320], named[340];
+    snprintf(self, sizeof self, "sqlite:%s", fx->db);
+    snprintf(none, sizeof none, "%s/none.db", fx->dir);
+    snprintf(named, sizeof named, "--from: %s", none);
+    expect_create(pg, LINKS_SCHEMA_COVERING, NULL, 2, "one table layout");
+    expect_create(pg, LINKS_SCHEMA_SEED, "mysql://h/db", 2, "is not a links store");
+    expect_create(pg, LINKS_SCHEMA_SEED, pg, 2, "cannot copy a store onto itself");
+    expect_create(fx->db, LINKS_SCHEMA_SEED, pg, 2, "an SQLite store copies from an SQLite");
+    expect_create(fx->db, LINKS_SCHEMA_SEED, self, 2, "cannot copy a store onto itself");
+    expect_create(fx->db, LINKS_SCHEMA_SEED, none, 1, named);
+    expect_create(pg, LINKS_SCHEMA_SEED, none, 1, named);
+}
+
 /* The store text: which engine, what is opened, what is shown. */
 static void test_store_text(void **st)
 {
@@ -224,5 +259,7 @@ UNIT_MAIN(NULL, NULL,
     cmocka_unit_test_setup_teardown(test_store, fixture_dir_setup,
                                     fixture_teardown),
     cmocka_unit_test_setup_teardown(test_schemas_agree, fixture_dir_setup,
+                                    fixture_teardown),
+    cmocka_unit_test_setup_teardown(test_create_refusals, fixture_dir_setup,
                                     fixture_teardown),
     cmocka_unit_test(test_store_text))
