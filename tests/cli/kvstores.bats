@@ -551,21 +551,13 @@ lock.mdb"
     fails_with 1 "export: *$MNT/e*Read-only file system" export "$S/x.db" "lmdb:$MNT/e"
 }
 
+# bats test_tags=other-user
 @test "read-only directory, not root: LMDB reads without its lock file, --update fails with one line" {
-    [ "$(id -u)" -eq 0 ] || skip "needs root to run kvtest as another user"
+    need_root "to run kvtest as another user"
     command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
     id nobody >/dev/null 2>&1 || skip "no user nobody"
-    # nobody must reach the binary and the stores: copies under $D, with
-    # this run's directories above it made traversable (no others)
-    local p=$D
-    while [ "$p" != / ]; do
-        if [ -z "$(find "$p" -maxdepth 0 -perm -o+x)" ]; then
-            [[ "$p/" == "$BATS_RUN_TMPDIR/"* ]] || skip "$p is closed to other users"
-            chmod o+x "$p"
-        fi
-        p=$(dirname "$p")
-    done
-    mkdir -m 755 "$D/ro"
+    # nobody must reach the binary and the stores: copies in $D/ro
+    for_others "$D/ro"
     cp "$KVTEST" "$D/ro/kvtest"
     cp -a "$S/l" "$S/r" "$D/ro/"
     cp -a "$S/l" "$D/ro/l-nolock"

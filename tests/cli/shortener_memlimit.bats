@@ -46,15 +46,23 @@ in_own_group() {
     [[ "$(memcg_dir "$PID")" == */kvtest-memlimit-"$PID" ]]
 }
 
+# bats test_tags=other-user
 @test "memlimit: nonsense, too small or not root is refused in one line, exit 2" {
     "$KVTEST" shortener init "$DB" --links 10 >/dev/null
     expect_error 2 "--mem-limit" shortener bench "$DB" --mem-limit lots
     expect_error 2 "--mem-limit must be between 4194304" shortener bench "$DB" --mem-limit 4000000
     expect_error 2 "--mem-limit" shortener serve "$DB" --port 0 --mem-limit -1
-    command -v setpriv >/dev/null || skip "no setpriv"
-    chmod 0644 "$DB"
-    run setpriv --reuid=65534 --regid=65534 --clear-groups "$KVTEST" shortener bench "$DB" \
-        --mem-limit 16MiB
+    if [ "$(id -u)" -ne 0 ]; then
+        run "$KVTEST" shortener bench "$DB" --mem-limit 16MiB
+    else
+        command -v setpriv >/dev/null || skip "no setpriv"
+        # uid 65534 must reach the binary and the database: copies it can read
+        for_others "$D/o"
+        cp "$KVTEST" "$DB" "$D/o/"
+        chmod a+r "$D/o/$(basename "$DB")"
+        run setpriv --reuid=65534 --regid=65534 --clear-groups "$D/o/$(basename "$KVTEST")" \
+            shortener bench "$D/o/$(basename "$DB")" --mem-limit 16MiB
+    fi
     assert_failure 2
     assert_output "kvtest shortener bench: --mem-limit needs root (it creates a memory cgroup)"
 }
@@ -126,6 +134,7 @@ in_own_group() {
 # ------------------------------------------------- scripts/study/memlimit.sh
 MLSH=$BATS_TEST_DIRNAME/../../scripts/study/memlimit.sh
 
+# bats test_tags=other-user
 @test "memlimit.sh: bad arguments, one line each, exit 2 before anything runs" {
     local o=$BATS_TEST_TMPDIR/ml
     run bash "$MLSH" --out "$o" --rounds 0
@@ -150,8 +159,19 @@ MLSH=$BATS_TEST_DIRNAME/../../scripts/study/memlimit.sh
     assert_failure 2
     assert_output "memlimit: unknown option --fast (try --help)"
     assert [ ! -e "$o" ]
-    command -v setpriv >/dev/null || skip "no setpriv"
-    run setpriv --reuid=65534 --regid=65534 --clear-groups bash "$MLSH" --out "$o"
+    if [ "$(id -u)" -ne 0 ]; then
+        run bash "$MLSH" --out "$o"
+    else
+        command -v setpriv >/dev/null || skip "no setpriv"
+        # uid 65534 must reach the script and what it sources: copies it can read
+        local c=$D/others
+        for_others "$c"
+        mkdir -p "$c/scripts/study" "$c/tests/lib"
+        cp "$(dirname "$MLSH")"/{memlimit,lib}.sh "$c/scripts/study/"
+        cp "$BATS_TEST_DIRNAME/../lib/servers.bash" "$c/tests/lib/"
+        chmod -R a+rX "$c"
+        run setpriv --reuid=65534 --regid=65534 --clear-groups bash "$c/scripts/study/memlimit.sh" --out "$o"
+    fi
     assert_failure 2
     assert_output "memlimit: needs root (--mem-limit creates a memory cgroup)"
 }

@@ -37,6 +37,15 @@
 #   mount_tmpfs SIZE          a tmpfs of SIZE at $D/mnt (MNT) for the
 #                             full-disk tests, or skip saying why (root
 #                             only); common_teardown unmounts it
+#   need_root WHY             skip unless root, with one line saying why
+#                             the test needs it (make test as another user)
+#   for_others DIR            DIR (new, below this run's scratch space) is a
+#                             place another user can read: it and this run's
+#                             directories above it are opened (a+rx; no
+#                             others), so a test that drops privileges does
+#                             not depend on where the checkout or TMPDIR is;
+#                             skip, naming it, if a directory above is not
+#                             this run's and is closed to other users
 #   own_uid                   a user id no other running test uses (100000 +
 #                             this test's PID), for a test that runs kvtest
 #                             under RLIMIT_NPROC: the limit counts every
@@ -170,6 +179,27 @@ mount_tmpfs() {
     mount -t tmpfs -o "size=$1" tmpfs "$D/mnt" 2>"$D/mount.err" ||
         skip "cannot mount a tmpfs: $(cat "$D/mount.err")"
     MNT="$D/mnt"
+}
+
+need_root() {
+    [ "$(id -u)" -eq 0 ] || skip "needs root: $1"
+}
+
+# Tests that run kvtest or a script as another user copy what that user
+# must reach into DIR: a checkout under a 0700 home directory (root's, on
+# Debian) or TMPDIR is closed to every other user.
+for_others() {
+    local p
+    mkdir -p "$1"
+    chmod a+rx "$1"
+    p=$(dirname "$1")
+    while [ "$p" != / ]; do
+        if [ -z "$(find "$p" -maxdepth 0 -perm -o+x)" ]; then
+            [[ "$p/" == "$BATS_RUN_TMPDIR/"* ]] || skip "$p is closed to other users"
+            chmod o+x "$p"
+        fi
+        p=$(dirname "$p")
+    done
 }
 
 own_uid() {
