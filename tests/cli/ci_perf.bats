@@ -194,20 +194,30 @@ samples() {
 }
 
 @test "ci-perf: --wall-budget stops the pairs past --max-pairs, never those before" {
-    # A limit of x0.5 makes a build against itself look slower: its estimate
-    # (near x1) is above halfway to the limit (x0.75), so its path goes on
-    # past --max-pairs. (At x0.9 an A/A estimate of x0.948 on a quiet run
-    # fell below halfway, x0.95, and the path stopped at --max-pairs.) Up to
-    # 4 pairs nothing can settle it either: the smallest p of 4 pairs is
-    # 2/16. Budget 0: judged at --max-pairs.
-    run env TMPDIR="$D" WALL_LIMIT=0.5 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
+    # The current side is the same build reporting every blob read 100x
+    # slower than it measured: its estimate, near x100 however fast the
+    # machine runs that minute, is far above halfway to the limit (x1.02),
+    # so its path goes on past --max-pairs; and up to 4 pairs nothing can
+    # settle it (hi is above the limit, and the smallest p of 4 pairs is
+    # 2/16). How many pairs run is then decided by the options alone.
+    # (An A/A run with a limit of x0.5 once read x0.714 and stopped early.)
+    local slow=$D/slow-kvtest
+    cat >"$slow" <<EOF
+#!/usr/bin/env bash
+[ "\$1" = run ] || exec "$KV" "\$@"
+"$KV" "\$@" | jq -c '.result.us_per_blob *= 100 | .result.runs[].us_per_blob *= 100'
+exit "\${PIPESTATUS[0]}"
+EOF
+    chmod +x "$slow"
+    # Budget 0: judged at --max-pairs.
+    run env TMPDIR="$D" bash "$CI" --kvtest "$slow" --ref-kvtest "$KV" --layers wall \
         --paths files-read --min-pairs 2 --max-pairs 2 --more-pairs 4 --wall-budget 0 --out "$D/b"
     assert_success
     assert_output --partial 'wall: the 0s budget is spent after 2 pairs; judged on those: files-read'
     run wc -l <"$D/b/wall/files-read.cur.jsonl"
     assert_output 2
     # With the default budget the same run goes on to --more-pairs.
-    run env TMPDIR="$D" WALL_LIMIT=0.5 bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers wall \
+    run env TMPDIR="$D" bash "$CI" --kvtest "$slow" --ref-kvtest "$KV" --layers wall \
         --paths files-read --min-pairs 2 --max-pairs 2 --more-pairs 4 --out "$D/m"
     assert_success
     assert_output --partial 'unsettled after 4 pairs: files-read'
