@@ -70,7 +70,7 @@ struct conn {
     h2o_timeout_entry_t header_to; /* linked until the first request */
     h2o_socket_t *sock;
     struct loop_thread *t;
-    size_t seen;                   /* sock->bytes_read at the last check */
+    size_t seen;                   /* sock->input->size at the last check */
 };
 
 struct handler {
@@ -241,13 +241,16 @@ static void on_conn_close(void *data)
 }
 
 /* A connection that has not finished its first request's headers: closed
- * when header_s pass without a byte from it. shutdown() makes h2o's own
- * read fail, so h2o frees the connection its usual way. */
+ * when header_s pass without a byte from it. Progress is the size of the
+ * unparsed head in sock->input, which HTTP/1 keeps whole until the head is
+ * complete: h2o 2.2's sock->bytes_read holds the last read's size, not a
+ * running total, so equal pieces looked like none. shutdown() makes
+ * h2o's own read fail, so h2o frees the connection its usual way. */
 static void on_header_timeout(h2o_timeout_entry_t *e)
 {
     struct conn *c = H2O_STRUCT_FROM_MEMBER(struct conn, header_to, e);
-    if (c->sock->bytes_read != c->seen) {
-        c->seen = c->sock->bytes_read;
+    if (c->sock->input->size != c->seen) {
+        c->seen = c->sock->input->size;
         h2o_timeout_link(c->t->loop, &c->t->header_timeout, &c->header_to);
         return;
     }
