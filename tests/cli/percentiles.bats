@@ -142,7 +142,7 @@ check_bench_plateaus() {
     "$KVTEST" shortener init "$DB" --links 300 --seed 3 >/dev/null
     # --warmup 0: every timed lookup is one delayed GET (plus a SET on a miss)
     local args=(--cache "valkey://127.0.0.1:PORT" --configs valkey --lookups 2000
-                --threads 8 --warmup 0 --repeat 1)
+                --threads 8 --warmup 0 --repeat 1 --cache-timeout 2000)
     start_delay_server resp "$BENCH_PLAN"
     run "$KVTEST" shortener bench "$DB" "${args[@]/PORT/$PY_PORT}"
     assert_success

@@ -40,7 +40,7 @@
  *                 "cache_hit_ratio", "sqlite_us", "sqlite_state" (warm|cold),
  *                 "sqlite_warm_us", "sqlite_cold_us" (null when not measured
  *                 in this run), "pays_off", "track_us", "track_local_hit_ratio"}}}
- *   options also has "compare_db" and "track_size". */
+ *   options also has "compare_db", "track_size" and "cache_timeout_ms". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -55,6 +55,7 @@ struct bench_opts {
     char replicas_buf[4096], path_buf[512], compare_buf[512];
     const char *configs, *cache_url;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
+    int64_t cache_timeout;   /* --cache-timeout ms: Valkey connect and command */
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     double zipf, miss;
     int cold, json, csv;

@@ -77,6 +77,7 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
     else
         cJSON_AddNullToObject(op, "compare_db");
     cJSON_AddNumberToObject(op, "track_size", (double)o->track_size);
+    cJSON_AddNumberToObject(op, "cache_timeout_ms", (double)o->cache_timeout);
     cJSON_AddStringToObject(op, "store", links_kind_name(o->kind));
     cJSON_AddNumberToObject(op, "replicas", o->nreplicas);
     if (o->mem_limit)   /* only then: output without it stays as it was */

@@ -49,6 +49,8 @@ const char help_shortener_bench[] =
     "                     lookups per primary to the output\n"
     "  --track-size N     links in process memory for valkey-track, shared by\n"
     "                     the threads (default 524288)\n"
+    "  --cache-timeout MS Valkey connect and command timeout (default 50); a\n"
+    "                     lookup that times out counts as an error\n"
     "  --compare-db DB2   add a row for DB2, a store with the same links in\n"
     "                     another schema (kvtest shortener init DB2 --schema\n"
     "                     covering --from DBFILE) or in PostgreSQL (init\n"
@@ -127,6 +129,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
         CLI_STR_OPT("cache", &o->cache_url),
         CLI_PATH_OPT("compare-db", &o->compare_store),
         CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
+        CLI_INT_OPT("cache-timeout", &o->cache_timeout, 1, 60000),
         CLI_INT_OPT("lookups", &o->lookups, 1, 1000000000000LL),
         CLI_INT_OPT("threads", &o->threads, 1, 256),
         CLI_DOUBLE_OPT("zipf", &o->zipf, 0, 100),
@@ -171,6 +174,8 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
             return cli_usage(CMD, "the valkey configurations need --cache valkey://HOST:PORT");
         if (cache_parse_url(o->cache_url, &b->ccfg, err, sizeof(err)) != 0)
             return cli_usage(CMD, "--cache: %s", err);
+        b->ccfg.connect_timeout_ms = (int)o->cache_timeout;
+        b->ccfg.command_timeout_ms = (int)o->cache_timeout;
         /* One server for both kinds of rows: the row decides tracking. */
         b->tcfg = b->ccfg;
         b->ccfg.track = 0;
@@ -184,7 +189,7 @@ int shortener_bench(int argc, char **argv)
 {
     struct bench_opts o = {
         .lookups = 20000, .threads = 1, .repeat = 3, .warmup = 1, .seed = 1,
-        .track_size = TRACK_SIZE_DEFAULT,
+        .track_size = TRACK_SIZE_DEFAULT, .cache_timeout = CACHE_TIMEOUT_MS,
     };
     struct bench b;
     memset(&b, 0, sizeof(b));
