@@ -68,12 +68,30 @@ static inline int valkey_free_port(unsigned *seed, int cluster)
     return -1;
 }
 
+/* The process id the server on c says it has (INFO server), or -1. */
+static inline long valkey_pid_of(redisContext *c)
+{
+    redisReply *r = redisCommand(c, "INFO server");
+    long pid = -1;
+    if (r && r->type == REDIS_REPLY_STRING) {
+        const char *p = strstr(r->str, "process_id:");
+        if (p)
+            pid = atol(p + 11);
+    }
+    if (r)
+        freeReplyObject(r);
+    return pid;
+}
+
 /* Wait until the server s->pid answers PING on s->port (its control
  * connection is then s->ctl): 0; -1 when it exited (the port was taken
- * meanwhile; reaped) or stayed silent for 10 s (killed and reaped). */
+ * meanwhile; reaped), when the server answering is another's (a suite
+ * beside this one took the port between the check and the bind: ours
+ * is killed and reaped, theirs left alone), or when it stayed silent for
+ * 30 s (killed and reaped; a busy machine can take seconds to start it). */
 static inline int valkey_await(struct valkey_server *s)
 {
-    for (int i = 0; i < 200; i++) {   /* up to 10 s */
+    for (int i = 0; i < 600; i++) {   /* up to 30 s */
         int st;
         if (waitpid(s->pid, &st, WNOHANG) == s->pid)
             return -1;   /* reaped: no kill */
@@ -84,9 +102,13 @@ static inline int valkey_await(struct valkey_server *s)
             int up = r && r->type == REDIS_REPLY_STATUS;
             if (r)
                 freeReplyObject(r);
-            if (up) {
+            if (up && valkey_pid_of(c) == (long)s->pid) {
                 s->ctl = c;
                 return 0;
+            }
+            if (up) {
+                redisFree(c);
+                break;
             }
         }
         redisFree(c);
@@ -99,7 +121,7 @@ static inline int valkey_await(struct valkey_server *s)
 
 /* Start valkey-server in dir with extra arguments (NULL-terminated; a
  * cluster node when they hold --cluster-enabled), wait until it answers
- * PING. 0, or -1 after 3 ports. */
+ * PING. 0, or -1 after 5 ports. */
 static inline int valkey_start(struct valkey_server *s, const char *dir, const char *name,
                                const char *const *extra)
 {
@@ -109,7 +131,7 @@ static inline int valkey_start(struct valkey_server *s, const char *dir, const c
     int cluster = 0;
     for (int i = 0; extra && extra[i]; i++)
         cluster |= strcmp(extra[i], "--cluster-enabled") == 0;
-    for (int attempt = 0; attempt < 3; attempt++) {
+    for (int attempt = 0; attempt < 5; attempt++) {
         s->port = valkey_free_port(&seed, cluster);
         if (s->port < 0)
             return -1;

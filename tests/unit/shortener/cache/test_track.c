@@ -10,24 +10,31 @@
  *
  * Time: track_poll takes the clock reading as an argument, so the
  * heartbeat, freshness and read-interval boundaries are driven exactly
- * with a virtual clock (vnow, kept at or ahead of the real one, which
- * track_start reads). What cannot be driven is when the server's bytes
- * arrive, so a barrier waits for them: it lets the freshness window
+ * with a virtual clock (vnow). What cannot be driven is when the server's
+ * bytes arrive, so a barrier waits for them: it lets the freshness window
  * lapse (a PING is sent) and polls until the PONG is read; the server
  * wrote every invalidation caused by an earlier command before that
- * PONG, on the same connection, so all of them have been read too.
+ * PONG, on the same connection, so all of them have been read too. The
+ * wait is in real time (up to CACHE_WAIT_MS) while the virtual clock
+ * moves only TRACK_POLL_NS per poll, and the polls thin out as the wait
+ * grows: however slow the PONG, it is not "unanswered for TRACK_LOST_MS"
+ * to the channel (a wait that moved vnow with the real clock lost the
+ * channel whenever a PONG took 2 s). Every other wait for the server (a
+ * closed channel, a dropped one's EOF) is real time, CACHE_WAIT_MS.
  *
- * track_start on an open channel reads it and may send a PING stamped
- * with the real clock; to a poll at vnow that PING has been unanswered
- * for vnow minus that reading, however recently it really left. So vnow
- * must never run TRACK_LOST_MS ahead of the real clock while such a PING
- * may be in flight: it is set back to the real clock before each test
- * (each test has maps, so channels and stamps, of its own), and no test
- * moves it that far on before a start on an open channel. Left to drift
- * over the whole binary it ran some 12 s ahead, and a PONG not yet read
- * at the next poll meant a "lost" channel. Likewise a channel the server
- * dropped is lost only once its EOF has arrived: kill_channels waits for
- * that on the socket (without reading it) instead of sleeping. */
+ * track_start on an open channel reads it and may send a PING, both
+ * stamped with the real clock; a poll at an earlier vnow would not read
+ * the channel (too soon after that read), one far later would find that
+ * PING unanswered. So vnow is set to the real clock before each test
+ * (each test has maps, so channels and stamps, of its own), tick() (a
+ * barrier's) brings it up to the real one when behind (await_pong leaves
+ * it behind; no PING of the test's is in flight at a tick), and where a
+ * poll follows such a start (test_shared_sessions) the test first waits
+ * until the PONG of that PING has arrived (await_queued_pong): the poll
+ * reads it before it judges the PING. A channel the server dropped is lost only once its
+ * EOF has arrived: kill_channels waits for that on the socket (without
+ * reading it) instead of sleeping. A server stopped for a test is
+ * stopped for certain first (cache_server_halt). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,6 +62,7 @@
 #include "shortener/cache/cache.h"
 #include "shortener/cache/track.h"
 #include "tests/unit/valkey_fixture.h"
+#include "tests/unit/shortener/cache/cache_servers.h"
 
 /* Out of memory must be answered: let the sanitizer's allocator return
  * NULL for a request over 3 GiB (a huge map) instead of aborting. */
@@ -67,8 +75,8 @@ const char *__asan_default_options(void)
 #define MSEC ((uint64_t)1000000)
 #define NO_TICKET UINT64_MAX   /* track.c's refused ticket */
 #define DEAD_PORT 1            /* nothing listens on port 1 of loopback */
-#define TIMEOUT_MS 2000        /* connect and command timeouts of the channel:
-                                  generous, a busy machine is no failure */
+#define TIMEOUT_MS CACHE_WAIT_MS   /* connect and command timeouts of the channel:
+                                     generous, a busy machine is no failure */
 #define HUNG_MS 100            /* ... when the server is known to be stopped */
 
 /* ---- private valkey-servers ---- */
@@ -129,15 +137,22 @@ static int test_setup(void **st)
     return 0;
 }
 
+static int channels(long long *id);
+
 static int test_teardown(void **st)
 {
     (void)st;
+    if (S.pid > 0)
+        kill(S.pid, SIGCONT);   /* a failure between SIGSTOP and SIGCONT */
     for (int i = 0; i < LIVE_MAX; i++) {
         track_free(live[i]);
         live[i] = NULL;
     }
-    if (S.pid > 0)
-        kill(S.pid, SIGCONT);   /* a failure between SIGSTOP and SIGCONT */
+    /* The next test counts channels: after a failure here, wait until the
+     * server has closed those of this one (a test that passes did). */
+    uint64_t until = clock_now_ns() + (uint64_t)CACHE_WAIT_MS * MSEC;
+    while (channels(NULL) != 0 && clock_now_ns() < until)
+        usleep(5000);
     return 0;
 }
 
@@ -159,20 +174,26 @@ static int poll_at(struct track *t, uint64_t at_ns)
     return track_poll(t, at_ns);
 }
 
-/* Poll every TRACK_POLL_NS (virtual; 0.5 ms real) until the PONG of the
- * PING in flight is read: the map may answer again. Its virtual time. */
+/* Poll until the PONG of the PING in flight is read: the map may answer
+ * again. Its virtual time. Each poll moves the virtual clock on by
+ * TRACK_POLL_NS (the least that lets it read) and no more; between polls
+ * the real wait doubles from 0.5 ms to 20 ms, so in CACHE_WAIT_MS of real
+ * time the PING ages no more than some 0.15 s of virtual time: far from
+ * TRACK_LOST_MS, however slow the server is. */
 static uint64_t await_pong(struct track *t)
 {
-    for (int i = 0; i < 4000; i++) {
-        usleep(500);
-        int rc = track_poll(t, tick(TRACK_POLL_NS));
+    uint64_t until = clock_now_ns() + (uint64_t)CACHE_WAIT_MS * MSEC;
+    for (useconds_t us = 500;; us = us < 20000 ? 2 * us : us) {
+        usleep(us);
+        vnow += TRACK_POLL_NS;
+        int rc = track_poll(t, vnow);
         if (rc == 1)
             return vnow;
         if (rc != 0)
             fail_msg("track_poll gave %d while waiting for a PONG", rc);
+        if (clock_now_ns() > until)
+            fail_msg("no PONG in %d ms", CACHE_WAIT_MS);
     }
-    fail_msg("no PONG in 2 s");
-    return 0;
 }
 
 /* Everything the server sent before now has been read (see the top).
@@ -214,10 +235,11 @@ static int channels(long long *id)
     return n;
 }
 
-/* Wait (up to 2 s) until the server counts n channels. */
+/* Wait (up to CACHE_WAIT_MS) until the server counts n channels. */
 static void await_channels(int n)
 {
-    for (int i = 0; i < 400 && channels(NULL) != n; i++)
+    uint64_t until = clock_now_ns() + (uint64_t)CACHE_WAIT_MS * MSEC;
+    while (channels(NULL) != n && clock_now_ns() < until)
         usleep(5000);
     assert_int_equal(channels(NULL), n);
 }
@@ -246,9 +268,48 @@ static int fd_of_port(int port)
     return -1;
 }
 
-/* Drop every channel from the server side and wait (up to 2 s) until the
- * EOF has arrived on each of our sockets: the next read of the channel
- * sees it. The sockets are only watched (POLLRDHUP), never read. */
+/* Our end of the one open channel. */
+static int channel_fd(void)
+{
+    redisReply *r = redisCommand(S.ctl, "CLIENT LIST TYPE pubsub");
+    if (!r || r->type != REDIS_REPLY_STRING)
+        fail_msg("CLIENT LIST: %s", r ? r->str : S.ctl->errstr);
+    const char *a = strstr(r->str, " addr=127.0.0.1:");
+    int port = a ? atoi(a + 16) : -1;
+    int more = a && strstr(a + 1, " addr=") != NULL;
+    freeReplyObject(r);
+    assert_false(more);
+    int fd = port > 0 ? fd_of_port(port) : -1;
+    assert_true(fd >= 0);
+    return fd;
+}
+
+/* A start on the open channel (the only one) sent a PING stamped with the
+ * real clock: wait until its PONG is whole on our socket, unread
+ * (MSG_PEEK), so the next poll reads it before it judges that PING,
+ * however far the virtual clock is from the real one by then. Only where
+ * nothing else is due on the channel. */
+static void await_queued_pong(void)
+{
+    static const char pong[] = "*2\r\n$4\r\npong\r\n$0\r\n\r\n";
+    int fd = channel_fd();
+    uint64_t until = clock_now_ns() + (uint64_t)CACHE_WAIT_MS * MSEC;
+    for (;;) {
+        char buf[256];
+        ssize_t n = recv(fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+        if (n == (ssize_t)sizeof pong - 1 && memcmp(buf, pong, sizeof pong - 1) == 0)
+            return;
+        if (n > (ssize_t)sizeof pong - 1 || (n > 0 && memcmp(buf, pong, (size_t)n) != 0))
+            fail_msg("the channel holds %zd bytes, not a PONG", n);
+        if (clock_now_ns() > until)
+            fail_msg("no PONG on the channel in %d ms", CACHE_WAIT_MS);
+        usleep(1000);
+    }
+}
+
+/* Drop every channel from the server side and wait (up to CACHE_WAIT_MS)
+ * until the EOF has arrived on each of our sockets: the next read of the
+ * channel sees it. The sockets are only watched (POLLRDHUP), never read. */
 static void kill_channels(int expect)
 {
     redisReply *r = redisCommand(S.ctl, "CLIENT LIST TYPE pubsub");
@@ -273,14 +334,15 @@ static void kill_channels(int expect)
     freeReplyObject(r);
     assert_int_equal(n, expect);
     assert_int_equal(ctl("CLIENT KILL TYPE pubsub"), expect);
+    uint64_t until = clock_now_ns() + (uint64_t)CACHE_WAIT_MS * MSEC;
     for (int i = 0; i < n; i++) {
         int rc = 0;
-        for (int w = 0; w < 200 && rc == 0; w++) {   /* 200 x 10 ms */
+        while (rc <= 0 && clock_now_ns() < until) {   /* 0: not yet; -1: EINTR */
             p[i].revents = 0;
-            rc = poll(&p[i], 1, 10);
+            rc = poll(&p[i], 1, 100);
         }
         if (rc <= 0 || !(p[i].revents & (POLLRDHUP | POLLHUP | POLLERR)))
-            fail_msg("no EOF on the killed channel in 2 s");
+            fail_msg("no EOF on the killed channel in %d ms", CACHE_WAIT_MS);
     }
 }
 
@@ -467,7 +529,7 @@ static void test_read_interval_and_loss(void **st)
      * the loss, does not count), sends its first PING and is not fresh
      * before the PONG. The server stopped, that PING goes unanswered. */
     uint64_t lost = a + TRACK_POLL_NS, first = lost + TRACK_POLL_NS / 2;
-    kill(S.pid, SIGSTOP);
+    cache_server_halt(&S);
     int r1 = poll_at(t, first);
     int r2 = poll_at(t, first + TRACK_LOST_MS * MSEC + TRACK_POLL_NS);
     kill(S.pid, SIGCONT);
@@ -493,6 +555,7 @@ static void test_shared_sessions(void **st)
     struct track *t2 = started("127.0.0.1", 0, 1004);
     assert_int_equal(channels(&id2), 1);
     assert_int_equal(id1, id2);   /* the same channel, not reopened */
+    await_queued_pong();   /* t2's start sent a PING (no PONG yet on the channel) */
     uint64_t p = barrier(t1);
     put(t1, "s", "http://s/");
     assert_true(has(t2, "s", "http://s/"));
@@ -511,6 +574,7 @@ static void test_shared_sessions(void **st)
     assert_int_equal(poll_at(t2, p + 2 * MSEC), -1);   /* its start failed: still down */
     assert_int_equal(start_err(t2, err, sizeof err), 0);
     assert_int_equal(channels(NULL), 1);
+    await_queued_pong();   /* as above: t2's start on t1's new channel */
 
     barrier(t1);
     kill_channels(1);
@@ -607,7 +671,7 @@ static void test_unanswered_ping(void **st)
     (void)st;
     struct track *t = started("127.0.0.1", 0, 1008);
     uint64_t p = barrier(t);
-    kill(S.pid, SIGSTOP);
+    cache_server_halt(&S);
     int r1 = poll_at(t, p + TRACK_PING_MS * MSEC - TRACK_POLL_NS);   /* no PING yet */
     int r2 = poll_at(t, p + TRACK_PING_MS * MSEC);                   /* PING */
     uint64_t sent = p + TRACK_PING_MS * MSEC;
@@ -650,7 +714,7 @@ static void test_open_failures(void **st)
     assert_string_equal(err, "SUBSCRIBE __redis__:invalidate failed");
     assert_int_equal(track_poll(t, tick(MSEC)), -1);
 
-    kill(S.pid, SIGSTOP);
+    cache_server_halt(&S);
     err[0] = '\0';
     rc = track_start(t, TIMEOUT_MS, HUNG_MS, err, sizeof err);
     kill(S.pid, SIGCONT);
@@ -747,22 +811,6 @@ static void test_threads(void **st)
     await_channels(0);
 }
 
-/* Our end of the one open channel. */
-static int channel_fd(void)
-{
-    redisReply *r = redisCommand(S.ctl, "CLIENT LIST TYPE pubsub");
-    if (!r || r->type != REDIS_REPLY_STRING)
-        fail_msg("CLIENT LIST: %s", r ? r->str : S.ctl->errstr);
-    const char *a = strstr(r->str, " addr=127.0.0.1:");
-    int port = a ? atoi(a + 16) : -1;
-    int more = a && strstr(a + 1, " addr=") != NULL;
-    freeReplyObject(r);
-    assert_false(more);
-    int fd = port > 0 ? fd_of_port(port) : -1;
-    assert_true(fd >= 0);
-    return fd;
-}
-
 /* The PING cannot be written (our side of the socket shut for writing,
  * the server stopped so that it sends no EOF first): the channel is
  * lost then and there, the map emptied, and a restart reopens it. */
@@ -773,7 +821,7 @@ static void test_ping_unwritable(void **st)
     uint64_t p = barrier(t);
     put(t, "w", "http://w/");
     int fd = channel_fd();
-    kill(S.pid, SIGSTOP);
+    cache_server_halt(&S);
     assert_int_equal(shutdown(fd, SHUT_WR), 0);
     int r1 = poll_at(t, p + TRACK_PING_MS * MSEC - TRACK_POLL_NS);   /* no PING yet */
     int r2 = poll_at(t, p + TRACK_PING_MS * MSEC);                   /* PING: EPIPE */
@@ -841,7 +889,10 @@ static void test_flood_bounded(void **st)
         close(peer);
         drop(t);
         await_channels(0);
-        skip();   /* not root: the flood cannot be queued at once */
+        /* cmocka's skip() takes no reason: print it first */
+        print_message("skip: SO_SNDBUFFORCE refused (not root): the flood cannot be "
+                      "queued at once\n");
+        skip();
     }
     assert_int_equal(fcntl(peer, F_SETFL, O_NONBLOCK), 0);
     size_t mlen = 0;
