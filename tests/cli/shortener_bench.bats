@@ -20,6 +20,16 @@ make_db() {   # make_db N
     "$KVTEST" shortener init "$DB" --links "$1" --seed 3 >/dev/null
 }
 
+# answered N: the service has answered at least N lookups and creates in
+# all (its /stats); a test waits for it instead of sleeping.
+answered() {
+    local n
+    n=$(curl -fsS --max-time 10 "$SERVICE_URL/stats" |
+        jq '[.routes["GET /link/<id>"]["200"], .routes["POST /link"]["201"]] | map(. // 0) | add') ||
+        return 1
+    [ "${n:-0}" -ge "$1" ]
+}
+
 # A plain static file server: POST answers 501, GET /link/x 404.
 start_wrong_server() {
     WRONG_PORT=$(free_port)
@@ -218,25 +228,28 @@ start_wrong_server() {
     [[ "$output" == *"Failed: 3"* ]]
     [[ "$output" == *"http_status 3 "* ]]
     [[ "$output" == *"HTTP 501 (expected 201)"* ]]
-    # keys that the server does not know: 404 on GET
+    # keys that the server does not know: 404 on GET. --walk 2: each id
+    # asked twice, a count (how many random picks fit in a duration, and
+    # whether both ids are among them, is the machine's speed).
     printf 'abc\ndef\n' >"$BATS_TEST_TMPDIR/keys"
-    run "$KVTEST" shortener load "http://127.0.0.1:$WRONG_PORT" --duration 0.5 \
-        --keys "$BATS_TEST_TMPDIR/keys" --create-ratio 0 --threads 2 --json
+    run "$KVTEST" shortener load "http://127.0.0.1:$WRONG_PORT" --walk 2 \
+        --keys "$BATS_TEST_TMPDIR/keys" --threads 2 --json
     [ "$status" -eq 1 ]
-    [ "$(jq .result.failures.http_status <<<"${lines[0]}")" -gt 0 ]
+    [ "$(jq .result.requests <<<"${lines[0]}")" -eq 4 ]
+    [ "$(jq .result.failures.http_status <<<"${lines[0]}")" -eq 4 ]
     [ "$(jq .result.by_type.get.successful <<<"${lines[0]}")" -eq 0 ]
     [[ "$(jq -r '.result.errors[0]' <<<"${lines[0]}")" == *"HTTP 404 (expected 200)"* ]]
     # a 200 whose body is not the promised JSON is a bad_body failure
     mkdir -p "$BATS_TEST_TMPDIR/www/link"
     echo 'not json' >"$BATS_TEST_TMPDIR/www/link/abc"
     echo '{"link": "https://example.com/"}' >"$BATS_TEST_TMPDIR/www/link/def"
-    run "$KVTEST" shortener load "http://127.0.0.1:$WRONG_PORT" --duration 0.5 \
-        --keys "$BATS_TEST_TMPDIR/keys" --create-ratio 0 --threads 2 --json
+    run "$KVTEST" shortener load "http://127.0.0.1:$WRONG_PORT" --walk 2 \
+        --keys "$BATS_TEST_TMPDIR/keys" --threads 2 --json
     [ "$status" -eq 1 ]
-    [ "$(jq .result.failures.bad_body <<<"${lines[0]}")" -gt 0 ]
+    [ "$(jq .result.failures.bad_body <<<"${lines[0]}")" -eq 2 ]
     [ "$(jq .result.failures.http_status <<<"${lines[0]}")" -eq 0 ]
     # ... and the well-formed answers for def count as successes
-    [ "$(jq .result.by_type.get.successful <<<"${lines[0]}")" -gt 0 ]
+    [ "$(jq .result.by_type.get.successful <<<"${lines[0]}")" -eq 2 ]
 }
 
 @test "load against a server that never answers: timeouts, no hang past --timeout" {
@@ -247,9 +260,11 @@ start_wrong_server() {
     [ "$status" -eq 1 ]
     [ "$(jq .result.failures.timeout <<<"${lines[0]}")" -eq 4 ]
     [ $((SECONDS - start)) -lt 10 ]
-    # --duration mode too: it ends at duration + at most one timeout
+    # --duration mode too: it ends at duration + at most one timeout. 2 s,
+    # not less: each connection must get its first request out before the
+    # end, which a loaded machine can delay.
     start=$SECONDS
-    run "$KVTEST" shortener load "http://127.0.0.1:$SILENT_PORT" --duration 0.5 \
+    run "$KVTEST" shortener load "http://127.0.0.1:$SILENT_PORT" --duration 2 \
         --threads 2 --timeout 300 --json
     [ "$status" -eq 1 ]
     [ "$(jq .result.failures.timeout <<<"${lines[0]}")" -ge 2 ]
@@ -260,19 +275,27 @@ start_wrong_server() {
     make_db 50
     "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/keys"
     start_service "$DB" --threads 2
-    "$KVTEST" shortener load "$SERVICE_URL" --duration 3 --keys "$BATS_TEST_TMPDIR/keys" \
+    # 8 s: room for a slow start before the kill; the run then goes on
+    # against the dead port until its end.
+    "$KVTEST" shortener load "$SERVICE_URL" --duration 8 --keys "$BATS_TEST_TMPDIR/keys" \
         --threads 4 --timeout 500 --json >"$BATS_TEST_TMPDIR/out" \
         2>"$BATS_TEST_TMPDIR/err" 3>&- &
     load_pid=$!
-    sleep 1
+    OTHER_PID=$load_pid PID=$load_pid
+    # Not a fixed sleep: the kill comes once the run has had answers. 5
+    # answered on 4 connections (one request in flight each): some
+    # connection sent a second request, so the load had taken in an answer.
+    wait_until answered 5
     # kill -9 by PID (stop_service KILL would trip bats' errexit on the 137)
     kill -KILL "$SERVICE_PID"
     wait "$SERVICE_PID" || true
     SERVICE_PID=
     start=$SECONDS
     wait "$load_pid" && rc=0 || rc=$?
+    OTHER_PID='' PID=''
     [ "$rc" -eq 1 ]
-    [ $((SECONDS - start)) -lt 10 ]
+    # the rest of the 8 s and one 500 ms timeout; far more is a hang
+    [ $((SECONDS - start)) -lt 30 ]
     out=$(cat "$BATS_TEST_TMPDIR/out")
     # successes before the kill, then refused (and perhaps cut) requests
     [ "$(jq .result.by_type.get.successful <<<"$out")" -gt 0 ]
@@ -286,10 +309,14 @@ start_wrong_server() {
     "$KVTEST" shortener load "$SERVICE_URL" --duration 60 --threads 3 --json \
         >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
     load_pid=$!
-    sleep 1
+    OTHER_PID=$load_pid PID=$load_pid
+    # Not a fixed sleep: SIGINT once the run has had answers (4 answered on
+    # 3 connections: the load had taken in one).
+    wait_until answered 4
     kill -INT "$load_pid"
     start=$SECONDS
     wait "$load_pid" && rc=0 || rc=$?
+    OTHER_PID='' PID=''
     [ "$rc" -eq 1 ]
     [ $((SECONDS - start)) -lt 10 ]
     grep -q "interrupted after" "$BATS_TEST_TMPDIR/err"

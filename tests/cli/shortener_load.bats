@@ -5,8 +5,10 @@
 # Real sockets on free loopback ports: the real service, and
 # tests/lib/stall_server.py, a minimal stand-in that stalls or answers
 # wrongly on purpose. Every run lasts a few seconds at most. The only time
-# figure asserted is the one the stalls force (>= 100 ms at p99, from
-# 200 ms stalls), which a slow machine can only make larger.
+# figures asserted are lower bounds the stalls or the pacing force (>= 100
+# ms at p99 from 200 ms stalls, a paced run's length), which a slow machine
+# can only make larger; how many requests a --duration run makes is never
+# asserted beyond "some" (a slow machine makes fewer).
 
 load '../lib/common'
 
@@ -34,7 +36,10 @@ jqo() { jq -r "$1" <<<"$output"; }
         --connections 2 --rate 400 --json
     assert_success
     [ "$(jqo .result.requests_failed)" -eq 0 ]
-    [ "$(jqo .result.requests)" -gt 100 ]
+    # How many of the 1000 slots were sent is the machine's speed, so only
+    # "some"; the p99 below holds at any speed (a slow client only falls
+    # further behind the schedule its latency is measured from).
+    [ "$(jqo .result.requests)" -gt 0 ]
     [ "$(jqo .options.rate)" = 400 ]
     [ "$(jqo .result.rate.target_per_s)" = 400 ]
     [ "$(jqo .result.latency_from)" = schedule ]
@@ -52,7 +57,7 @@ jqo() { jq -r "$1" <<<"$output"; }
         --connections 4 --json
     assert_success
     req=$(jqo .result.requests)
-    [ "$req" -gt 10 ]
+    [ "$req" -gt 0 ]   # how many: the machine's speed; the sums below are exact
     [ "$(jqo .result.requests_failed)" -eq 0 ]
     [ "$(jqo '.result.by_type.post.requests + .result.by_type.get.requests')" -eq "$req" ]
     [ "$(jqo .result.by_type.all.latency.count)" -eq "$req" ]
@@ -124,10 +129,13 @@ jqo() { jq -r "$1" <<<"$output"; }
     [[ "$(jqo '.result.errors[0]')" == "GET $PY_URL/link/s"*": bad_body: 200 with a link other than the one created" ]]
     stop_py_server
     start_stall_server --stall-ms 0 --wrong post
-    run "$KVTEST" shortener load "$PY_URL" --duration 0.5 --create-ratio 1 --connections 2 \
+    # A count, not a duration: how many POSTs fit in half a second is the
+    # machine's speed (none at all on a stalled one).
+    run "$KVTEST" shortener load "$PY_URL" --tasks 10 --gets 0 --connections 2 \
         --rate 100 --json
     [ "$status" -eq 1 ]
-    [ "$(jqo .result.failures.bad_body)" -eq "$(jqo .result.requests)" ]
+    [ "$(jqo .result.requests)" -eq 10 ]
+    [ "$(jqo .result.failures.bad_body)" -eq 10 ]
     [ "$(jqo .result.by_type.post.successful)" -eq 0 ]
     [[ "$(jqo '.result.errors[0]')" == *"201 with an invalid short_link"* ]]
 }
@@ -186,12 +194,14 @@ jqo() { jq -r "$1" <<<"$output"; }
     [ "$(jqo .options.scenario)" = get ]
     [ "$(jqo '.options.paths | join(",")')" = /heart-beat ]
     [ "$(jqo '.options | has("gets")')" = false ]
+    # 20 requests at 100/s: a count, so the figures are exact whatever the
+    # machine's speed.
     run "$KVTEST" shortener load "$SERVICE_URL/" --scenario get --path /heart-beat \
-        --duration 0.5 --connections 2 --rate 100
+        --tasks 20 --connections 2 --rate 100
     assert_success
-    assert_output --regexp $'\nRequests: [0-9]+ \\([0-9]+ GET\\), 0 failed\n'
+    assert_output --regexp $'\nRequests: 20 \\(20 GET\\), 0 failed\n'
     assert_output --partial "Failures by kind: connect 0 timeout 0 io 0 http_status 0 bad_body 0"
-    assert_output --regexp $'\n  GET +[0-9]+ +0 '
+    assert_output --regexp $'\n  GET +20 +0 '
     refute_output --partial "POST"
 }
 
@@ -249,7 +259,9 @@ jqo() { jq -r "$1" <<<"$output"; }
     "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/keys"
     [ "$(wc -l <"$BATS_TEST_TMPDIR/keys")" -eq 60 ]
     start_valkey
-    start_service "$DB" --threads 2 --cache "$VALKEY_URL"
+    # A generous cache timeout: on a loaded machine a 50 ms one trips now
+    # and then, and a timed-out lookup is neither a hit nor a miss.
+    start_service "$DB" --threads 2 --cache "$VALKEY_URL" --cache-timeout 2000
     run "$KVTEST" shortener load "$SERVICE_URL" --keys "$BATS_TEST_TMPDIR/keys" --walk 2 \
         --connections 1 --json
     assert_success
