@@ -24,9 +24,10 @@ setup_file() {
     "$KVTEST" shortener init "${PG_URL%/*}/rep" --links 2000 --seed 3 >/dev/null
     "$KVTEST" shortener keys "${PG_URL%/*}/rep" >"$BATS_FILE_TMPDIR/rep.ids"
     pg_wait_replica_caught_up 0
-    # the delayed replica: until it has the table with every link
+    # the delayed replica: until it has the table with every link (up to
+    # 60 s)
     local i
-    for i in $(seq 1 100); do
+    for i in $(seq 1 600); do
         [ "$(psql -X -A -t -d "$(rep_url 1)" -c 'SELECT count(*) FROM links' 2>/dev/null)" = 2000 ] &&
             return 0
         sleep 0.1
@@ -48,6 +49,11 @@ setup() {
 }
 
 teardown() {
+    # a test that paused the delayed replica's replay and failed before it
+    # resumed it: the next tests need it replaying
+    if [ -n "${REPLAY_PAUSED:-}" ]; then
+        psql -X -q -A -t -d "$(rep_url 1)" -c 'SELECT pg_wal_replay_resume()' >/dev/null 2>&1 || true
+    fi
     shortener_teardown
 }
 
@@ -66,6 +72,45 @@ req() {
 
 stat_field() {   # stat_field JQ_PATH: print a /stats field
     curl -s --max-time 10 "$SERVICE_URL/stats" | jq -r "$1"
+}
+
+# wait_stat JQ_PATH MIN PID: wait (bounded, 60 s) until the /stats number
+# JQ_PATH (missing: 0) is MIN or more; 1 if it never is or PID (a load in
+# the background) ended first.
+wait_stat() {
+    local i n=0
+    for i in $(seq 1 600); do
+        n=$(stat_field "$1 // 0") || n=0
+        [ "$n" -ge "$2" ] && return 0
+        kill -0 "$3" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    echo "$1 is $n, wanted $2 or more" >&2
+    return 1
+}
+
+# load_bg ARGS...: "kvtest shortener load" on the service in the
+# background (LOAD: its pid; JSON in $BATS_TEST_TMPDIR/load.json, stderr in
+# load.err), for up to 110 s: the test ends it with SIGTERM once it has
+# seen what it waits for (the requests in flight are finished, the results
+# printed, exit 1). Not under timeout(1), which would pass a SIGTERM on
+# twice (to the load and to its process group): a second one kills it.
+load_bg() {
+    "$KVTEST" shortener load "$SERVICE_URL" --duration 110 --json "$@" \
+        >"$BATS_TEST_TMPDIR/load.json" 2>"$BATS_TEST_TMPDIR/load.err" &
+    LOAD=$!
+}
+
+# load_end: SIGTERM to LOAD and wait; it must say it was interrupted.
+load_end() {
+    local st=0
+    kill -TERM "$LOAD" 2>/dev/null || true
+    wait "$LOAD" || st=$?
+    if [ "$st" -ne 1 ] || ! grep -q 'interrupted after' "$BATS_TEST_TMPDIR/load.err"; then
+        echo "load: exit $st: $(cat "$BATS_TEST_TMPDIR/load.err")" >&2
+        return 1
+    fi
 }
 
 @test "pg: init fills the table in one transaction, keys lists the ids, an existing table needs --force" {
@@ -241,10 +286,20 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
 }
 
 @test "pg: GETs go to the replicas, creates to the primary; a link just created resolves through a lagging replica" {
-    # the delayed replica alone: every new link is a fallback at first
+    # the delayed replica alone: every new link is a fallback at first. Its
+    # replay is paused meanwhile (once it says so, up to 30 s): lagging
+    # however long the creates and GETs take.
     start_service "$REP" --threads 2 --replicas "$(rep_url 1)"
     grep -q 'store postgres, 1 replica)' "$SERVICE_ERR"
     local i id
+    REPLAY_PAUSED=1
+    psql -X -q -A -t -d "$(rep_url 1)" -c 'SELECT pg_wal_replay_pause()' >/dev/null
+    for i in $(seq 1 300); do
+        [ "$(psql -X -A -t -d "$(rep_url 1)" -c 'SELECT pg_get_wal_replay_pause_state()')" = paused ] &&
+            break
+        sleep 0.1
+    done
+    [ "$(psql -X -A -t -d "$(rep_url 1)" -c 'SELECT pg_get_wal_replay_pause_state()')" = paused ]
     for i in $(seq 1 10); do
         req POST /link -d "{\"url\": \"https://lag.example/$i\"}"
         [ "$STATUS" = 201 ]
@@ -254,8 +309,16 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
         [ "$(jq -r .link <<<"$BODY")" = "https://lag.example/$i" ]
     done
     [ "$(stat_field .store.fallbacks)" -ge 10 ]
-    # once the replica has replayed it, the same link comes from the replica
-    sleep 2.5
+    # once the replica has replayed it (its replay resumed; polled, up to
+    # 60 s), the same link comes from the replica
+    psql -X -q -A -t -d "$(rep_url 1)" -c 'SELECT pg_wal_replay_resume()' >/dev/null
+    REPLAY_PAUSED=
+    for i in $(seq 1 600); do
+        [ "$(psql -X -A -t -d "$(rep_url 1)" -c "SELECT count(*) FROM links WHERE link_hash = '$id'")" = 1 ] &&
+            break
+        sleep 0.1
+    done
+    [ "$(psql -X -A -t -d "$(rep_url 1)" -c "SELECT count(*) FROM links WHERE link_hash = '$id'")" = 1 ]
     local before
     before=$(stat_field .store.replica_reads)
     req GET "/link/$id"
@@ -275,10 +338,15 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
     [ "$replica" -eq "$gets" ]
     [ "$primary" -eq 0 ]
     [ "$(stat_field .store.failovers)" -eq 0 ]
-    # and both replicas took their share (the servers' own index scans)
+    # and both replicas took their share (the servers' own index scans). A
+    # server session reports its counts at most once a second while busy,
+    # the rest 10 s after it goes idle, or when it ends: the service is
+    # stopped, so its sessions end, and the counts polled (up to 60 s).
+    stop_service
+    assert_equal "$SERVICE_STATUS" 0
     local k scans
     for k in 0 1; do
-        for i in $(seq 1 40); do
+        for i in $(seq 1 240); do
             scans=$(psql -X -A -t -d "$(rep_url "$k")" \
                 -c "SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_indexes WHERE relname = 'links'")
             [ "$scans" -gt $((gets / 4)) ] && break
@@ -291,20 +359,23 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
 
 @test "pg: a replica killed under load fails no GET; restarted, it takes GETs again" {
     start_service "$REP" --threads 2 --replicas "$(rep_url 0),$(rep_url 1)"
-    "$KVTEST" shortener load "$SERVICE_URL" --duration 4 --keys "$BATS_FILE_TMPDIR/rep.ids" \
-        --create-ratio 0 --connections 4 --json >"$BATS_TEST_TMPDIR/load.json" \
-        2>"$BATS_TEST_TMPDIR/load.err" &
-    local load=$!
-    sleep 1.5
+    # The load runs until the replica, killed once GETs flow, has had
+    # lookups passed on from it, and 100 more GETs have been answered.
+    load_bg --keys "$BATS_FILE_TMPDIR/rep.ids" --create-ratio 0 --connections 4
+    local n
+    wait_stat .store.replica_reads 100 "$LOAD"
     stop_pg_replica 0 KILL
-    wait "$load"   # exits 1 if any request failed
+    wait_stat .store.failovers 1 "$LOAD"
+    n=$(stat_field '.routes["GET /link/<id>"]["200"]')
+    wait_stat '.routes["GET /link/<id>"]["200"]' $((n + 100)) "$LOAD"
+    load_end
     [ "$(jq '.result.requests_failed' "$BATS_TEST_TMPDIR/load.json")" -eq 0 ]
     [ "$(stat_field .store.failovers)" -ge 1 ]
     [ "$(stat_field '.routes["GET /link/<id>"]["503"] // 0')" -eq 0 ]
     restart_pg_replica 0
     local before i ok=0
     before=$(stat_field .store.reconnects)
-    for i in $(seq 1 50); do
+    for i in $(seq 1 300); do
         curl -fsS -o /dev/null "$SERVICE_URL/link/$(head -n1 "$BATS_FILE_TMPDIR/rep.ids")"
         if [ "$(stat_field .store.reconnects)" -gt "$before" ]; then ok=1; break; fi
         sleep 0.1
@@ -329,7 +400,7 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
     restart_pg
     local t0 ok=0
     t0=$(date +%s%N)
-    for i in $(seq 1 100); do
+    for i in $(seq 1 600); do
         req POST /link -d '{"url": "https://back.example/"}'
         if [ "$STATUS" = 201 ]; then ok=1; break; fi
         sleep 0.1
@@ -346,22 +417,24 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
     "$KVTEST" shortener init "$DB" --links 500 >/dev/null
     "$KVTEST" shortener keys "$DB" >"$BATS_TEST_TMPDIR/ids"
     start_service "$DB" --threads 2
-    "$KVTEST" shortener load "$SERVICE_URL" --duration 4 --keys "$BATS_TEST_TMPDIR/ids" \
-        --create-ratio 0.1 --connections 4 --allow-failures --json >"$BATS_TEST_TMPDIR/load.json" \
-        2>"$BATS_TEST_TMPDIR/load.err" &
-    local load=$!
-    sleep 1
+    # The load runs until the server, killed once GETs flow, has had GETs
+    # failed (503), and, restarted, 100 more GETs have been answered.
+    load_bg --keys "$BATS_TEST_TMPDIR/ids" --create-ratio 0.1 --connections 4 --allow-failures
+    local n
+    wait_stat '.routes["GET /link/<id>"]["200"]' 100 "$LOAD"
     kill_pg KILL
-    sleep 1
+    wait_stat '.routes["GET /link/<id>"]["503"]' 1 "$LOAD"
     restart_pg
-    wait "$load"
-    cat "$BATS_TEST_TMPDIR/load.json" | jq -c '.result.failures'
+    n=$(stat_field '.routes["GET /link/<id>"]["200"]')
+    wait_stat '.routes["GET /link/<id>"]["200"]' $((n + 100)) "$LOAD"
+    load_end
+    jq -c '.result.failures' "$BATS_TEST_TMPDIR/load.json"
     [ "$(jq '.result.requests_failed' "$BATS_TEST_TMPDIR/load.json")" -gt 0 ]
     [ "$(jq '.result.failures.http_status' "$BATS_TEST_TMPDIR/load.json")" -gt 0 ]
     kill -0 "$SERVICE_PID"
     [ "$(stat_field '.routes["GET /link/<id>"]["503"]')" -gt 0 ]
     local i ok=0
-    for i in $(seq 1 100); do
+    for i in $(seq 1 600); do
         req POST /link -d '{"url": "https://recovered.example/"}'
         if [ "$STATUS" = 201 ]; then ok=1; break; fi
         sleep 0.1

@@ -4,12 +4,13 @@
 # shortener load --pipeline N keeps N requests in flight per connection
 # with every answer checked: counts that add up, no failure, against the
 # real service and against tests/lib/stall_server.py closing connections
-# with requests still in flight. Every run is bounded in requests or
-# lasts about a second, and killed after 60 s (timeout -k: kvtest takes
-# SIGTERM as "finish what is in flight"): a connection stuck
-# with requests nobody sends again fails the test instead of hanging it.
-# The one time figure asserted is an upper bound on the achieved --rate,
-# which a slow machine can only make lower.
+# with requests still in flight. Every run is bounded in requests, lasts
+# about a second, or is ended by SIGTERM once the service has answered a
+# count of requests ("finish what is in flight", then the results); each is
+# killed after 60 s or 120 s (timeout -k): a connection stuck with requests
+# nobody sends again fails the test instead of hanging it. No verdict
+# depends on how fast the machine is: the time figures asserted are upper
+# bounds (on what --rate sends), which a slow machine can only make lower.
 
 load '../lib/common'
 
@@ -37,12 +38,32 @@ jqo() { jq -r "$1" <<<"$output"; }
     # id: an answer matched to the wrong request in flight fails bad_body.
     "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
     start_service "$DB" --threads 2 --cache none
-    run timeout -k 5 60 "$KVTEST" shortener load "$SERVICE_URL" --duration 1 --create-ratio 0.3 \
-        --connections 3 --pipeline 4 --json
-    assert_success
+    # The run goes on until the service has answered 100 GETs (its /stats,
+    # polled up to 60 s), however long that takes, then SIGTERM ends it:
+    # what is in flight is finished and checked, the results printed, exit 1.
+    timeout -k 5 120 "$KVTEST" shortener load "$SERVICE_URL" --duration 100 --create-ratio 0.3 \
+        --connections 3 --pipeline 4 --json >"$BATS_TEST_TMPDIR/load.json" \
+        2>"$BATS_TEST_TMPDIR/load.err" &
+    local load=$! i n=0 st=0
+    for i in $(seq 1 600); do
+        n=$(curl -s --max-time 10 "$SERVICE_URL/stats" | jq '.routes["GET /link/<id>"]["200"] // 0')
+        [ "$n" -ge 100 ] && break
+        kill -0 "$load" 2>/dev/null || break
+        : "$i"
+        sleep 0.1
+    done
+    # to kvtest itself: timeout would pass the signal on twice (to its child
+    # and to its process group), and a second SIGTERM kills the load
+    kill -TERM "$(pgrep -P "$load")" 2>/dev/null || true
+    wait "$load" || st=$?
+    [ "$n" -ge 100 ] || fail "the service answered $n GETs; load: $(cat "$BATS_TEST_TMPDIR/load.err")"
+    assert_equal "$st" 1
+    run cat "$BATS_TEST_TMPDIR/load.err"
+    assert_output --partial "interrupted after"
+    run cat "$BATS_TEST_TMPDIR/load.json"
     [ "$(jqo .options.pipeline)" = 4 ]
     [ "$(jqo .result.requests_failed)" -eq 0 ]
-    [ "$(jqo .result.by_type.get.requests)" -gt 100 ]
+    [ "$(jqo .result.by_type.get.requests)" -ge 100 ]
     [ "$(jqo '.result.by_type.post.requests + .result.by_type.get.requests')" \
         -eq "$(jqo .result.requests)" ]
 }
@@ -80,8 +101,10 @@ jqo() { jq -r "$1" <<<"$output"; }
     [ "$(jqo .result.latency_from)" = schedule ]
     [ "$(jqo .result.requests_failed)" -eq 0 ]
     # 300/s for 1 s: the schedule allows 300 requests, none is sent early.
+    # How many of them are sent within the second is the machine's speed
+    # (one not sent by the end is not sent at all): only that some were.
     [ "$(jqo .result.requests)" -le 300 ]
-    [ "$(jqo .result.requests)" -gt 200 ]
+    [ "$(jqo .result.requests)" -gt 0 ]
     # Sent on schedule, not as fast as the server answers: a slower machine
     # can only make the achieved rate lower.
     awk -v r="$(jqo .result.rate.achieved_per_s)" 'BEGIN { exit !(r <= 315) }'

@@ -337,10 +337,10 @@ os.execvp(sys.argv[1], sys.argv[1:])'
     assert_output 1
 }
 
-# gone PID: PID no longer exists (reaped, not a zombie), within 20 s.
+# gone PID: PID no longer exists (reaped, not a zombie), within 60 s.
 gone() {
     local i
-    for i in $(seq 200); do
+    for i in $(seq 600); do
         [ -e "/proc/$1" ] || return 0
         : "$i"
         sleep 0.1
@@ -392,7 +392,9 @@ gone() {
     gone "$p0"
 }
 
+# bats test_tags=other-user
 @test "--processes 2 when no process can be forked: one line, exit 1" {
+    need_root "to run serve as a user of its own (RLIMIT_NPROC counts every process of a user; uid 0 is exempt)"
     command -v setpriv >/dev/null || skip "no setpriv"
     # RLIMIT_NPROC 1 for a user of its own: the parent is its one process,
     # so its first fork fails (uid 0 is exempt from the limit; the database
@@ -502,7 +504,9 @@ os.execvp(sys.argv[3], sys.argv[3:])'
     assert_equal "$SERVICE_STATUS" 0
 }
 
+# bats test_tags=other-user
 @test "--processes 2: a process that cannot be restarted (fork fails) makes the parent give up (exit 1, one line)" {
+    need_root "to run serve as a user of its own (RLIMIT_NPROC counts every process of a user; uid 0 is exempt)"
     command -v setpriv >/dev/null || skip "no setpriv"
     # A user of its own (uid 0 is exempt from RLIMIT_NPROC), the database
     # reached with CAP_DAC_OVERRIDE; once running, the parent's limit is
@@ -529,25 +533,27 @@ os.execvp(sys.argv[3], sys.argv[3:])'
 
 @test "--processes 2: a create in flight when SIGTERM comes is answered and stored; exit 0" {
     start_service "$DB" --processes 2 --threads 1
-    local b='{"url":"https://inflight.example/"}' out st=0 i
+    local b='{"url":"https://inflight.example/"}' out line st=0 i
     trap '' PIPE
     # a create whose body is half sent when the stop comes (whichever
-    # process the kernel gave the connection to)
+    # process the kernel gave the connection to); its "Expect:
+    # 100-continue" makes that process say when it has read the head: from
+    # then on the request is in flight
     exec 5<>"/dev/tcp/127.0.0.1/$SERVICE_PORT"
-    printf 'POST /link HTTP/1.1\r\nHost: a\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s' \
-        "${#b}" "${b:0:10}" >&5
-    sleep 0.3
+    post_in_flight 5 "$b" $'Connection: close\r\n'
     kill -TERM "$SERVICE_PID"
-    sleep 0.3
+    # The stop has reached both processes once neither listens (polled, up
+    # to 10 s; the parent's socket is bound, never listening): the rest of
+    # the body comes after it. It must come within the processes' grace for
+    # requests in flight (5 s, the service's own, not settable).
+    if ! wait_refused; then
+        fail "127.0.0.1:$SERVICE_PORT still accepts connections 10 s after SIGTERM"
+    fi
     printf '%s' "${b:10}" >&5
     out=$(timeout 10 cat <&5) || true
     exec 5<&-
     assert_equal "$(head -n1 <<<"$out" | tr -d '\r')" "HTTP/1.1 201 Created"
-    for i in $(seq 1 150); do
-        kill -0 "$SERVICE_PID" 2>/dev/null || break
-        : "$i"
-        sleep 0.1
-    done
+    wait_gone "$SERVICE_PID" 60 || fail "the service still runs 60 s after SIGTERM"
     wait "$SERVICE_PID" || st=$?
     SERVICE_PID=
     assert_equal "$st" 0
@@ -557,7 +563,9 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE lin
     assert_output 1
 }
 
+# bats test_tags=other-user
 @test "--processes 2 when the second process cannot be forked: the first is stopped and waited for, none left behind (exit 1)" {
+    need_root "to run serve as a user of its own (RLIMIT_NPROC counts every process of a user; uid 0 is exempt)"
     command -v setpriv >/dev/null || skip "no setpriv"
     # RLIMIT_NPROC 2 for a user of its own: the parent and its first
     # process, so the second fork fails (and the first process's HTTP
@@ -621,7 +629,9 @@ print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM links WHERE lin
     assert_output "pid 1 got: none"
 }
 
+# bats test_tags=other-user
 @test "--processes 2 of which one cannot start: the other is stopped, no listening line, none left behind (exit 1)" {
+    need_root "to run serve as a user of its own (RLIMIT_NPROC counts every process of a user; uid 0 is exempt)"
     command -v setpriv >/dev/null || skip "no setpriv"
     # RLIMIT_NPROC 4 for a user of its own: the parent and two processes
     # are 3, so one HTTP thread fits and the other process's does not.

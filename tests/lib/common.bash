@@ -46,6 +46,16 @@
 #                             not depend on where the checkout or TMPDIR is;
 #                             skip, naming it, if a directory above is not
 #                             this run's and is closed to other users
+#   post_in_flight FD BODY HEADERS
+#                             on the connection FD to the service, a POST
+#                             /link of BODY (with HEADERS, CRLF-ended lines)
+#                             whose first 10 bytes only are sent, once the
+#                             service has said it read the head (its "100
+#                             Continue" to "Expect: 100-continue"): from
+#                             then on the request is in flight
+#   wait_refused              wait (bounded, 10 s) until nothing accepts
+#                             connections on SERVICE_PORT; 1 if something
+#                             still does
 #   own_uid                   a user id no other running test uses (100000 +
 #                             this test's PID), for a test that runs kvtest
 #                             under RLIMIT_NPROC: the limit counts every
@@ -54,7 +64,8 @@
 #                             path), BIN (the release binary it times,
 #                             KVTEST_REL, else KVTEST); skip without
 #                             build/ratioci
-#   shortener_setup           KVTEST (default ./kvtest), SERVERS_DIR, DB and
+#   shortener_setup           common_setup with KVTEST (default ./kvtest),
+#                             and SERVERS_DIR, DB and
 #                             ASAN_OPTIONS for the shortener suites; DB is
 #                             a fresh SQLite path, or with
 #                             KVTEST_STORE=postgres a fresh database on the
@@ -202,6 +213,26 @@ for_others() {
     done
 }
 
+post_in_flight() {
+    local fd=$1 body=$2 line
+    printf 'POST /link HTTP/1.1\r\nHost: a\r\n%sExpect: 100-continue\r\nContent-Length: %d\r\n\r\n%s' \
+        "$3" "${#body}" "${body:0:10}" >&"$fd"
+    read -r -t 10 line <&"$fd" || true
+    assert_equal "${line%$'\r'}" "HTTP/1.1 100 Continue"
+    read -r -t 10 line <&"$fd" || true
+    assert_equal "${line%$'\r'}" ""
+}
+
+wait_refused() {
+    local i
+    for i in $(seq 1 200); do
+        (exec 9<>"/dev/tcp/127.0.0.1/$SERVICE_PORT") 2>/dev/null || return 0
+        : "$i"
+        sleep 0.05
+    done
+    return 1
+}
+
 own_uid() {
     echo $((100000 + $$))
 }
@@ -215,6 +246,9 @@ study_setup() {
 
 shortener_setup() {
     KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
+    # D too: without it "$D/x.db" is /x.db, which only root can write (a
+    # run as another user found the suites that wrote to / as root)
+    common_setup
     SERVERS_DIR=$BATS_TEST_TMPDIR
     DB=$BATS_TEST_TMPDIR/links.db
     if ! store_is_sqlite; then
