@@ -1,50 +1,33 @@
 #!/usr/bin/env bats
 # scripts/study/capacity.sh and report-capacity.sh, make bench's capacity
 # part: the report's table from real "kvtest shortener load" output, and
-# the rule that picks the bound X. The fixture is made once for the file
-# against build/fixedcap (scripts/tools/fixedcap.c: 2 slots x 5 ms, a
-# server of known capacity 400/s, as tests/cli/capacity.bats uses it): an
-# unloaded --rate run, one --slo search, a closed-loop run over one
-# connection (capacity.sh's own, after the search: about 200/s) and two over
-# four (shortener.sh's rounds: about 400/s), each tagged as capacity.sh and
-# shortener.sh tag theirs. The figures are the
-# server's, not kvtest's speed: every assertion compares the report with
-# the data it was made from, never one timing with another.
+# the rule that picks the bound X. The runs are recorded once, by the real
+# tool against build/fixedcap (scripts/tools/fixedcap.c: 2 slots x 5 ms, a
+# server of known capacity 400/s, as tests/cli/capacity.bats uses it), in
+# tests/cli/fixtures/capacity_study/ (remake.sh there remakes them and
+# says how): an unloaded --rate run, one --slo search that found the
+# capacity, a closed-loop run over one connection (capacity.sh's own, after
+# the search: about 200/s) and two over four (shortener.sh's rounds: about
+# 400/s); each test tags them as capacity.sh and shortener.sh tag theirs.
+# These tests are of the report, not of the search (tests/cli/capacity.bats
+# and tests/unit/load/test_load_search.c are): recorded runs make them
+# independent of how fast this machine runs a search today. Every
+# assertion compares the report with the data it was made from, never one
+# timing with another.
 
 load '../lib/common'
 
-FIXEDCAP="$BATS_TEST_DIRNAME/../../build/fixedcap"
 STUDY="$BATS_TEST_DIRNAME/../../scripts/study"
+FIXTURES="$BATS_TEST_DIRNAME/fixtures/capacity_study"
 
 # tag JSON_FILE BENCH_JSON: each JSON line of the file with {"bench": ...}
 tag() { jq -c --argjson b "$2" '. + {bench: $b}' "$1"; }
 
-setup_file() {
-    [ -x "$FIXEDCAP" ] || return 0
-    local f=$BATS_FILE_TMPDIR url i
-    start_fixedcap "$f" 2 5000 60 || return 0
-    url=$FC_URL
-    local get=(--scenario get --path /)
-    "$KVTEST" shortener load "$url" "${get[@]}" --rate 100 --duration 1s --connections 4 \
-        --json >"$f/unloaded.json"
-    # a search that found the capacity (on a busy machine a step may fall
-    # short and end it: up to 3 tries)
-    for i in 1 2 3; do
-        "$KVTEST" shortener load "$url" "${get[@]}" --slo p90=50ms --rate-start 100 --step-time 1s \
-            --json >"$f/search.json" 2>"$f/search.err" || true
-        jq -e '.result.capacity.outcome == "found"' "$f/search.json" >/dev/null 2>&1 && break
-    done
-    "$KVTEST" shortener load "$url" "${get[@]}" --duration 500ms --connections 1 --json >"$f/own.json"
-    "$KVTEST" shortener load "$url" "${get[@]}" --duration 500ms --connections 4 --json >"$f/closed1.json"
-    "$KVTEST" shortener load "$url" "${get[@]}" --duration 500ms --connections 4 --json >"$f/closed2.json"
-    stop_pid "$FC_PID"
-}
-
 setup() {
     common_setup
-    [ -x "$FIXEDCAP" ] || skip "build/fixedcap is not built (make build/fixedcap)"
-    local f=$BATS_FILE_TMPDIR o
-    [ -s "$f/search.json" ] || { cat "$f/search.err"; return 1; }
+    local f=$FIXTURES o
+    # the recorded search is one that found the capacity
+    jq -e '.result.capacity.outcome == "found"' "$f/search.json" >/dev/null
     # The fixture directory, as capacity.sh and shortener.sh leave it.
     O=$D/out
     mkdir -p "$O/raw" "$O/csv" "$O/logs"
@@ -89,7 +72,7 @@ n0() {
 @test "report-capacity.sh: one row per search, its own closed-loop rate and their ratio, the study's beside" {
     run bash "$STUDY/report-capacity.sh" "$O"
     [ "$status" -eq 0 ] || { echo "$output"; return 1; }
-    local section=$output f=$BATS_FILE_TMPDIR cap lo hi own st want
+    local section=$output f=$FIXTURES cap lo hi own st want
     run csvf 1 uniform sqlite outcome
     assert_output found
     cap=$(csvf 1 uniform sqlite capacity_per_s)
@@ -141,7 +124,7 @@ n0() {
 }
 
 @test "report-capacity.sh: without its own closed-loop run, the study's: shortener.jsonl's median, else csv/shortener-http.csv" {
-    local f=$BATS_FILE_TMPDIR cap st
+    local f=$FIXTURES cap st
     jq -c 'select(.bench.phase != "closed")' "$O/raw/capacity.jsonl" >"$D/c.jsonl"
     mv "$D/c.jsonl" "$O/raw/capacity.jsonl"
     run bash "$STUDY/report-capacity.sh" "$O"

@@ -8,6 +8,10 @@ setup() {
     common_setup
 }
 
+teardown() {
+    common_teardown
+}
+
 # ---- space ---------------------------------------------------------------
 
 @test "space: three layouts side by side, same content, overhead vs database" {
@@ -193,14 +197,15 @@ setup() {
     mkdir "$D/mine"
     echo precious >"$D/mine/notes.txt"
     "$KVTEST" sweep "$D/mine" --force --sizes 1k,2k --total 20M >"$D/out" 2>&1 &
-    pid=$!
-    # Wait until the first size has started to write, then interrupt.
-    for _ in $(seq 100); do
-        if [ -n "$(ls "$D/mine" | grep sweep-)" ]; then break; fi
-        sleep 0.05
-    done
-    kill -INT "$pid"
-    st=0; wait "$pid" || st=$?
+    PID=$!
+    # Interrupt once the first size has started to write (waited for as long
+    # as it takes, up to wait_until's 60 s; a sweep that never started, or
+    # ended first, fails here, not in what follows). 20M of 1k blobs takes
+    # seconds even to a fast machine: the signal lands mid-size.
+    wait_until have_glob "$D/mine/sweep-*" || { cat "$D/out"; fail "sweep never started to write"; }
+    kill -INT "$PID"
+    st=0; wait "$PID" || st=$?
+    PID=
     cat "$D/out"
     [ "$st" -eq 130 ]
     grep -q "interrupted" "$D/out"
