@@ -229,14 +229,17 @@ build/man/%.1: src/doc/%.1.scd
 # service processes, and every suite's PostgreSQL run) are make
 # test-servers: a third of all the suites' CPU time, more than make test's
 # five minutes on two cores leave (tests/run.sh says which). CI runs both.
+# What make test builds (the sanitizer build is most of a fresh clone's
+# first run) goes one job per core unless make was given -j itself.
+SUBMAKE_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 test: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
+	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
 	    build/fixedcap build/lookuploop build/inserts $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
 test-servers: deps
-	$(MAKE) $(BIN) $(OBJ)/asan/kvtest build/ratioci
+	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/ratioci
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=servers bash tests/run.sh
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy

@@ -188,7 +188,9 @@ done
 
 # This run's times, for the next run's schedule: label, wall seconds, CPU
 # seconds (what a suite costs the others running beside it).
-if [ -d build ]; then
+# (Not where build/ cannot be written: a tree mounted read-only after its
+# build runs its tests all the same.)
+if [ -d build ] && [ -w build ]; then
     for i in "${!LABELS[@]}"; do
         printf '%s\t%s\t%s\n' "${LABELS[$i]}" "$(cat "$log/$i.secs")" "$(cat "$log/$i.cpu")"
     done >"$TIMES.tmp" && mv "$TIMES.tmp" "$TIMES"

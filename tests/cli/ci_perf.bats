@@ -4,8 +4,10 @@
 # reference file, one real run of the system-call layer, whose counts are
 # deterministic, and one of the instruction layer on http, whose counts
 # spread below 0.1% only while every run reads the same links.
-# serial: the instruction counts of http and the wall layer's pairs move
-# when other suites share the CPUs (tests/run.sh runs this one alone).
+# serial: the instruction counts of http move when other suites share the
+# CPUs (the service's timers and idle loop run more or less often; tests/
+# run.sh runs this one alone). The wall layer's pairs are given figures
+# that no machine's speed can move.
 load ../lib/common
 
 setup() {

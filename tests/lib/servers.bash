@@ -12,9 +12,9 @@
 #                             (20000-22767) have their bus ports (port +
 #                             10000): suites run side by side, and a server
 #                             of one suite must not take another's bus port
-#   wait_for_port PORT [S]    wait up to S seconds (default 10) until
+#   wait_for_port PORT [S]    wait up to S seconds (default 30) until
 #                             127.0.0.1:PORT accepts connections
-#   wait_http URL PID         wait (up to 10 s) until URL answers 200, or
+#   wait_http URL PID         wait (up to 30 s) until URL answers 200, or
 #                             until process PID exits (then return 1)
 #   stop_pid PID [SIG [S]]    send SIG (default TERM), wait up to S seconds
 #                             (default 5), then SIGKILL; exit status of our
@@ -88,7 +88,7 @@ free_port() {
 }
 
 wait_for_port() {
-    local port=$1 secs=${2:-10} i
+    local port=$1 secs=${2:-30} i
     for i in $(seq 1 $((secs * 20))); do
         if (exec 9<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
             return 0
@@ -102,13 +102,13 @@ wait_for_port() {
 
 wait_http() {
     local url=$1 pid=$2 i
-    for i in $(seq 1 100); do
+    for i in $(seq 1 300); do   # 30 s: a loaded machine starts slowly
         curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null && return 0
         kill -0 "$pid" 2>/dev/null || return 1
         : "$i"
         sleep 0.1
     done
-    echo "wait_http: no 200 from $url after 10 s" >&2
+    echo "wait_http: no 200 from $url after 30 s" >&2
     return 1
 }
 
@@ -159,7 +159,18 @@ _start_valkey_on() {
     VALKEY_PORT=$port
     VALKEY_URL="valkey://127.0.0.1:$port"
     export VALKEY_PID VALKEY_PORT VALKEY_URL
-    wait_for_port "$port" 10 2>/dev/null && return 0
+    # Ours, not another suite's that took the port between free_port and
+    # the bind (ours then exits): the server answering says its PID.
+    if wait_for_port "$port" 30 2>/dev/null; then
+        local i
+        for i in $(seq 1 300); do
+            kill -0 "$VALKEY_PID" 2>/dev/null || break
+            [ "$(valkey-cli -p "$port" INFO server 2>/dev/null | tr -d '\r' |
+                 sed -n 's/^process_id://p')" != "$VALKEY_PID" ] || return 0
+            : "$i"
+            sleep 0.1
+        done
+    fi
     stop_pid "$VALKEY_PID"
     VALKEY_PID=
     return 1
@@ -270,7 +281,7 @@ start_py_server() {
     PY_PID=$!
     _servers_track "$PY_PID"
     export PY_PORT PY_PID PY_URL PY_OUT
-    wait_for_port "$PY_PORT" 10
+    wait_for_port "$PY_PORT" 30
 }
 
 stop_py_server() {
@@ -291,7 +302,7 @@ s.listen(128)
 time.sleep(120)' "$SILENT_PORT" 3>&- &
     SILENT_PID=$!
     _servers_track "$SILENT_PID"
-    wait_for_port "$SILENT_PORT" 10
+    wait_for_port "$SILENT_PORT" 30
 }
 
 stop_all_servers() {
@@ -308,8 +319,10 @@ start_fixedcap() {
         2>"$dir/fc.err" 3>&- &
     FC_PID=$!
     SERVERS_PIDS+=("$FC_PID")
-    for i in $(seq 1 100); do
+    # up to 60 s: a loaded machine can take seconds to start it
+    for i in $(seq 1 1200); do
         [ -s "$dir/fc.url" ] && break
+        kill -0 "$FC_PID" 2>/dev/null || break
         : "$i"
         sleep 0.05
     done
