@@ -205,7 +205,7 @@ arm64-test:
 	    "$(CURDIR)/$(ARM64_BIN)" > $(ARM64_BIN)-qemu
 	chmod +x $(ARM64_BIN)-qemu
 	file $(ARM64_BIN) | grep -q 'ARM aarch64'
-	KVTEST=$(CURDIR)/$(ARM64_BIN)-qemu bats $(ARM64_SUITES)
+	KVTEST="$(CURDIR)/$(ARM64_BIN)-qemu" bats $(ARM64_SUITES)
 
 deps:
 	bash scripts/deps.sh
@@ -271,16 +271,17 @@ DOCDIR     = $(PREFIX)/share/doc/kvtest
 # MANPAGES: the pages make man builds (defined with its rule)
 INSTALLED  = $(BINDIR)/kvtest $(addprefix $(MAN1DIR)/,$(notdir $(MANPAGES))) \
              $(COMPLDIR)/kvtest $(DOCDIR)/README.md
+# DESTDIR and PREFIX are quoted: a checkout's path may hold spaces.
 install: $(BIN) man
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPLDIR) $(DESTDIR)$(DOCDIR)
-	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/kvtest
-	install -m 644 $(MANPAGES) $(DESTDIR)$(MAN1DIR)/
-	install -m 644 src/doc/kvtest.bash $(DESTDIR)$(COMPLDIR)/kvtest
-	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(COMPLDIR)" "$(DESTDIR)$(DOCDIR)"
+	install -m 755 $(BIN) "$(DESTDIR)$(BINDIR)/kvtest"
+	install -m 644 $(MANPAGES) "$(DESTDIR)$(MAN1DIR)/"
+	install -m 644 src/doc/kvtest.bash "$(DESTDIR)$(COMPLDIR)/kvtest"
+	install -m 644 README.md "$(DESTDIR)$(DOCDIR)/README.md"
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	if [ -d $(DESTDIR)$(DOCDIR) ]; then rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DOCDIR); fi
+	for f in $(INSTALLED); do rm -f "$(DESTDIR)$$f"; done
+	if [ -d "$(DESTDIR)$(DOCDIR)" ]; then rmdir --ignore-fail-on-non-empty "$(DESTDIR)$(DOCDIR)"; fi
 
 # make deb: build/kvtest_VERSION_ARCH.deb from a make install into a staging
 # tree (scripts/pkg/deb.sh: strip, compress, copyright, control with the
@@ -289,7 +290,7 @@ VERSION := $(shell sed -n 's/^.define KVTEST_VERSION "\(.*\)"$$/\1/p' kvtest.c)
 DEB_ROOT = build/deb/root
 deb: $(BIN) man
 	rm -rf $(DEB_ROOT)
-	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr
+	$(MAKE) install 'DESTDIR=$(CURDIR)/$(DEB_ROOT)' PREFIX=/usr
 	bash scripts/pkg/deb.sh $(DEB_ROOT) $(VERSION) build
 
 clean:
