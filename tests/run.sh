@@ -176,6 +176,8 @@ for i in "${!LABELS[@]}"; do
         s=$(grep '^ok ' "$out" | grep -c '# skip')
         f=$(grep -c '^not ok ' "$out")
         count "$label" "$rc" "$plan" "$p" "$f" "$s" "$secs" || grep -v '^ok ' "$out"
+        # a skipped test, and why: "ok N NAME # skip WHY"
+        sed -n "s|^ok [0-9]* \(.*\) # skip *\(.*\)$|  ${label#cli } skipped: \1: \2|p" "$out"
         ;;
     lint)
         p=$(grep -c '^ok ' "$out")

@@ -49,6 +49,7 @@ unit x/test_two: 1 passed, 2 failed, 0 skipped
 cli a: 1 passed, 0 failed, 1 skipped
 cli b: 1 passed, 1 failed, 0 skipped"
     assert_line "  x/test_two skipped: no server here"
+    assert_line "  a skipped: a2: not here"
     assert_line --regexp '^not ok 2 b2$'
     # 5 passed tests, and shellcheck passed the two scripts of the tree
     # (tests/run.sh, .ci/run)
