@@ -18,7 +18,7 @@ teardown() {
 }
 
 need_memcg() {
-    [ "$(id -u)" -eq 0 ] || skip "needs root"
+    need_root "to create a memory cgroup"
     grep -qE '^[0-9]+:([^:]*,)?memory(,[^:]*)?:|^0::' /proc/self/cgroup || skip "no cgroups"
 }
 

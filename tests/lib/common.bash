@@ -185,7 +185,7 @@ assert_one_err_line() {
 }
 
 mount_tmpfs() {
-    [ "$(id -u)" -eq 0 ] || skip "needs root to mount a tmpfs"
+    need_root "to mount a tmpfs"
     mkdir "$D/mnt"
     mount -t tmpfs -o "size=$1" tmpfs "$D/mnt" 2>"$D/mount.err" ||
         skip "cannot mount a tmpfs: $(cat "$D/mount.err")"
