@@ -178,9 +178,10 @@ PY
 @test "serve --idle-timeout closes a keep-alive connection that stays idle that long" {
     run "$KVTEST" shortener init "$DB" --links 3
     assert_success
-    start_service "$DB" --threads 1 --header-timeout 5 --idle-timeout 1
-    # Closed after 1 s idle: waited for up to 20 s (below the default idle
-    # timeout of 30 s, which an ignored --idle-timeout would leave).
+    start_service "$DB" --threads 1 --header-timeout 5 --idle-timeout 3
+    # Closed after 3 s idle: waited for up to 20 s, far more than a loaded
+    # machine adds, and less than the default 30 s that an ignored
+    # --idle-timeout would leave, or the 30 s of seconds read as tenths.
     run keepalive "$SERVICE_PORT" 20
     assert_success
     assert_line "first HTTP/1.1 200 OK"
