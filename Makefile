@@ -54,6 +54,12 @@ SQLITE_FLAGS = -O2 -DSQLITE_THREADSAFE=1 -DSQLITE_DQS=0 \
 
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
            -fno-omit-frame-pointer
+# The sanitizer build of kvtest is started thousands of times by make test.
+# With GCC's sanitizer runtimes linked in rather than loaded, each start
+# takes about a tenth less CPU (fewer pages to map and relocate; page faults
+# are dear on a virtual machine). Clang links them so already and has no
+# such flags.
+SANITIZE_LINK := $(if $(shell $(CC) -v 2>&1 | grep '^gcc version'),-static-libasan -static-libubsan)
 
 # Every .c below src/, at any depth: a new module or folder needs no edit here.
 ALL_SRCS  := $(sort $(shell find src -name '*.c'))
@@ -105,7 +111,7 @@ kvtest: $(BIN)
 endif
 
 $(OBJ)/asan/kvtest: $(OBJ)/asan/kvtest.o $(ASAN_OBJS) $(OBJ)/sqlite3.o
-	$(CC) $(SANITIZE) -o $@ $^ $(LIBS)
+	$(CC) $(SANITIZE) $(SANITIZE_LINK) -o $@ $^ $(LIBS)
 
 # A unit test's own object is kept apart from its link: a fault in one
 # source file (make mutants, mutants-auto) recompiles that file and relinks,
