@@ -14,10 +14,10 @@
 # are a step of their own (make test-servers; .ci/run runs both).
 #
 # Suites run side by side (each unit binary, each bats file, the PostgreSQL
-# runs of the store suites and the shellcheck pass are one job each): most
-# of a suite's time is spent waiting on servers, sleeps and timeouts, not on
-# the two CPUs, so four at a time take about half the time of one after
-# another. Every suite is independent of the others: its own scratch
+# runs of the store suites and the shellcheck pass are one job each), four
+# at a time on two CPUs, so that one suite's waits on servers, sleeps and
+# timeouts overlap another's work (the main set as a whole is bound by CPU:
+# scripts/dev/testcost.sh says on what). Every suite is independent of the others: its own scratch
 # directories, free loopback ports, private servers. A suite whose
 # assertions rest on timing or counts that other processes disturb (a
 # line "# serial: WHY" in the .bats file) runs alone once the others have
@@ -43,6 +43,15 @@ failed=0
 skipped=0
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
+
+# python3 is found once, not on every call: where PATH reaches it through a
+# version manager's shim (pyenv's is a bash script that looks the version
+# up each time, a third of a second a call on this machine), the suites
+# call the interpreter it resolves to, the same one.
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ] &&
+    [ "$py" != "$(command -v python3)" ]; then
+    mkdir "$log/bin" && ln -s "$py" "$log/bin/python3" && export PATH="$log/bin:$PATH"
+fi
 
 # count NAME RC PLAN P F S [SECS]: add one suite's figures to the totals
 # (SECS, its wall time, is printed after them). A suite
@@ -118,16 +127,43 @@ done
 # Every shell script passes shellcheck; the bats helpers in tests/lib are
 # sourced, not run, so their dialect is given (-s bash). One job; each file
 # is one test (lint_all prints "ok FILE" or "not ok FILE" and the output).
+# A file that passed is not linted again while nothing shellcheck reads
+# has changed: the passes are kept in build/shellcheck-ok/STATE/, STATE a
+# hash of shellcheck's version and every file under scripts/, tests/lib/
+# and .ci/ (any file it could source: a change to one lints them all
+# again, and the other states are removed). A failure is never kept;
+# without a writable build/ every file is linted.
 lint_all() {
-    local s out
+    local s state cache
+    state=$( { shellcheck --version; find scripts tests/lib tests/*.sh .ci -type f -print0 | sort -z |
+        xargs -0 sha256sum; } | sha256sum | cut -c1-16)
+    cache=build/shellcheck-ok/$state
+    if mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ]; then
+        find build/shellcheck-ok -mindepth 1 -maxdepth 1 ! -name "$state" -exec rm -rf {} +
+    else
+        cache=""
+    fi
     for s in $(find scripts -name '*.sh' | sort) tests/*.sh .ci/run; do
         [ -e "$s" ] || continue
-        if out=$(shellcheck -x "$s" 2>&1); then echo "ok $s"; else echo "not ok $s"; echo "$out"; fi
+        lint_one "$cache" -x "$s"
     done
     for s in tests/lib/*.bash tests/lib/*.sh; do
         [ -e "$s" ] || continue
-        if out=$(shellcheck -x -s bash "$s" 2>&1); then echo "ok $s"; else echo "not ok $s"; echo "$out"; fi
+        lint_one "$cache" -x -s bash "$s"
     done
+}
+lint_one() {   # CACHE_DIR FLAGS... FILE: "ok FILE", or "not ok FILE" and why
+    local cache=$1 f=${*: -1} out mark
+    shift
+    mark=$cache/$(printf '%s\n' "$*" | sha256sum | cut -c1-16)
+    if [ -n "$cache" ] && [ -e "$mark" ]; then echo "ok $f"; return; fi
+    if out=$(shellcheck "$@" 2>&1); then
+        echo "ok $f"
+        [ -z "$cache" ] || : >"$mark"
+    else
+        echo "not ok $f"
+        echo "$out"
+    fi
 }
 [ "$SET" = servers ] || add_job "shellcheck" lint lint_all
 

@@ -143,3 +143,34 @@ store sqlite"
     assert_failure 2
     assert_output "run.sh: KVTEST_TEST_SET must be main or servers"
 }
+
+@test "runner: a script that passed shellcheck is not linted again until a shell file changes; a failure always is" {
+    mkdir -p "$T/build" "$D/bin"
+    printf '#!/usr/bin/env bash\necho "$1"\n' >"$T/scripts/good.sh"
+    # shellcheck is counted through a wrapper first in PATH
+    printf '#!/usr/bin/env bash\necho "$*" >>%q\nexec %q "$@"\n' "$D/calls" "$(command -v shellcheck)" \
+        >"$D/bin/shellcheck"
+    chmod +x "$D/bin/shellcheck"
+    : >"$D/calls"
+    lints() { grep -c -- '-x' "$D/calls" || true; }
+    PATH="$D/bin:$PATH" run bash "$T/tests/run.sh"
+    assert_success
+    assert_equal "$(lints)" 3          # good.sh, run.sh, .ci/run
+    : >"$D/calls"
+    PATH="$D/bin:$PATH" run bash "$T/tests/run.sh"
+    assert_success
+    assert_equal "${lines[-1]}" "3 passed, 0 failed, 0 skipped"
+    assert_equal "$(lints)" 0          # nothing changed: nothing linted
+    # a fault: every file is linted again, and the failing one on every
+    # run after (a failure is never kept)
+    printf '#!/usr/bin/env bash\necho $1\n' >"$T/scripts/good.sh"
+    for want in 3 1; do
+        : >"$D/calls"
+        PATH="$D/bin:$PATH" run bash "$T/tests/run.sh"
+        assert_failure
+        assert_line "shellcheck scripts/good.sh"
+        assert_equal "${lines[-1]}" "2 passed, 1 failed, 0 skipped"
+        assert_equal "$(lints)" "$want"
+        assert_equal "$(grep -c good.sh "$D/calls")" 1
+    done
+}
