@@ -188,9 +188,9 @@ setup() {
     [ ! -e "$D/tree/00/02/51" ]
     [ "$(find "$D/flat" -type f | wc -l)" -eq 250 ]
     [ "$(find "$D/tree" -type f | wc -l)" -eq 250 ]
-    for k in $(seq 1 250); do
-        f=$(printf '%06d' "$k")
-        t=$(printf '%02d/%02d/%02d' $((k / 10000)) $((k / 100 % 100)) $((k % 100)))
+    for ((k = 1; k <= 250; k++)); do
+        printf -v f '%06d' "$k"
+        printf -v t '%02d/%02d/%02d' $((k / 10000)) $((k / 100 % 100)) $((k % 100))
         cmp -s "$D/flat/$f" "$D/tree/$t" || { echo "differ at $k"; return 1; }
     done
     # Every file checks against the checksum init sealed into its blob.
