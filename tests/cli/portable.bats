@@ -7,9 +7,7 @@
 #   KVTEST_CORE_BIN    build/core/kvtest
 #   KVTEST_FALLBACK_BIN build/fallback/kvtest
 
-bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+load '../lib/common'
 
 setup() {
     : "${KVTEST:?KVTEST must name the full binary}"

@@ -86,8 +86,15 @@
 #                             fail)
 
 bats_require_minimum_version 1.5.0
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+# bats-support and bats-assert, their sources read directly: bats reads
+# this file again for every test, and their load.bash files find each
+# source with a $(dirname ...) of its own, 14 processes a test that took
+# more CPU than a short test itself.
+for _kvtest_lib in /usr/lib/bats/bats-support/src/*.bash /usr/lib/bats/bats-assert/src/*.bash; do
+    # shellcheck source=/dev/null
+    source "$_kvtest_lib"
+done
+unset _kvtest_lib
 load '../lib/servers'
 load '../lib/pg'
 
