@@ -116,7 +116,7 @@ search_rules() {
     | if $c.outcome != $outcome then error("outcome \($c.outcome), the steps lead to \($outcome)")
       elif $c.steps != ($st | length) then error("capacity.steps \($c.steps) of \($st | length)")
       elif ($c.last_pass_per_s != $run.pass) or ($c.first_fail_per_s != $run.fail)
-        then error("last pass \($c.last_pass_per_s), first fail \($c.first_fail_per_s)")
+        then error("last pass \($c.last_pass_per_s), first fail \($c.first_fail_per_s); the steps lead to \($run.pass) and \($run.fail)")
       elif same($c.rate_per_s; if $outcome == "generator_limit" then 0
                                elif $run.pass > 0 and $run.fail > 0 then $run.pass * $run.fail | sqrt
                                else $run.pass end) | not
@@ -138,6 +138,8 @@ search_known() {
     json=$(grep '^{' <<<"$output")
     outcome=$(jq -r '.result.capacity.outcome' <<<"$json")
     echo "truth $truth/s: $(jq -c '.result.capacity' <<<"$json")"
+    # each step's verdict, for the reader of a failure
+    echo "steps: $(jq -c '[.result.steps[] | {target_per_s, repeat, pass, close, stall, generator_short}]' <<<"$json")"
     search_rules "$truth" <<<"$json"
     # exit 0 with an answer; 1 with one line saying why there is none
     case $outcome in
