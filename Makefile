@@ -1,4 +1,4 @@
-# kvtest: make | make test | make test-servers | make bench | make install PREFIX=... | make uninstall
+# kvtest: make | make test | make test-servers | make test-repo | make bench | make install PREFIX=... | make uninstall
 #         make deb | make clean
 #         make core | make static | make CC=aarch64-linux-gnu-gcc core | make arm64-test
 CC      ?= cc
@@ -78,7 +78,7 @@ ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
-.PHONY: all test test-servers bench install uninstall deb clean deps asan unit fuzz mutants mutants-auto core static arm64-test
+.PHONY: all test test-servers test-repo bench install uninstall deb clean deps asan unit fuzz mutants mutants-auto core static arm64-test
 all: $(BIN) build/ratioci
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
@@ -247,6 +247,14 @@ test: deps
 test-servers: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/ratioci
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=servers bash tests/run.sh
+
+# The repository's own checks ("# repo: WHY" suites and shellcheck): the CI
+# scripts, the test runner, packaging, the README and the manual pages. They
+# test the tooling around kvtest, not kvtest, and took a quarter of make
+# test's CPU time; CI runs them as a step of their own.
+test-repo: deps
+	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/ratioci $(MANPAGES)
+	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=repo bash tests/run.sh
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.

@@ -2,12 +2,17 @@
 # Run the test suites and end with one line "N passed, N failed, N skipped".
 #   tests/run.sh [UNIT_TEST_BINARY ...]          (make test)
 #   KVTEST_TEST_SET=servers tests/run.sh         (make test-servers)
+#   KVTEST_TEST_SET=repo tests/run.sh            (make test-repo)
 # Environment: KVTEST = binary under test for command-line suites
 # (make test passes the AddressSanitizer + UBSan build);
 # KVTEST_TEST_JOBS = how many suites run at once (default 4);
 # KVTEST_TEST_SET = which suites: "main" (default: the unit binaries given,
-# every bats file but the server suites, shellcheck) or "servers" (the
-# suites with a line "# servers: WHY", and every suite's PostgreSQL run).
+# every bats file but the server and repository suites), "servers" (the
+# suites with a line "# servers: WHY", and every suite's PostgreSQL run) or
+# "repo" (the suites with a line "# repo: WHY", and shellcheck: checks of
+# the repository's scripts, CI, packaging and documentation rather than of
+# kvtest; a quarter of the main set's CPU time, run by CI and make
+# test-repo).
 # The server suites start private PostgreSQL servers with replicas, Valkey
 # Clusters and trees of service processes: a third of the CPU time of all
 # suites, more than make test's five minutes on two cores leave, so they
@@ -35,7 +40,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 JOBS=${KVTEST_TEST_JOBS:-4}
 case $JOBS in '' | *[!0-9]* | 0) echo "run.sh: KVTEST_TEST_JOBS must be a positive number" >&2; exit 2 ;; esac
 SET=${KVTEST_TEST_SET:-main}
-case $SET in main | servers) ;; *) echo "run.sh: KVTEST_TEST_SET must be main or servers" >&2; exit 2 ;; esac
+case $SET in main | servers | repo) ;; *) echo "run.sh: KVTEST_TEST_SET must be main, servers or repo" >&2; exit 2 ;; esac
 TIMES=build/test-times-$SET.tsv
 
 passed=0
@@ -107,10 +112,16 @@ for t in "$@"; do
     add_job "unit ${t##*/tests/}" unit "$t"
 done
 # Command-line and integration suites (bats, TAP output); a server suite
-# ("# servers: WHY") in the servers set, the others in the main set.
+# ("# servers: WHY") in the servers set, a repository suite ("# repo: WHY")
+# in the repo set, the others in the main set.
+suite_set() {   # FILE: the set a suite belongs to
+    if grep -q '^# servers: ' "$1"; then echo servers
+    elif grep -q '^# repo: ' "$1"; then echo repo
+    else echo main; fi
+}
 for b in tests/cli/*.bats; do
     [ -e "$b" ] || continue
-    if grep -q '^# servers: ' "$b"; then [ "$SET" = servers ] || continue; else [ "$SET" = main ] || continue; fi
+    [ "$(suite_set "$b")" = "$SET" ] || continue
     add_job "cli $(basename "$b" .bats)" bats bats --tap "$b"
     ! grep -q '^# serial: ' "$b" || SERIAL[-1]=1
 done
@@ -165,7 +176,7 @@ lint_one() {   # CACHE_DIR FLAGS... FILE: "ok FILE", or "not ok FILE" and why
         echo "$out"
     fi
 }
-[ "$SET" = servers ] || add_job "shellcheck" lint lint_all
+[ "$SET" != repo ] || add_job "shellcheck" lint lint_all
 
 # ------------------------------------------------------------ the schedule
 # Longest first, by the last run's times; a job with no time yet (a new

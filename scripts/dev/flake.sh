@@ -2,7 +2,8 @@
 # flake.sh: how often does the suite fail when nothing changed?
 #   scripts/dev/flake.sh [--runs N] [--load] [--sets LIST] [--out DIR]
 #
-# Runs make test and make test-servers (LIST, default "test,test-servers")
+# Runs make test, make test-servers and make test-repo (LIST, default
+# "test,test-servers,test-repo")
 # N times in a row (default 10) in this checkout and counts what failed in
 # which run. A test that fails one run in N for reasons outside the code
 # teaches people to rerun until green, and then a real failure is rerun
@@ -23,22 +24,22 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 usage_die() { echo "flake.sh: $*" >&2; exit 2; }
 
-RUNS=10 LOAD=0 SETS=test,test-servers OUTDIR=""
+RUNS=10 LOAD=0 SETS=test,test-servers,test-repo OUTDIR=""
 while [ $# -gt 0 ]; do
     case $1 in
         --runs) [ $# -ge 2 ] || usage_die "--runs needs a value"; RUNS=$2; shift 2 ;;
         --sets) [ $# -ge 2 ] || usage_die "--sets needs a value"; SETS=$2; shift 2 ;;
         --out) [ $# -ge 2 ] || usage_die "--out needs a value"; OUTDIR=$2; shift 2 ;;
         --load) LOAD=1; shift ;;
-        -h | --help) sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h | --help) sed -n '2,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) usage_die "unknown option $1 (try --help)" ;;
     esac
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || usage_die "--runs must be a positive whole number, not $RUNS"
 IFS=, read -r -a SET_LIST <<<"$SETS"
-[ ${#SET_LIST[@]} -gt 0 ] || usage_die "--sets needs at least one of test, test-servers"
+[ ${#SET_LIST[@]} -gt 0 ] || usage_die "--sets needs at least one of test, test-servers, test-repo"
 for s in "${SET_LIST[@]}"; do
-    case $s in test | test-servers) ;; *) usage_die "--sets: unknown set '$s' (test, test-servers)" ;; esac
+    case $s in test | test-servers | test-repo) ;; *) usage_die "--sets: unknown set '$s' (test, test-servers, test-repo)" ;; esac
 done
 OUT=${OUTDIR:-$ROOT/bench-out/flake-$(date -u +%Y%m%d-%H%M%S)}
 if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then

@@ -8,6 +8,7 @@
 # CPUs (the service's timers and idle loop run more or less often; tests/
 # run.sh runs this one alone). The wall layer's pairs are given figures
 # that no machine's speed can move.
+# repo: the CI job's own check, not kvtest (make test-repo)
 load ../lib/common
 
 setup() {

@@ -5,6 +5,7 @@
 # prints must be in the right page, and every option the help defines (a
 # line that starts with it) must be an entry of that command's own section
 # (.SS).
+# repo: the manual pages against the help texts (make test-repo)
 
 load '../lib/common'
 

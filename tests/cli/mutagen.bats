@@ -5,6 +5,7 @@
 # survives, a wrong answer is killed, a loop is cut off, a mutant that does
 # not compile is left out, a recorded verdict is not run again, and a
 # survivor listed as equivalent leaves the score.
+# repo: a developer's tool, not kvtest (make test-repo)
 load ../lib/common
 
 setup() {

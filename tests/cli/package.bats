@@ -2,8 +2,9 @@
 # make install / make uninstall (PREFIX, DESTDIR) and make deb: the exact
 # files installed and removed, the package's fields and contents, lintian,
 # and the walk-through run from the package unpacked in a scratch root.
-# Runs make in this worktree (make test has built ./kvtest already; make
+# Runs make in this worktree (make test-repo has built ./kvtest already; make
 # man builds the pages). make deb is run once per suite (setup_file).
+# repo: the packaging and install rules, not kvtest itself (make test-repo)
 
 load '../lib/common'
 

@@ -25,6 +25,7 @@
 #   tests the binary in $KVTEST). Every background process the tour starts
 #   is stopped by the tour's own kill, checked, and stopped by PID in
 #   teardown if it is still running.
+# repo: the documentation's links, paths and tour (make test-repo)
 
 load '../lib/common'
 

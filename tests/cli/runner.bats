@@ -5,6 +5,7 @@
 # suite runs alone. Each test runs a copy of run.sh in a scratch tree of
 # small suites of its own (bats files and shell stand-ins for unit binaries
 # printing cmocka's lines), so its figures are known in advance.
+# repo: the test runner, not kvtest (make test-repo)
 
 load '../lib/common'
 
@@ -51,9 +52,8 @@ cli b: 1 passed, 1 failed, 0 skipped"
     assert_line "  x/test_two skipped: no server here"
     assert_line "  a skipped: a2: not here"
     assert_line --regexp '^not ok 2 b2$'
-    # 5 passed tests, and shellcheck passed the two scripts of the tree
-    # (tests/run.sh, .ci/run)
-    assert_equal "${lines[-1]}" "7 passed, 3 failed, 1 skipped"
+    # 5 passed tests (shellcheck is the repository set's)
+    assert_equal "${lines[-1]}" "5 passed, 3 failed, 1 skipped"
 }
 
 @test "runner: a suite that dies before its plan, stops early or exits non-zero fails" {
@@ -106,7 +106,7 @@ TEST \"alone\" {
 }"
     run env KVTEST_TEST_JOBS=4 bash "$T/tests/run.sh"
     assert_success
-    assert_equal "${lines[-1]}" "7 passed, 0 failed, 0 skipped"   # 5 tests, 2 scripts shellchecked
+    assert_equal "${lines[-1]}" "5 passed, 0 failed, 0 skipped"
     # each passed: the four met at the barrier, and the serial one ran once,
     # after every other had ended
     [ ! -e "$D/broken" ]
@@ -119,10 +119,12 @@ TEST \"alone\" {
     assert_output "run.sh: KVTEST_TEST_JOBS must be a positive number"
 }
 
-@test "runner: make test runs the main set, make test-servers the server suites and every PostgreSQL run" {
+@test "runner: make test runs the main set, make test-servers the server suites and every PostgreSQL run, make test-repo the repository's checks" {
     suite plain 'TEST "plain" { true; }'
     suite srv '# servers: starts a cluster
 TEST "srv" { true; }'
+    suite docs '# repo: checks the pages
+TEST "docs" { true; }'
     suite both '# stores: sqlite postgres
 TEST "both" { echo "store ${KVTEST_STORE:-sqlite}" >>'"$D"'/stores; }'
     run bash "$T/tests/run.sh"
@@ -130,7 +132,7 @@ TEST "both" { echo "store ${KVTEST_STORE:-sqlite}" >>'"$D"'/stores; }'
     assert_equal "$(grep -E '^cli ' <<<"$output" | sed 's/, [0-9]* s$//')" \
 "cli both: 1 passed, 0 failed, 0 skipped
 cli plain: 1 passed, 0 failed, 0 skipped"
-    assert_equal "${lines[-1]}" "4 passed, 0 failed, 0 skipped"   # 2 tests, 2 scripts shellchecked
+    assert_equal "${lines[-1]}" "2 passed, 0 failed, 0 skipped"
     run env KVTEST_TEST_SET=servers bash "$T/tests/run.sh"
     assert_success
     assert_equal "$(grep -E '^cli ' <<<"$output" | sed 's/, [0-9]* s$//')" \
@@ -139,9 +141,13 @@ cli both (postgres): 1 passed, 0 failed, 0 skipped"
     assert_equal "${lines[-1]}" "2 passed, 0 failed, 0 skipped"
     assert_equal "$(sort "$D/stores")" "store postgres
 store sqlite"
+    run env KVTEST_TEST_SET=repo bash "$T/tests/run.sh"
+    assert_success
+    assert_equal "$(grep -E '^cli ' <<<"$output" | sed 's/, [0-9]* s$//')" "cli docs: 1 passed, 0 failed, 0 skipped"
+    assert_equal "${lines[-1]}" "3 passed, 0 failed, 0 skipped"   # 1 test, 2 scripts shellchecked
     run env KVTEST_TEST_SET=all bash "$T/tests/run.sh"
     assert_failure 2
-    assert_output "run.sh: KVTEST_TEST_SET must be main or servers"
+    assert_output "run.sh: KVTEST_TEST_SET must be main, servers or repo"
 }
 
 @test "runner: a script that passed shellcheck is not linted again until a shell file changes; a failure always is" {
@@ -153,11 +159,11 @@ store sqlite"
     chmod +x "$D/bin/shellcheck"
     : >"$D/calls"
     lints() { grep -c -- '-x' "$D/calls" || true; }
-    PATH="$D/bin:$PATH" run bash "$T/tests/run.sh"
+    PATH="$D/bin:$PATH" KVTEST_TEST_SET=repo run bash "$T/tests/run.sh"
     assert_success
     assert_equal "$(lints)" 3          # good.sh, run.sh, .ci/run
     : >"$D/calls"
-    PATH="$D/bin:$PATH" run bash "$T/tests/run.sh"
+    PATH="$D/bin:$PATH" KVTEST_TEST_SET=repo run bash "$T/tests/run.sh"
     assert_success
     assert_equal "${lines[-1]}" "3 passed, 0 failed, 0 skipped"
     assert_equal "$(lints)" 0          # nothing changed: nothing linted
@@ -166,7 +172,7 @@ store sqlite"
     printf '#!/usr/bin/env bash\necho $1\n' >"$T/scripts/good.sh"
     for want in 3 1; do
         : >"$D/calls"
-        PATH="$D/bin:$PATH" run bash "$T/tests/run.sh"
+        PATH="$D/bin:$PATH" KVTEST_TEST_SET=repo run bash "$T/tests/run.sh"
         assert_failure
         assert_line "shellcheck scripts/good.sh"
         assert_equal "${lines[-1]}" "2 passed, 1 failed, 0 skipped"
