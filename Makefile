@@ -26,10 +26,18 @@ PG_CFLAGS  := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/inclu
 # RocksDB's version is only in a C++ header; its C API is what we compile against.
 ROCKSDB_VERSION := $(shell sed -n 's/^\#define ROCKSDB_\(MAJOR\|MINOR\|PATCH\) //p' \
                      /usr/include/rocksdb/version.h 2>/dev/null | paste -sd.)
+# RocksDB and libpq are opened when a store of theirs is first used, not
+# linked (src/base/dynlib.h says why): by the file name the build would have
+# linked against, its SONAME.
+soname = $(shell objdump -p "$$($(CC) -print-file-name=$(1))" 2>/dev/null | sed -n 's/^ *SONAME *//p')
+ROCKSDB_SONAME := $(call soname,librocksdb.so)
+LIBPQ_SONAME   := $(call soname,libpq.so)
 CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -MMD -MP \
-              -DKVTEST_ROCKSDB_VERSION='"$(ROCKSDB_VERSION)"'
+              -DKVTEST_ROCKSDB_VERSION='"$(ROCKSDB_VERSION)"' \
+              $(if $(ROCKSDB_SONAME),-DKVTEST_ROCKSDB_SONAME='"$(ROCKSDB_SONAME)"') \
+              $(if $(LIBPQ_SONAME),-DKVTEST_LIBPQ_SONAME='"$(LIBPQ_SONAME)"')
 OPT         = -O2 -g
-LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -lpq -llmdb -lrocksdb -lpthread -lm
+LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -llmdb -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone
@@ -68,7 +76,7 @@ SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 # HTTP load engine, compare (it parses JSON), and the LMDB and RocksDB
 # stores (stores/kv/store_kv.c then says they are left out).
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/% \
-               src/stores/kv/store_lmdb% src/stores/kv/store_rocksdb%,$(ALL_SRCS))
+               src/stores/kv/store_lmdb% src/stores/kv/store_rocksdb% src/base/dynlib.c,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
          $(OBJ)/asan/tests/base/test_os_fallback \
@@ -299,13 +307,14 @@ uninstall:
 
 # make deb: build/kvtest_VERSION_ARCH.deb from a make install into a staging
 # tree (scripts/pkg/deb.sh: strip, compress, copyright, control with the
-# libraries' packages found by dpkg-shlibdeps), then lintian on it.
+# libraries' packages found by dpkg-shlibdeps, and those of the libraries
+# opened on demand as Recommends), then lintian on it.
 VERSION := $(shell sed -n 's/^.define KVTEST_VERSION "\(.*\)"$$/\1/p' kvtest.c)
 DEB_ROOT = build/deb/root
 deb: $(BIN) man
 	rm -rf $(DEB_ROOT)
 	$(MAKE) install 'DESTDIR=$(CURDIR)/$(DEB_ROOT)' PREFIX=/usr
-	bash scripts/pkg/deb.sh $(DEB_ROOT) $(VERSION) build
+	bash scripts/pkg/deb.sh $(DEB_ROOT) $(VERSION) build $(ROCKSDB_SONAME) $(LIBPQ_SONAME)
 
 clean:
 	rm -rf build kvtest
@@ -322,7 +331,7 @@ FUZZ_SRCS = tests/fuzz/fuzz_request.c \
             $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
             $(filter-out src/base/json_core.c,$(wildcard src/base/*.c)) src/measure/keys/rng.c \
             src/measure/progress.c
-FUZZ_LIBS = -lhiredis -lcjson -lpq -lpthread -lm
+FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \

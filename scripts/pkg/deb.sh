@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Turn a staging tree into a Debian package and check it with lintian:
-#   bash scripts/pkg/deb.sh ROOT VERSION OUTDIR
+#   bash scripts/pkg/deb.sh ROOT VERSION OUTDIR [SONAME...]
 # ROOT is what "make install DESTDIR=ROOT PREFIX=/usr" wrote (make deb does
 # that first, then calls this). Writes OUTDIR/kvtest_VERSION_ARCH.deb and
 # prints lintian's findings; exits 1 if lintian reports an error, 2 on
-# misuse. Plain dpkg-deb rather than debhelper: one binary package from a
+# misuse. SONAME...: the libraries kvtest opens only when a store needs
+# them (dlopen: librocksdb, libpq), which dpkg-shlibdeps cannot see in the
+# binary; their packages are Recommends. Plain dpkg-deb rather than debhelper: one binary package from a
 # tree make already lays out, so this script is the whole recipe.
 set -euo pipefail
 
 die() { echo "deb.sh: $2" >&2; exit "$1"; }
 
-[ $# -eq 3 ] || die 2 "usage: deb.sh ROOT VERSION OUTDIR"
+[ $# -ge 3 ] || die 2 "usage: deb.sh ROOT VERSION OUTDIR [SONAME...]"
 root=$1 version=$2 out=$3
+shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 [ -x "$root/usr/bin/kvtest" ] || die 2 "$root/usr/bin/kvtest missing: run make install DESTDIR=$root PREFIX=/usr first"
 # The package's changelog must have an entry for the version it ships.
@@ -46,6 +49,18 @@ printf 'Source: kvtest\n\nPackage: kvtest\nArchitecture: any\n' >"$tmp/debian/co
 depends=$(cd "$tmp" && dpkg-shlibdeps -O "$abs_root/usr/bin/kvtest" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || die 1 "dpkg-shlibdeps found no dependencies for $root/usr/bin/kvtest"
 
+# Recommends: each opened-on-demand library's package, with the minimum
+# version its shlibs file states (as dpkg-shlibdeps would have written it).
+recommends=""
+for so in "$@"; do
+    pkg=$(dpkg -S "*/$so" 2>/dev/null | head -n1 | cut -d: -f1)
+    [ -n "$pkg" ] || die 1 "$so: no installed package holds it"
+    # "libpq.so.5" is library libpq, version 5 in the shlibs file
+    dep=$(awk -v l="${so%%.so.*}" -v v="${so#*.so.}" '$1 == l && $2 == v { $1 = $2 = ""; print substr($0, 3); exit }' \
+        "$(dpkg-query --control-path "$pkg" shlibs 2>/dev/null)" 2>/dev/null || true)
+    recommends="${recommends:+$recommends, }${dep:-$pkg}"
+done
+
 find "$root" -type d -exec chmod 755 {} +
 (cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
 size=$(du -sk --apparent-size "$root/usr" | cut -f1)
@@ -56,7 +71,8 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
 Depends: $depends
-Suggests: valkey-server
+${recommends:+Recommends: $recommends
+}Suggests: valkey-server
 Section: utils
 Priority: optional
 Description: benchmark: blobs in SQLite or files, and a Valkey cache
@@ -78,6 +94,7 @@ deb="$out/kvtest_${version}_${arch}.deb"
 dpkg-deb --build --root-owner-group "$root" "$deb" >/dev/null
 echo "deb.sh: wrote $deb"
 echo "deb.sh: Depends: $depends"
+[ -z "$recommends" ] || echo "deb.sh: Recommends: $recommends"
 # lintian prints its findings (E: error, W: warning, I: info); only errors
 # fail the build.
 lintian --fail-on error --info "$deb" || die 1 "lintian reports errors in $deb"

@@ -601,6 +601,30 @@ lock.mdb"
     assert_output ""
 }
 
+@test "librocksdb is opened when a RocksDB store is used, not at start: one that cannot be opened is one line, exit 1, nothing created" {
+    # not linked: a start that uses no RocksDB store never maps it
+    run bash -c 'readelf -d "$1" | grep NEEDED' _ "$KVTEST"
+    assert_success
+    refute_output --partial librocksdb
+    refute_output --partial libpq
+    local W=$D/w
+    mkdir "$W"
+    export KVTEST_LIBROCKSDB=$D/none.so
+    fails_with 1 "run: the RocksDB store: $D/none.so: cannot open shared object file*" run "rocksdb:$S/r"
+    fails_with 1 "export: $W/t: the RocksDB store: $D/none.so: cannot open*" export "$S/x.db" "rocksdb:$W/t"
+    fails_with 1 "stat: the RocksDB store: $D/none.so: cannot open*" stat "rocksdb:$S/r"
+    run ls -A "$W"
+    assert_output ""
+    # a library without RocksDB's functions (one of RocksDB's own
+    # dependencies): the first one missing is named
+    KVTEST_LIBROCKSDB=libbz2.so.1.0 fails_with 1 "run: the RocksDB store: libbz2.so.1.0 has no rocksdb_*" \
+        run "rocksdb:$S/r"
+    # the other stores do not need it
+    run "$KVTEST" run "lmdb:$S/l" --count 20 --verify
+    assert_success
+    assert_line "Verify: ok, 20 blobs checked"
+}
+
 @test "compare: lmdb and rocksdb results set side by side, one row each" {
     for f in old new; do
         for p in "lmdb:$S/l" "rocksdb:$S/r"; do

@@ -97,7 +97,7 @@ deb_path() {
     assert_success
 }
 
-@test "make deb: fields: version, architecture, library packages, Valkey suggested" {
+@test "make deb: fields: version, architecture, library packages, those opened on demand recommended, Valkey suggested" {
     deb_path
     run dpkg-deb -f "$DEB" Package Version Architecture Suggests Section Priority
     assert_output "Package: kvtest
@@ -110,6 +110,12 @@ Priority: optional"
     # Debian 12's packages of the libraries the binary links (a Debian
     # version may hold letters, + and ~: libh2o-evloop0.13's is 2.2.5+dfsg2).
     for p in libc6 libhiredis0.14 libh2o-evloop0.13 libhttp-parser2.9 libcjson1; do
+        assert_output --regexp "(^|, )$p \(>= [0-9][0-9A-Za-z.+~-]*\)(,|$)"
+    done
+    refute_output --regexp 'librocksdb|libpq'
+    # the libraries opened only when their store is used: recommended
+    run dpkg-deb -f "$DEB" Recommends
+    for p in 'librocksdb[0-9.]+' libpq5; do
         assert_output --regexp "(^|, )$p \(>= [0-9][0-9A-Za-z.+~-]*\)(,|$)"
     done
 }

@@ -138,6 +138,23 @@ until_hits() {
     [[ "$output" == *"in use"* ]]
 }
 
+@test "libpq is opened by the first PostgreSQL connect, not at start: one that cannot be opened is one line, exit 1" {
+    sqlite_only "a PostgreSQL store that never connects"
+    run bash -c 'readelf -d "$1" | grep NEEDED' _ "$KVTEST"
+    assert_success
+    refute_output --partial libpq
+    local url=postgres://u:secretpw@127.0.0.1:1/db c
+    for c in "init --store $url" "keys --store $url" "bench --store $url" "serve --store $url --port 0"; do
+        # shellcheck disable=SC2086  # the words of c are the arguments
+        run --separate-stderr env KVTEST_LIBPQ="$D/none.so" timeout 20 "$KVTEST" shortener $c
+        [ "$status" -eq 1 ] || fail "$c: status $status, wanted 1: $stderr"
+        assert_equal "$stderr" "kvtest shortener ${c%% *}: the PostgreSQL store: $D/none.so: cannot open shared object file: No such file or directory"
+    done
+    # an SQLite store does not need it
+    run env KVTEST_LIBPQ="$D/none.so" "$KVTEST" shortener init "$DB" --links 10
+    assert_success
+}
+
 @test "heart-beat, create, resolve, unknown id, unknown path" {
     "$KVTEST" shortener init "$DB"
     start_service "$DB" --threads 2

@@ -56,7 +56,7 @@ void links_pg_redact(const char *url, char *out, size_t cap)
 
 void links_pg_errline(PGconn *c, const PGresult *res, char *out, size_t cap)
 {
-    const char *m = res ? PQresultErrorMessage(res) : c ? PQerrorMessage(c) : "";
+    const char *m = res ? pq_lib->PQresultErrorMessage(res) : c ? pq_lib->PQerrorMessage(c) : "";
     if (!m || !*m)
         m = "out of memory";
     if (strncmp(m, "ERROR:  ", 8) == 0 || strncmp(m, "FATAL:  ", 8) == 0)
@@ -85,25 +85,27 @@ PGconn *links_pg_connect(const char *url, int timeout_ms, char *err, size_t errc
     /* Ours first: what the URL itself says wins (expand_dbname). */
     const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
     const char *vals[] = {secs, "kvtest", url, NULL};
-    PGconn *c = PQconnectdbParams(keys, vals, 1);
-    if (c && PQstatus(c) == CONNECTION_OK)
+    if (links_pg_lib_load(err, errcap) != 0)
+        return NULL;
+    PGconn *c = pq_lib->PQconnectdbParams(keys, vals, 1);
+    if (c && pq_lib->PQstatus(c) == CONNECTION_OK)
         return c;
     char line[400], shown[300];
     links_pg_errline(c, NULL, line, sizeof line);
     links_pg_redact(url, shown, sizeof shown);
     snprintf(err, errcap, "%s: %s", shown, line);
-    PQfinish(c);
+    pq_lib->PQfinish(c);
     return NULL;
 }
 
 int links_pg_exec(PGconn *c, const char *sql, char *err, size_t errcap)
 {
-    PGresult *r = PQexec(c, sql);
-    ExecStatusType st = PQresultStatus(r);
+    PGresult *r = pq_lib->PQexec(c, sql);
+    ExecStatusType st = pq_lib->PQresultStatus(r);
     int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
     if (!ok)
         links_pg_errline(c, r, err, errcap);
-    PQclear(r);
+    pq_lib->PQclear(r);
     return ok ? 0 : -1;
 }
 
@@ -113,16 +115,16 @@ static int pg_prepare(PGconn *c, int primary, char *err, size_t errcap)
     const char *names[] = {"kv_get", "kv_put"};
     const char *sql[] = {SQL_GET, SQL_PUT};
     for (int k = 0; k < (primary ? 2 : 1); k++) {
-        PGresult *r = PQprepare(c, names[k], sql[k], 0, NULL);
-        int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PGresult *r = pq_lib->PQprepare(c, names[k], sql[k], 0, NULL);
+        int ok = pq_lib->PQresultStatus(r) == PGRES_COMMAND_OK;
         if (!ok) {
-            const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+            const char *state = pq_lib->PQresultErrorField(r, PG_DIAG_SQLSTATE);
             if (state && strcmp(state, "42P01") == 0)   /* undefined_table */
                 snprintf(err, errcap, "no links table (create it with kvtest shortener init)");
             else
                 links_pg_errline(c, r, err, errcap);
         }
-        PQclear(r);
+        pq_lib->PQclear(r);
         if (!ok)
             return -1;
     }
@@ -131,7 +133,8 @@ static int pg_prepare(PGconn *c, int primary, char *err, size_t errcap)
 
 static void pc_down(struct pgconn *pc, uint64_t now, int pause)
 {
-    PQfinish(pc->c);
+    if (pc->c)   /* NULL also when libpq itself could not be opened */
+        pq_lib->PQfinish(pc->c);
     pc->c = NULL;
     if (!pause) {   /* first failure: the next call may try again at once */
         pc->retry_at_ns = now;
@@ -157,7 +160,7 @@ static int pc_ready(struct links_pg *p, struct pgconn *pc)
     pc->c = links_pg_connect(pc->url, p->timeout_ms, p->base.err, sizeof p->base.err);
     if (pc->c && pg_prepare(pc->c, pc->primary, why, sizeof why) != 0) {
         snprintf(p->base.err, sizeof p->base.err, "%s", why);
-        PQfinish(pc->c);
+        pq_lib->PQfinish(pc->c);
         pc->c = NULL;
     }
     if (!pc->c) {
@@ -172,14 +175,14 @@ static int pc_ready(struct links_pg *p, struct pgconn *pc)
  * the connection failed or the time is up. */
 static int pc_wait(PGconn *c, uint64_t deadline)
 {
-    while (PQisBusy(c)) {
+    while (pq_lib->PQisBusy(c)) {
         uint64_t now = clock_now_ns();
         if (now >= deadline)
             return -1;
-        struct pollfd pf = {.fd = PQsocket(c), .events = POLLIN};
+        struct pollfd pf = {.fd = pq_lib->PQsocket(c), .events = POLLIN};
         int ms = (int)((deadline - now + 999999) / 1000000);
         int n = poll(&pf, 1, ms);
-        if (n < 0 || (n > 0 && !PQconsumeInput(c)))
+        if (n < 0 || (n > 0 && !pq_lib->PQconsumeInput(c)))
             return -1;
     }
     return 0;
@@ -195,22 +198,22 @@ static enum pg_out pc_run(struct links_pg *p, struct pgconn *pc, const char *stm
     uint64_t deadline = clock_now_ns() + (uint64_t)p->timeout_ms * 1000000u;
     PGresult *r = NULL;
     /* text parameters: NUL-terminated, no lengths needed */
-    if (!PQsendQueryPrepared(pc->c, stmt, nparams, vals, NULL, NULL, 0) ||
-        pc_wait(pc->c, deadline) != 0 || !(r = PQgetResult(pc->c))) {
+    if (!pq_lib->PQsendQueryPrepared(pc->c, stmt, nparams, vals, NULL, NULL, 0) ||
+        pc_wait(pc->c, deadline) != 0 || !(r = pq_lib->PQgetResult(pc->c))) {
         links_pg_errline(pc->c, NULL, p->base.err, sizeof p->base.err);
         pc_down(pc, clock_now_ns(), 0);
         return PG_DOWN;
     }
     enum pg_out out;
-    ExecStatusType st = PQresultStatus(r);
-    if (st == PGRES_TUPLES_OK && PQntuples(r) > 0) {
-        size_t n = (size_t)PQgetlength(r, 0, 0);
+    ExecStatusType st = pq_lib->PQresultStatus(r);
+    if (st == PGRES_TUPLES_OK && pq_lib->PQntuples(r) > 0) {
+        size_t n = (size_t)pq_lib->PQgetlength(r, 0, 0);
         out = PG_ROW;
         if (url && n >= cap) {
             snprintf(p->base.err, sizeof p->base.err, "stored URL of %zu bytes does not fit", n);
             out = PG_FAIL;
         } else if (url) {
-            memcpy(url, PQgetvalue(r, 0, 0), n);
+            memcpy(url, pq_lib->PQgetvalue(r, 0, 0), n);
             url[n] = '\0';
             if (urllen)
                 *urllen = n;
@@ -220,17 +223,17 @@ static enum pg_out pc_run(struct links_pg *p, struct pgconn *pc, const char *stm
     } else {
         /* unique_violation of link_hash only: the id drawn is taken (any
          * other key, the primary key say, is a real error) */
-        const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-        const char *key = PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
+        const char *state = pq_lib->PQresultErrorField(r, PG_DIAG_SQLSTATE);
+        const char *key = pq_lib->PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME);
         out = state && strcmp(state, "23505") == 0 && key && strstr(key, "link_hash")
             ? PG_DUP : PG_FAIL;
         links_pg_errline(pc->c, r, p->base.err, sizeof p->base.err);
     }
-    PQclear(r);
+    pq_lib->PQclear(r);
     /* The rest of the answer (ReadyForQuery) is on its way or here. */
-    while (pc_wait(pc->c, deadline) == 0 && (r = PQgetResult(pc->c)))
-        PQclear(r);
-    if (PQstatus(pc->c) != CONNECTION_OK || PQisBusy(pc->c)) {
+    while (pc_wait(pc->c, deadline) == 0 && (r = pq_lib->PQgetResult(pc->c)))
+        pq_lib->PQclear(r);
+    if (pq_lib->PQstatus(pc->c) != CONNECTION_OK || pq_lib->PQisBusy(pc->c)) {
         pc_down(pc, clock_now_ns(), 0);
         if (out == PG_ROW || out == PG_NOROW)   /* the answer came: keep it */
             return out;
@@ -337,16 +340,16 @@ static int64_t pg_rows(struct links_pg *p, const char *sql, int nparams, const c
     if (pc_ready(p, &p->primary) != 0)
         return -1;
     PGconn *c = p->primary.c;
-    if (!PQsendQueryParams(c, sql, nparams, NULL, vals, NULL, NULL, 0) ||
-        !PQsetSingleRowMode(c)) {
+    if (!pq_lib->PQsendQueryParams(c, sql, nparams, NULL, vals, NULL, NULL, 0) ||
+        !pq_lib->PQsetSingleRowMode(c)) {
         links_pg_errline(c, NULL, p->base.err, sizeof p->base.err);
         return -1;
     }
     int64_t n = 0;
     int bad = 0;
     PGresult *r;
-    while ((r = PQgetResult(c))) {
-        ExecStatusType st = PQresultStatus(r);
+    while ((r = pq_lib->PQgetResult(c))) {
+        ExecStatusType st = pq_lib->PQresultStatus(r);
         if (st == PGRES_SINGLE_TUPLE && !*stopped && !bad) {
             n++;
             *stopped = row(ctx, r) != 0;
@@ -354,9 +357,9 @@ static int64_t pg_rows(struct links_pg *p, const char *sql, int nparams, const c
             links_pg_errline(c, r, p->base.err, sizeof p->base.err);
             bad = 1;
         }
-        PQclear(r);
+        pq_lib->PQclear(r);
     }
-    if (PQstatus(c) != CONNECTION_OK)
+    if (pq_lib->PQstatus(c) != CONNECTION_OK)
         pc_down(&p->primary, clock_now_ns(), 0);
     return bad ? -1 : n;
 }
@@ -369,7 +372,7 @@ struct id_ctx {
 static int id_row(void *ctx, PGresult *r)
 {
     struct id_ctx *a = ctx;
-    return a->fn(a->ctx, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0));
+    return a->fn(a->ctx, pq_lib->PQgetvalue(r, 0, 0), (size_t)pq_lib->PQgetlength(r, 0, 0));
 }
 
 static int64_t pg_foreach_id(struct links *base, int64_t limit,
@@ -392,9 +395,10 @@ struct link_ctx {
 static int link_row(void *ctx, PGresult *r)
 {
     struct link_ctx *a = ctx;
-    return a->fn(a->ctx, strtoll(PQgetvalue(r, 0, 0), NULL, 10), PQgetvalue(r, 0, 1),
-                 (size_t)PQgetlength(r, 0, 1), PQgetvalue(r, 0, 2),
-                 (size_t)PQgetlength(r, 0, 2), strtoll(PQgetvalue(r, 0, 3), NULL, 10));
+    return a->fn(a->ctx, strtoll(pq_lib->PQgetvalue(r, 0, 0), NULL, 10),
+                 pq_lib->PQgetvalue(r, 0, 1), (size_t)pq_lib->PQgetlength(r, 0, 1),
+                 pq_lib->PQgetvalue(r, 0, 2), (size_t)pq_lib->PQgetlength(r, 0, 2),
+                 strtoll(pq_lib->PQgetvalue(r, 0, 3), NULL, 10));
 }
 
 static int64_t pg_foreach_link(struct links *base, links_link_fn fn, void *ctx)
@@ -408,9 +412,12 @@ static int64_t pg_foreach_link(struct links *base, links_link_fn fn, void *ctx)
 static void pg_close(struct links *base)
 {
     struct links_pg *p = (struct links_pg *)base;
-    PQfinish(p->primary.c);
+    /* a connection never made is NULL, and libpq may never have opened */
+    if (p->primary.c)
+        pq_lib->PQfinish(p->primary.c);
     for (int k = 0; k < p->nrep; k++)
-        PQfinish(p->rep[k].c);
+        if (p->rep[k].c)
+            pq_lib->PQfinish(p->rep[k].c);
     memset(p->pool, 0, sizeof p->pool);
     free(p);
 }

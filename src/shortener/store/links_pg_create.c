@@ -31,7 +31,7 @@ struct copy {
 
 static int copy_flush(struct copy *cp)
 {
-    if (cp->len && PQputCopyData(cp->c, cp->buf, (int)cp->len) != 1) {
+    if (cp->len && pq_lib->PQputCopyData(cp->c, cp->buf, (int)cp->len) != 1) {
         links_pg_errline(cp->c, NULL, cp->err, sizeof cp->err);
         return -1;
     }
@@ -123,33 +123,34 @@ static int copy_from(struct copy *cp, const char *from)
 /* COPY ... FROM STDIN, then the end of it and its result. */
 static int copy_run(struct copy *cp, const struct links_create_opts *o)
 {
-    PGresult *r = PQexec(cp->c, "COPY links(id, link_hash, link_target, created_at) FROM STDIN");
-    int ok = PQresultStatus(r) == PGRES_COPY_IN;
+    PGresult *r =
+        pq_lib->PQexec(cp->c, "COPY links(id, link_hash, link_target, created_at) FROM STDIN");
+    int ok = pq_lib->PQresultStatus(r) == PGRES_COPY_IN;
     if (!ok)
         links_pg_errline(cp->c, r, cp->err, sizeof cp->err);
-    PQclear(r);
+    pq_lib->PQclear(r);
     if (!ok)
         return -1;
     cp->buf = malloc(COPY_CHUNK);
     if (!cp->buf) {
         snprintf(cp->err, sizeof cp->err, "out of memory");
-        PQputCopyEnd(cp->c, "out of memory");
+        pq_lib->PQputCopyEnd(cp->c, "out of memory");
         return -1;
     }
     int bad = (cp->src ? copy_from(cp, o->from) : copy_generated(cp, o->n, o->seed)) != 0 ||
               copy_flush(cp) != 0;
     free(cp->buf);
     cp->buf = NULL;
-    if (PQputCopyEnd(cp->c, bad ? "kvtest init failed" : NULL) != 1 && !bad) {
+    if (pq_lib->PQputCopyEnd(cp->c, bad ? "kvtest init failed" : NULL) != 1 && !bad) {
         links_pg_errline(cp->c, NULL, cp->err, sizeof cp->err);
         bad = 1;
     }
-    while ((r = PQgetResult(cp->c))) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK && !bad) {
+    while ((r = pq_lib->PQgetResult(cp->c))) {
+        if (pq_lib->PQresultStatus(r) != PGRES_COMMAND_OK && !bad) {
             links_pg_errline(cp->c, r, cp->err, sizeof cp->err);
             bad = 1;
         }
-        PQclear(r);
+        pq_lib->PQclear(r);
     }
     return bad ? -1 : 0;
 }
@@ -157,13 +158,13 @@ static int copy_run(struct copy *cp, const struct links_create_opts *o)
 /* Does a links table exist (in the search path)? 1, 0, or -1. */
 static int table_exists(PGconn *c, char *err, size_t errcap)
 {
-    PGresult *r = PQexec(c, "SELECT to_regclass('links') IS NOT NULL");
+    PGresult *r = pq_lib->PQexec(c, "SELECT to_regclass('links') IS NOT NULL");
     int out = -1;
-    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-        out = PQgetvalue(r, 0, 0)[0] == 't';
+    if (pq_lib->PQresultStatus(r) == PGRES_TUPLES_OK && pq_lib->PQntuples(r) == 1)
+        out = pq_lib->PQgetvalue(r, 0, 0)[0] == 't';
     else
         links_pg_errline(c, r, err, errcap);
-    PQclear(r);
+    pq_lib->PQclear(r);
     return out;
 }
 
@@ -225,6 +226,6 @@ int links_pg_create_db(const char *url, const struct links_create_opts *o,
     int rc = fill(c, o, src, made, why, sizeof why);
     if (rc)   /* closing the connection rolls the transaction back */
         snprintf(err, errcap, "%s: %s", shown, why);
-    PQfinish(c);
+    pq_lib->PQfinish(c);
     return rc;
 }

@@ -7,6 +7,25 @@
 
 #include <libpq-fe.h>
 
+/* Every libpq function the store calls. libpq is opened by the first
+ * connect (base/dynlib.h says why not at start; links_pg_lib.c), so each
+ * is called through pq_lib: pq_lib->PQexec(...). */
+#define PQ_FNS(X) \
+    X(PQclear) X(PQconnectdbParams) X(PQconsumeInput) X(PQerrorMessage) X(PQexec) X(PQfinish) \
+    X(PQgetResult) X(PQgetlength) X(PQgetvalue) X(PQisBusy) X(PQntuples) X(PQprepare) \
+    X(PQputCopyData) X(PQputCopyEnd) X(PQresultErrorField) X(PQresultErrorMessage) \
+    X(PQresultStatus) X(PQsendQueryParams) X(PQsendQueryPrepared) X(PQsetSingleRowMode) \
+    X(PQsocket) X(PQstatus)
+struct pq_lib {
+#define PQ_FN_PTR(f) __typeof__(f) *f;
+    PQ_FNS(PQ_FN_PTR)
+#undef PQ_FN_PTR
+};
+extern const struct pq_lib *pq_lib;
+/* Open libpq once; 0, or -1 with one line in err. links_pg_connect calls
+ * it, so a PGconn in hand means pq_lib is set. */
+int links_pg_lib_load(char *err, size_t errcap);
+
 /* One libpq connection and when it may be tried again after a failure. */
 struct pgconn {
     PGconn *c;               /* NULL while down */

@@ -44,10 +44,10 @@ static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
 static void slot_close(struct db_slot *sl)
 {
     if (sl->db)
-        rocksdb_close(sl->db);
-    rocksdb_options_destroy(sl->opts);
-    rocksdb_block_based_options_destroy(sl->table);
-    rocksdb_cache_destroy(sl->cache);
+        rocks_lib->rocksdb_close(sl->db);
+    rocks_lib->rocksdb_options_destroy(sl->opts);
+    rocks_lib->rocksdb_block_based_options_destroy(sl->table);
+    rocks_lib->rocksdb_cache_destroy(sl->cache);
     sl->db = NULL;
     sl->dir[0] = '\0';
 }
@@ -56,6 +56,8 @@ static void slot_close(struct db_slot *sl)
 static struct db_slot *slot_get(const char *dir, int rw, int64_t cache_bytes, char *err,
                                 int errlen)
 {
+    if (rocks_lib_load(err, errlen) != 0)
+        return NULL;
     pthread_mutex_lock(&slots_mu);
     struct db_slot *free_slot = NULL, *got = NULL;
     int clash = 0;
@@ -82,8 +84,8 @@ static struct db_slot *slot_get(const char *dir, int rw, int64_t cache_bytes, ch
         char *e = NULL;
         /* Reads open read-only: no LOCK taken, nothing flushed or
          * compacted under the measured run. */
-        sl->db = rw ? rocksdb_open(sl->opts, dir, &e)
-                    : rocksdb_open_for_read_only(sl->opts, dir, 0, &e);
+        sl->db = rw ? rocks_lib->rocksdb_open(sl->opts, dir, &e)
+                    : rocks_lib->rocksdb_open_for_read_only(sl->opts, dir, 0, &e);
         if (rocks_said(e, err, errlen, dir, "open") == 0 && sl->db) {
             snprintf(sl->dir, sizeof sl->dir, "%s", dir);
             sl->rw = rw;
@@ -138,14 +140,14 @@ static int rocks_open(struct store **out, const struct store_opts *o, char *err,
         return -1;
     }
     s->base.ops = &store_rocksdb_ops;
-    s->ro = rocksdb_readoptions_create();
-    s->wo = rocksdb_writeoptions_create();
+    s->ro = rocks_lib->rocksdb_readoptions_create();
+    s->wo = rocks_lib->rocksdb_writeoptions_create();
     s->update = o->update;
     s->multitrans = o->kv.multitrans;
     s->nosync = o->kv.nosync;
     /* Each write synced with --multitrans; otherwise one WAL sync at the
      * end (rocks_commit) stands for the database's one transaction. */
-    rocksdb_writeoptions_set_sync(s->wo, s->multitrans && !s->nosync);
+    rocks_lib->rocksdb_writeoptions_set_sync(s->wo, s->multitrans && !s->nosync);
     *out = &s->base;
     return 0;
 }
@@ -153,7 +155,7 @@ static int rocks_open(struct store **out, const struct store_opts *o, char *err,
 static void unpin(struct rocks_store *s)
 {
     if (s->pinned)
-        rocksdb_pinnableslice_destroy(s->pinned);
+        rocks_lib->rocksdb_pinnableslice_destroy(s->pinned);
     s->pinned = NULL;
 }
 
@@ -165,12 +167,12 @@ static int get(struct rocks_store *s, int64_t key, const char **v, size_t *n, ch
     unsigned char kb[8];
     store_kv_key(kb, key);
     char *e = NULL;
-    s->pinned = rocksdb_get_pinned(s->slot->db, s->ro, (const char *)kb, sizeof kb, &e);
+    s->pinned = rocks_lib->rocksdb_get_pinned(s->slot->db, s->ro, (const char *)kb, sizeof kb, &e);
     if (rocks_said(e, err, errlen, s->slot->dir, "get") != 0)
         return -1;
     if (!s->pinned)
         return 0;
-    *v = rocksdb_pinnableslice_value(s->pinned, n);
+    *v = rocks_lib->rocksdb_pinnableslice_value(s->pinned, n);
     return *n > 0;
 }
 
@@ -209,8 +211,8 @@ static int rocks_update(struct store *base, int64_t key, rng_t *r, int64_t *n, c
     unsigned char kb[8];
     store_kv_key(kb, key);
     char *e = NULL;
-    rocksdb_put(s->slot->db, s->wo, (const char *)kb, sizeof kb, (const char *)s->buf.p, len,
-                &e);
+    rocks_lib->rocksdb_put(s->slot->db, s->wo, (const char *)kb, sizeof kb,
+                           (const char *)s->buf.p, len, &e);
     if (rocks_said(e, err, errlen, s->slot->dir, "put") != 0)
         return -1;
     s->wrote = 1;
@@ -225,7 +227,7 @@ static int rocks_commit(struct store *base, char *err, int errlen)
     if (!s->wrote || s->multitrans || s->nosync)
         return 0;
     char *e = NULL;
-    rocksdb_flush_wal(s->slot->db, 1, &e);
+    rocks_lib->rocksdb_flush_wal(s->slot->db, 1, &e);
     s->wrote = 0;
     return rocks_said(e, err, errlen, s->slot->dir, "WAL sync");
 }
@@ -236,8 +238,8 @@ static int rocks_close(struct store *base, char *err, int errlen)
     (void)errlen;
     struct rocks_store *s = rocks_of(base);
     unpin(s);
-    rocksdb_readoptions_destroy(s->ro);
-    rocksdb_writeoptions_destroy(s->wo);
+    rocks_lib->rocksdb_readoptions_destroy(s->ro);
+    rocks_lib->rocksdb_writeoptions_destroy(s->wo);
     slot_put(s->slot);
     store_buf_free(&s->buf);
     free(s);
@@ -274,19 +276,19 @@ static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
     w->sl = slot_get(dir, 0, 0, err, errlen);
     if (!w->sl)
         return -1;
-    w->ro = rocksdb_readoptions_create();
+    w->ro = rocks_lib->rocksdb_readoptions_create();
     /* A scan of everything should not evict the cache a run warmed. */
-    rocksdb_readoptions_set_fill_cache(w->ro, 0);
-    w->it = rocksdb_create_iterator(w->sl->db, w->ro);
+    rocks_lib->rocksdb_readoptions_set_fill_cache(w->ro, 0);
+    w->it = rocks_lib->rocksdb_create_iterator(w->sl->db, w->ro);
     return 0;
 }
 
 static int walk_close(struct walk *w, char *err, int errlen)
 {
     char *e = NULL;
-    rocksdb_iter_get_error(w->it, &e);
-    rocksdb_iter_destroy(w->it);
-    rocksdb_readoptions_destroy(w->ro);
+    rocks_lib->rocksdb_iter_get_error(w->it, &e);
+    rocks_lib->rocksdb_iter_destroy(w->it);
+    rocks_lib->rocksdb_readoptions_destroy(w->ro);
     int rc = rocks_said(e, err, errlen, w->sl->dir, "read");
     slot_put(w->sl);
     return rc;
@@ -297,11 +299,11 @@ static int64_t rocks_max_key(const char *dir, char *err, int errlen)
     struct walk w;
     if (walk_open(&w, dir, err, errlen) != 0)
         return -1;
-    rocksdb_iter_seek_to_last(w.it);
+    rocks_lib->rocksdb_iter_seek_to_last(w.it);
     int64_t top = 0;
-    if (rocksdb_iter_valid(w.it)) {
+    if (rocks_lib->rocksdb_iter_valid(w.it)) {
         size_t n;
-        const char *k = rocksdb_iter_key(w.it, &n);
+        const char *k = rocks_lib->rocksdb_iter_key(w.it, &n);
         top = store_kv_key_parse(k, n);
     }
     if (walk_close(&w, err, errlen) != 0)
@@ -328,9 +330,9 @@ static int rocks_count(const char *dir, int64_t max_id, int64_t *present, int64_
 
 static int64_t property(rocksdb_t *db, const char *name)
 {
-    char *v = rocksdb_property_value(db, name);
+    char *v = rocks_lib->rocksdb_property_value(db, name);
     int64_t x = v ? strtoll(v, NULL, 10) : 0;
-    rocksdb_free(v);
+    rocks_lib->rocksdb_free(v);
     return x;
 }
 
@@ -355,10 +357,11 @@ static int rocks_facts(const char *dir, void (*size)(void *, int64_t), void *arg
     struct walk w;
     if (walk_open(&w, dir, err, errlen) != 0)
         return -1;
-    for (rocksdb_iter_seek_to_first(w.it); rocksdb_iter_valid(w.it); rocksdb_iter_next(w.it)) {
+    for (rocks_lib->rocksdb_iter_seek_to_first(w.it); rocks_lib->rocksdb_iter_valid(w.it);
+         rocks_lib->rocksdb_iter_next(w.it)) {
         size_t kn, vn;
-        const char *k = rocksdb_iter_key(w.it, &kn);
-        rocksdb_iter_value(w.it, &vn);
+        const char *k = rocks_lib->rocksdb_iter_key(w.it, &kn);
+        rocks_lib->rocksdb_iter_value(w.it, &vn);
         int64_t key = store_kv_key_parse(k, kn);
         f->entries++;
         f->value_bytes += (int64_t)vn;

@@ -13,7 +13,7 @@ int rocks_said(char *e, char *err, int errlen, const char *dir, const char *what
     if (!e)
         return 0;
     snprintf(err, (size_t)errlen, "%s: %s: %s", dir, what, e);
-    rocksdb_free(e);
+    rocks_lib->rocksdb_free(e);
     return -1;
 }
 
@@ -21,13 +21,13 @@ int rocks_said(char *e, char *err, int errlen, const char *dir, const char *what
 rocksdb_options_t *rocks_options_new(int64_t cache_bytes, rocksdb_cache_t **cache,
                                       rocksdb_block_based_table_options_t **table)
 {
-    rocksdb_options_t *o = rocksdb_options_create();
-    rocksdb_options_set_compression(o, rocksdb_no_compression);
+    rocksdb_options_t *o = rocks_lib->rocksdb_options_create();
+    rocks_lib->rocksdb_options_set_compression(o, rocksdb_no_compression);
     /* Every open starts an info LOG; keep one old one, not one per run. */
-    rocksdb_options_set_keep_log_file_num(o, 1);
-    *table = rocksdb_block_based_options_create();
-    *cache = rocksdb_cache_create_lru((size_t)cache_bytes);
-    rocksdb_block_based_options_set_block_cache(*table, *cache);
-    rocksdb_options_set_block_based_table_factory(o, *table);
+    rocks_lib->rocksdb_options_set_keep_log_file_num(o, 1);
+    *table = rocks_lib->rocksdb_block_based_options_create();
+    *cache = rocks_lib->rocksdb_cache_create_lru((size_t)cache_bytes);
+    rocks_lib->rocksdb_block_based_options_set_block_cache(*table, *cache);
+    rocks_lib->rocksdb_options_set_block_based_table_factory(o, *table);
     return o;
 }
