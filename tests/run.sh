@@ -35,7 +35,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 export KVTEST="${KVTEST:-./kvtest}"
 KVTEST="$(cd "$(dirname "$KVTEST")" && pwd)/$(basename "$KVTEST")"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+# AddressSanitizer's quarantine (the freed memory it keeps poisoned to catch
+# a use after free) at 16 MiB, not 256: the blob commands free megabytes a
+# second, and with the full quarantine every new buffer is a fresh page to
+# fault in (a 3,000-blob random run: 0.71x the CPU, 15 paired runs, min
+# 0.63, max 0.93; 12,000 page faults instead of 17,800). A use after free is
+# still caught while the block is among the last 16 MiB freed.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:quarantine_size_mb=16}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 JOBS=${KVTEST_TEST_JOBS:-4}
 case $JOBS in '' | *[!0-9]* | 0) echo "run.sh: KVTEST_TEST_JOBS must be a positive number" >&2; exit 2 ;; esac
