@@ -8,28 +8,6 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* In the sanitizer build: LeakSanitizer scans no thread-local storage at
- * exit. GCC 12's scan of the thread-locals of a dlopen'd library (RocksDB
- * has some) now and then reads a bogus range and kills the process
- * ("Tracer caught signal 11"; two suites in one make test). Fewer roots
- * can only make it report more leaks, never fewer; the blocks glibc
- * allocates for such thread-locals are in its built-in suppressions.
- * LSAN_OPTIONS overrides this. */
-#if defined(__SANITIZE_ADDRESS__)
-#define DYNLIB_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DYNLIB_LSAN 1
-#endif
-#endif
-#ifdef DYNLIB_LSAN
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-    return "use_tls=0:print_suppressions=0";
-}
-#endif
-
 void *dynlib_sym(void *handle, const struct dynlib *l, const char *name, char *err, size_t cap)
 {
     dlerror();

@@ -25,18 +25,6 @@
 #include "measure/clock.h"
 #include "shortener/service/request.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-/* LeakSanitizer: h2o 2.2.5 keeps up to 16 memory-pool chunks per thread in
- * a static thread-local list nothing outside the library can empty; they
- * are lost when a loop thread ends. Our own allocations (struct conn, the
- * loops) stay checked. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:h2o_mem_alloc_recycle\n";
-}
-#endif
-
 struct loop_thread {
     struct service_http *h;
     pthread_t tid;
