@@ -11,6 +11,9 @@ load '../lib/common'
 
 setup() {
     common_setup
+    # the runner this suite runs in sets its own (make test-repo: repo);
+    # each run below starts from the default, or names its set
+    unset KVTEST_TEST_SET
     T=$D/tree
     mkdir -p "$T/tests/cli" "$T/tests/lib" "$T/scripts" "$T/.ci" "$T/units"
     cp "$BATS_TEST_DIRNAME/../run.sh" "$T/tests/"
