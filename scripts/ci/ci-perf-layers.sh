@@ -189,7 +189,7 @@ http_servers() {
 # layer_wall: ABBA rounds until every path is settled, or --max-pairs, or
 # past it --more-pairs or WALL_BUDGET seconds.
 layer_wall() {
-    local active=" $PATHS " p r a b k st est lo hi pv t0=$SECONDS
+    local active=" $PATHS " p r a b st est lo hi t0=$SECONDS
     say "wall: ABBA pairs, $MIN_PAIRS to $MAX_PAIRS (to $MORE_PAIRS where slower), slowdown limit x$WALL_LIMIT, paired"
     if [[ $active == *" http "* ]]; then
         http_servers || { say "wall: the HTTP services did not start (see $OUT/logs)"; return 1; }
@@ -201,20 +201,23 @@ layer_wall() {
         if ! wall_run "$p" ref || ! wall_run "$p" cur; then say "wall: $p failed"; return 1; fi
     done
     WALL_DISCARD=0
-    k=$HOLM_FAMILY
     for ((r = 1; r <= MORE_PAIRS; r++)); do
         for p in $active; do
             if ((r % 2)); then a=ref b=cur; else a=cur b=ref; fi
             if ! wall_run "$p" "$a" || ! wall_run "$p" "$b"; then say "wall: $p failed"; return 1; fi
         done
-        # Settle a path once its interval is clear of the limit, judged at a
-        # Bonferroni level (stricter than the final Holm) after full ABBA blocks.
+        # Settle a path early only as not slower: its interval wholly below
+        # the limit, after full ABBA blocks. Never as slower: a path that
+        # looks slower is judged once, on all its pairs at the end. Looking
+        # for "lo > limit" after every block is a test repeated up to 45
+        # times, and it once failed an unchanged lookup path at 36 pairs
+        # (x1.123 [1.043, 1.198]); three sets of 40 pairs of the same two
+        # builds read x1.005, x1.009 and x1.002 since.
         ((r >= MIN_PAIRS && r % 2 == 0)) || continue
         for p in $active; do
             st=$(wall_stats "$p") || continue
-            read -r est lo hi pv <<<"$st"
-            if awk -v lo="$lo" -v hi="$hi" -v p="$pv" -v t="$WALL_LIMIT" -v k="$k" \
-                'BEGIN { exit !(hi < t || (lo > t && p < 0.05 / k)) }'; then
+            read -r est lo hi _ <<<"$st"
+            if awk -v hi="$hi" -v t="$WALL_LIMIT" 'BEGIN { exit !(hi < t) }'; then
                 active=${active/ $p / }
                 say "wall: $p settled after $r pairs (x$(printf '%.3f' "$est") [$(printf '%.3f' "$lo"), $(printf '%.3f' "$hi")])"
             elif ((r >= MAX_PAIRS)) && awk -v e="$est" -v t="$WALL_LIMIT" 'BEGIN { exit !(e <= 1 + (t - 1) / 2) }'; then

@@ -39,8 +39,9 @@
 #         Holm-adjusted across the paths. FAIL only
 #         when the adjusted p < 0.05 AND the slowdown's interval lies wholly
 #         above WALL_LIMIT (default 1.04). From --min-pairs on, a path whose
-#         interval is wholly below or wholly above WALL_LIMIT stops being
-#         measured; the rest go on up to --max-pairs, and past it those
+#         interval is wholly below WALL_LIMIT stops being measured (never
+#         one above it: a slower path is judged once, on all its pairs, not
+#         after every block); the rest go on up to --max-pairs, and past it those
 #         whose estimate is above halfway to WALL_LIMIT go on up to
 #         --more-pairs, while the wall layer has run less than
 #         --wall-budget seconds.

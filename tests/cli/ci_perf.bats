@@ -196,22 +196,28 @@ samples() {
     assert_output 4
 }
 
-@test "ci-perf: --wall-budget stops the pairs past --max-pairs, never those before" {
-    # The current side is the same build reporting every blob read 100x
-    # slower than it measured: its estimate, near x100 however fast the
-    # machine runs that minute, is far above halfway to the limit (x1.02),
-    # so its path goes on past --max-pairs; and up to 4 pairs nothing can
-    # settle it (hi is above the limit, and the smallest p of 4 pairs is
-    # 2/16). How many pairs run is then decided by the options alone.
-    # (An A/A run with a limit of x0.5 once read x0.714 and stopped early.)
-    local slow=$D/slow-kvtest
-    cat >"$slow" <<EOF
+# slow_kvtest: prints the path of a kvtest that is this build reporting
+# every blob read 100x slower than it measured: its estimate, near x100
+# however fast the machine runs that minute, is far above the limit.
+slow_kvtest() {
+    cat >"$D/slow-kvtest" <<EOF
 #!/usr/bin/env bash
 [ "\$1" = run ] || exec "$KV" "\$@"
 "$KV" "\$@" | jq -c '.result.us_per_blob *= 100 | .result.runs[].us_per_blob *= 100'
 exit "\${PIPESTATUS[0]}"
 EOF
-    chmod +x "$slow"
+    chmod +x "$D/slow-kvtest"
+    echo "$D/slow-kvtest"
+}
+
+@test "ci-perf: --wall-budget stops the pairs past --max-pairs, never those before" {
+    # The slow side's estimate is far above halfway to the limit (x1.02),
+    # so its path goes on past --max-pairs, and nothing settles it early
+    # (its interval is not below the limit). How many pairs run is then
+    # decided by the options alone.
+    # (An A/A run with a limit of x0.5 once read x0.714 and stopped early.)
+    local slow
+    slow=$(slow_kvtest)
     # Budget 0: judged at --max-pairs.
     run env TMPDIR="$D" bash "$CI" --kvtest "$slow" --ref-kvtest "$KV" --layers wall \
         --paths files-read --min-pairs 2 --max-pairs 2 --more-pairs 4 --wall-budget 0 --out "$D/b"
@@ -229,4 +235,20 @@ EOF
     run bash "$CI" --wall-budget 5m
     assert_failure 2
     assert_output --partial '--wall-budget must be a whole number of seconds'
+}
+
+@test "ci-perf: a path that looks slower is judged once, on all its pairs, never settled early as slower" {
+    # From 6 pairs on the slow side's p-value (2/64) clears a single test,
+    # so a check that settled "slower" after each block stopped at 6. It
+    # must go on to --more-pairs and fail there, judged on all 8.
+    local slow
+    slow=$(slow_kvtest)
+    run env TMPDIR="$D" bash "$CI" --kvtest "$slow" --ref-kvtest "$KV" --layers wall \
+        --paths files-read --holm-family 1 --min-pairs 2 --max-pairs 4 --more-pairs 8 --out "$D/s"
+    assert_failure 1
+    refute_output --partial ' settled'
+    assert_output --partial 'unsettled after 8 pairs: files-read'
+    assert_output --regexp 'wall +files-read +8 pairs +p=[0-9.e-]+ +x[0-9.]+ .* FAIL'
+    run wc -l <"$D/s/wall/files-read.cur.jsonl"
+    assert_output 8
 }
