@@ -22,7 +22,7 @@ struct trackmap {
 
 uint64_t trackmap_hash(const char *id, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+    uint64_t h = 14695981039346656037ull;   /* FNV-1a 64: offset basis, prime */
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
     return h ^ (h >> 29);
