@@ -173,7 +173,7 @@ static double u_statistic(const double *a, size_t na, const double *b, size_t nb
     memcpy(p + na, b, nb * sizeof *p);
     sort_doubles(p, n);
     for (size_t i = 0; i < n;) {
-        size_t k = i;
+        size_t k = i + 1;   /* a run is at least its first value */
         while (k < n && p[k] == p[i])
             k++;
         double t = (double)(k - i);
@@ -189,6 +189,10 @@ double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb
 {
     if (na == 0 || nb == 0)
         return 1.0;
+    /* A NaN equals nothing, itself included: it would count in no pair of
+     * U and, in the tie scan, as a run of length 0. */
+    if (!all_finite(a, na, 0) || !all_finite(b, nb, 0))
+        return NAN;
     int ties;
     double tie;
     double u = u_statistic(a, na, b, nb, &ties, &tie);

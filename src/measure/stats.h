@@ -42,7 +42,7 @@ double stats_median(const double *v, size_t n);
 int stats_median_ci(const double *v, size_t n, struct stats_ci *out);
 
 /* Two-sided p-value of the Mann-Whitney U test of a against b; 1.0 when
- * either side is empty. */
+ * either side is empty, NaN when a value is not finite. */
 double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb);
 
 /* Holm-Bonferroni: adj[i] is p[i] adjusted for the n tests (monotone,

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tests/unit/unit.h"
 
 #include "measure/stats.h"
@@ -229,6 +230,20 @@ static void test_mann_whitney_small(void **state)
     assert_true(stats_mann_whitney(a, 2, b, 2) == 1.0);
     assert_true(stats_mann_whitney(NULL, 0, nine, 9) == 1.0);
     assert_true(stats_mann_whitney(nine, 9, NULL, 0) == 1.0);
+}
+
+/* A value that is not finite: no p-value (NaN), and an answer at all: a
+ * NaN once made the tie scan loop forever (the alarm ends a regression). */
+static void test_mann_whitney_not_finite(void **state)
+{
+    (void)state;
+    double nine[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    double first[] = {NAN, 2}, last[] = {2, NAN}, inf[] = {2, INFINITY};
+    alarm(10);
+    assert_true(isnan(stats_mann_whitney(first, 2, nine, 9)));
+    assert_true(isnan(stats_mann_whitney(nine, 9, last, 2)));
+    assert_true(isnan(stats_mann_whitney(inf, 2, nine, 9)));
+    alarm(0);
 }
 
 /* Ties: the normal approximation with tie and continuity corrections.
@@ -520,6 +535,7 @@ UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_median_ci_inputs),
     cmocka_unit_test(test_mann_whitney_table_end),
     cmocka_unit_test(test_mann_whitney_small),
+    cmocka_unit_test(test_mann_whitney_not_finite),
     cmocka_unit_test(test_mann_whitney_ties_ref),
     cmocka_unit_test(test_holm_ref),
     cmocka_unit_test(test_ratio_ci_fixtures),
