@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "base/units.h"
+#include "base/url_mask.h"
 
 static void vmsg(const char *cmd, const char *prefix, const char *fmt, va_list ap)
 {
@@ -20,11 +21,14 @@ static void vmsg(const char *cmd, const char *prefix, const char *fmt, va_list a
         n = 0;
     if ((size_t)n < sizeof(line))
         vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-    /* One line, whatever the message held. */
+    /* One line, whatever the message held, and no password: a message
+     * quoting a store or cache URL needs no care of its own. */
     for (char *p = line; *p; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
-    fprintf(stderr, "%s\n", line);
+    char shown[sizeof line];
+    url_mask(line, shown, sizeof shown);
+    fprintf(stderr, "%s\n", shown);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...)
@@ -68,6 +72,10 @@ void cli_set_cmdline(int argc, char **argv)
     }
     if (n >= sizeof(cmdline))
         cmdline[sizeof(cmdline) - 1] = 0;
+    /* Results record it: a store or cache URL's password goes first. */
+    char raw[sizeof cmdline];
+    memcpy(raw, cmdline, sizeof raw);
+    url_mask(raw, cmdline, sizeof cmdline);
 }
 
 const char *cli_cmdline(void)

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/cli.h"
+#include "base/url_mask.h"
 #include "measure/report.h"
 #include "measure/stats.h"
 #include "shortener/bench/bench_out.h"
@@ -60,10 +61,13 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
     cJSON *cl = cJSON_AddArrayToObject(op, "configs");
     for (int i = 0; i < nconf; i++)
         cJSON_AddItemToArray(cl, cJSON_CreateString(bench_conf_name(b, conf[i])));
-    if (o->cache_url)
-        cJSON_AddStringToObject(op, "cache", o->cache_url);
-    else
+    if (o->cache_url) {
+        char cache[512];
+        url_mask(o->cache_url, cache, sizeof cache);
+        cJSON_AddStringToObject(op, "cache", cache);
+    } else {
         cJSON_AddNullToObject(op, "cache");
+    }
     cJSON_AddNumberToObject(op, "lookups", (double)o->lookups);
     cJSON_AddNumberToObject(op, "threads", (double)o->threads);
     cJSON_AddNumberToObject(op, "zipf", o->zipf);

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/url_mask.h"
 #include "measure/report.h"
 #include "shortener/cli/serve_int.h"
 
@@ -22,9 +23,11 @@ void serve_print_start(const struct serve_opts *o, int port, const struct fd_lim
     if (o->kind == LINKS_KIND_POSTGRES)
         snprintf(store, sizeof store, "store postgres, %d replica%s", o->nreplicas,
                  o->nreplicas == 1 ? "" : "s");
+    char cache[512];
+    url_mask(o->cache_url, cache, sizeof cache);
     fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
             "(%sthreads %d, cache %s, %s)\n",
-            lb, o->bind_addr, rb, port, procs, (int)o->threads, o->cache_url, store);
+            lb, o->bind_addr, rb, port, procs, (int)o->threads, cache, store);
     fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
             "connections %u, header timeout %d s, idle timeout %d s\n",
             (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/url_mask.h"
 #include "shortener/store/links_int.h"
 #include "shortener/store/links_pg_int.h"
 
@@ -42,7 +43,7 @@ int links_store_kind(const char *store, enum links_kind *kind, const char **targ
 
 void links_store_show(const char *store, char *out, size_t cap)
 {
-    links_pg_redact(store, out, cap);   /* only a URL with user:password@ changes */
+    url_mask(store, out, cap);   /* only a password changes */
 }
 
 struct links *links_open_opts(const char *store, const struct links_opts *o, char *err,
@@ -85,14 +86,14 @@ static int check_request(enum links_kind kind, const char *target,
     enum links_kind fkind;
     if (links_store_kind(o->from, &fkind, from, err, errcap) != 0)
         return 2;
+    char shown[300];
+    links_store_show(o->from, shown, sizeof shown);
     if (kind == LINKS_KIND_SQLITE && fkind != LINKS_KIND_SQLITE) {
         snprintf(err, errcap, "--from %s: an SQLite store copies from an SQLite "
-                 "database (a PostgreSQL store can copy from either)", o->from);
+                 "database (a PostgreSQL store can copy from either)", shown);
         return 2;
     }
     if (fkind == kind && strcmp(*from, target) == 0) {
-        char shown[300];
-        links_store_show(o->from, shown, sizeof shown);
         snprintf(err, errcap, "--from %s: cannot copy a store onto itself", shown);
         return 2;
     }

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "base/counter.h"
+#include "base/url_mask.h"
 #include "measure/clock.h"
 #include "shortener/store/links_int.h"
 #include "shortener/store/links_pg_int.h"
@@ -41,18 +42,6 @@ struct links_pg {
 
 /* What one statement on one connection came to. */
 enum pg_out { PG_ROW, PG_NOROW, PG_DOWN, PG_FAIL, PG_DUP };
-
-void links_pg_redact(const char *url, char *out, size_t cap)
-{
-    const char *scheme = strstr(url, "://");
-    const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
-    const char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
-    if (!at || !colon || colon > at) {   /* no user:password@ */
-        snprintf(out, cap, "%s", url);
-        return;
-    }
-    snprintf(out, cap, "%.*s:***%s", (int)(colon - url), url, at);
-}
 
 void links_pg_errline(PGconn *c, const PGresult *res, char *out, size_t cap)
 {
@@ -92,7 +81,7 @@ PGconn *links_pg_connect(const char *url, int timeout_ms, char *err, size_t errc
         return c;
     char line[400], shown[300];
     links_pg_errline(c, NULL, line, sizeof line);
-    links_pg_redact(url, shown, sizeof shown);
+    url_mask(url, shown, sizeof shown);
     snprintf(err, errcap, "%s: %s", shown, line);
     pq_lib->PQfinish(c);
     return NULL;
@@ -443,7 +432,7 @@ static int pc_open(struct links_pg *p, struct pgconn *pc, const char *url, int p
         return -1;
     char why[256], shown[300];
     if (pg_prepare(pc->c, primary, why, sizeof why) != 0) {
-        links_pg_redact(url, shown, sizeof shown);
+        url_mask(url, shown, sizeof shown);
         snprintf(err, errcap, "%s: %s", shown, why);
         return -1;
     }

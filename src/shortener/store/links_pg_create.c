@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/url_mask.h"
 #include "measure/progress.h"
 #include "shortener/store/links_int.h"
 #include "shortener/store/links_pg_int.h"
@@ -218,7 +219,7 @@ int links_pg_create_db(const char *url, const struct links_create_opts *o,
                        struct links *src, int64_t *made, char *err, size_t errcap)
 {
     char shown[300];
-    links_pg_redact(url, shown, sizeof shown);
+    url_mask(url, shown, sizeof shown);
     PGconn *c = links_pg_connect(url, 10000, err, errcap);
     if (!c)
         return 1;

@@ -41,8 +41,6 @@ struct pgconn {
 PGconn *links_pg_connect(const char *url, int timeout_ms, char *err, size_t errcap);
 /* libpq's message of c (or of res when not NULL) as one line. */
 void links_pg_errline(PGconn *c, const PGresult *res, char *out, size_t cap);
-/* url with any password replaced by "***", for messages. */
-void links_pg_redact(const char *url, char *out, size_t cap);
 /* Run one statement without parameters that returns no rows; 0 or -1 with
  * the reason in err. */
 int links_pg_exec(PGconn *c, const char *sql, char *err, size_t errcap);

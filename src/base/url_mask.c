@@ -1,0 +1,97 @@
+/* url_mask: passwords out of texts. See url_mask.h. */
+#include "base/url_mask.h"
+
+#include <string.h>
+#include <strings.h>
+
+struct sink {
+    char *out;
+    size_t cap, n;
+};
+
+/* Appends what fits; out stays terminated. */
+static void put(struct sink *s, const char *p, size_t len)
+{
+    if (s->cap == 0)
+        return;
+    size_t room = s->cap - 1 - s->n;
+    if (len > room)
+        len = room;
+    memcpy(s->out + s->n, p, len);
+    s->n += len;
+    s->out[s->n] = '\0';
+}
+
+/* Where a URL ends inside a message or a command line. */
+static int url_stop(char c)
+{
+    return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\'' ||
+           c == '"';
+}
+
+/* The '@' that ends the userinfo of the URL whose authority starts at p:
+ * the last one before the URL ends, so that a password holding '@' or '/'
+ * (libpq wants them percent-encoded, people type them raw) is masked
+ * whole; masking a path's "a:b@c" too is the safe mistake. NULL: none. */
+static const char *userinfo_end(const char *p)
+{
+    const char *at = NULL;
+    for (; !url_stop(*p) && strncmp(p, "://", 3) != 0; p++)
+        if (*p == '@')
+            at = p;
+    return at;
+}
+
+/* The length of a "password=" value starting at v: quoted 'with \' escapes'
+ * as libpq's keyword/value strings allow, else up to '&' or a URL's end. */
+static size_t value_len(const char *v)
+{
+    const char *p = v;
+    if (*p == '\'') {
+        for (p++; *p && *p != '\''; p++)
+            if (*p == '\\' && p[1])
+                p++;
+        return (size_t)(p - v) + (*p == '\'');
+    }
+    while (!url_stop(*p) && *p != '&')
+        p++;
+    return (size_t)(p - v);
+}
+
+int url_mask(const char *text, char *out, size_t cap)
+{
+    static const char key[] = "password=";
+    const size_t klen = sizeof key - 1;
+    struct sink s = {out, cap, 0};
+    if (cap > 0)
+        out[0] = '\0';
+    int masked = 0;
+    for (const char *p = text; *p;) {
+        if (strncmp(p, "://", 3) == 0) {
+            put(&s, p, 3);
+            p += 3;
+            const char *at = userinfo_end(p);
+            const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+            if (colon) {   /* USER:PASSWORD@: keep USER: */
+                put(&s, p, (size_t)(colon - p) + 1);
+                put(&s, "***", 3);
+                p = at;
+                masked = 1;
+            }
+            continue;
+        }
+        int starts = p == text || p[-1] == '?' || p[-1] == '&' || p[-1] == ' ' ||
+                     p[-1] == '\t';
+        if (starts && strncasecmp(p, key, klen) == 0) {
+            put(&s, p, klen);
+            put(&s, "***", 3);
+            p += klen;
+            p += value_len(p);
+            masked = 1;
+            continue;
+        }
+        put(&s, p, 1);
+        p++;
+    }
+    return masked;
+}
