@@ -37,7 +37,7 @@ CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS
               $(if $(ROCKSDB_SONAME),-DKVTEST_ROCKSDB_SONAME='"$(ROCKSDB_SONAME)"') \
               $(if $(LIBPQ_SONAME),-DKVTEST_LIBPQ_SONAME='"$(LIBPQ_SONAME)"')
 OPT         = -O2 -g
-LIBS        = -lhiredis -lh2o-evloop -lhttp_parser -lcjson -llmdb -lpthread -lm
+LIBS        = -lhiredis -luriparser -lh2o-evloop -lhttp_parser -lcjson -llmdb -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone
@@ -331,7 +331,7 @@ FUZZ_SRCS = tests/fuzz/fuzz_request.c \
             $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
             $(filter-out src/base/json_core.c,$(wildcard src/base/*.c)) src/measure/keys/rng.c \
             src/measure/progress.c
-FUZZ_LIBS = -lhiredis -lcjson -lpthread -lm
+FUZZ_LIBS = -lhiredis -luriparser -lcjson -lpthread -lm
 build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
 	@mkdir -p $(@D)
 	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \

@@ -149,11 +149,13 @@ stop_pid() {
 # The former private name, kept for callers that still use it.
 _stop_pid() { stop_pid "$@"; _STOP_STATUS=$STOP_STATUS; }
 
+# VALKEY_ARGS (an array, may be unset): more valkey-server options, such
+# as (--requirepass PW); valkey-cli then needs REDISCLI_AUTH=PW exported.
 _start_valkey_on() {
     local port=$1 log=$2 dir
     dir=$(dirname "$log")
     valkey-server --save '' --appendonly no --port "$port" --bind 127.0.0.1 \
-        --dir "$dir" --daemonize no >>"$log" 2>&1 3>&- &
+        --dir "$dir" --daemonize no ${VALKEY_ARGS[@]+"${VALKEY_ARGS[@]}"} >>"$log" 2>&1 3>&- &
     VALKEY_PID=$!
     _servers_track "$VALKEY_PID"
     VALKEY_PORT=$port

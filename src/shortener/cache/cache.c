@@ -15,6 +15,7 @@
 #ifdef KVTEST_INJECT
 #include "measure/inject.h"
 #endif
+#include "shortener/cache/cache_access.h"
 #include "shortener/cache/cluster.h"
 #include "shortener/cache/cluster_slots.h"
 #include "shortener/cache/node.h"
@@ -69,24 +70,39 @@ void cache_close(struct cache *c)
 
 int cache_ping(struct cache *c, char *err, size_t errcap)
 {
-    if (c->cl)
-        return cluster_refresh(c->cl, 1, err, errcap);
     struct node *n = &c->one;
-    if (!n->ctx && node_connect(n, err, errcap) != 0) {
-        node_drop(n);
-        return -1;
+    if (c->cl) {
+        int rc = cluster_refresh(c->cl, 1, err, errcap);
+        if (rc != 0)
+            return rc;
+        if (!(n = cluster_answered(c->cl)))
+            return 0;   /* dropped since: the next lookup tells */
+    } else {
+        if (!n->ctx && node_connect(n, err, errcap) != 0) {
+            int refused = n->refused;
+            node_drop(n);
+            return refused ? -2 : -1;
+        }
+        redisReply *r = redisCommand(n->ctx, "PING");
+        if (!r || r->type != REDIS_REPLY_STATUS) {
+            int refused = cache_refused(r);
+            snprintf(err, errcap, "%s: PING failed: %s", n->addr,
+                     r && r->type == REDIS_REPLY_ERROR ? r->str : n->ctx->errstr);
+            if (r)
+                freeReplyObject(r);
+            node_drop(n);
+            return refused ? -2 : -1;
+        }
+        freeReplyObject(r);
     }
-    redisReply *r = redisCommand(n->ctx, "PING");
-    if (!r || r->type != REDIS_REPLY_STATUS) {
-        snprintf(err, errcap, "%s: PING failed: %s", n->addr,
-                 r && r->type == REDIS_REPLY_ERROR ? r->str : n->ctx->errstr);
-        if (r)
-            freeReplyObject(r);
-        node_drop(n);
-        return -1;
+    char why[300];
+    int rc = cache_probe(n->ctx, c->cfg.track, why, sizeof why);
+    if (rc != 0) {
+        snprintf(err, errcap, "%s: %s", n->addr, why);
+        if (rc == -1)
+            node_drop(n);
     }
-    freeReplyObject(r);
-    return 0;
+    return rc;
 }
 
 /* What one round trip asks about one key: GET (a lookup) or SET (a fill);

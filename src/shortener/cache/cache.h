@@ -56,10 +56,18 @@ struct cache_seed {
     int port;
 };
 
+/* The credentials of a cache URL (cache_parse_url). */
+struct cache_cred {
+    int has_pass;     /* AUTH [user] pass on every connection */
+    char user[128];   /* "": Valkey's default user */
+    char pass[256];   /* decoded; never printed (url_mask) */
+};
+
 struct cache_config {
     char host[256];
     int port;
     int db;                   /* SELECT db after connecting when > 0 */
+    struct cache_cred cred;   /* AUTH on every connection, if any */
     int64_t ttl_s;            /* 0 = no expiry */
     int connect_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
     int command_timeout_ms;   /* CACHE_TIMEOUT_MS by default */
@@ -105,7 +113,12 @@ struct cache;
  * "valkey+track://" for client-side caching; HOST may be [IPv6]; PORT
  * 1..65535; DB 0..1000000), or "valkey-cluster://HOST:PORT[,HOST:PORT...]"
  * (also "valkey-cluster+track://"; no DB: a cluster has database 0 only)
- * into cfg with default timeouts and no TTL. Returns 0, or -1 with a
+ * into cfg with default timeouts and no TTL. Each may start with
+ * credentials, "USER:PASSWORD@" (an ACL user) or ":PASSWORD@" (the default
+ * user, requirepass), percent-encoded as RFC 3986 has it (a '@' in a
+ * password as %40; a raw one is taken too, up to the last '@'); every
+ * connection, the invalidation channel and each cluster node's included,
+ * then starts with AUTH. Messages show the URL through url_mask. Returns 0, or -1 with a
  * one-line reason in err. "none" is not a URL: callers handle it (it
  * means cache == NULL). */
 int cache_parse_url(const char *url, struct cache_config *cfg,
@@ -118,8 +131,13 @@ struct cache *cache_open(const struct cache_config *cfg);
 void cache_close(struct cache *c);   /* NULL is fine */
 
 /* Round trip a PING now (connecting if needed, ignoring backoff); for a
- * cluster, read the slot map from the first node that answers. 0 if the
- * server answered, -1 with the reason in err. */
+ * cluster, read the slot map from the first node that answers. Then try,
+ * on that connection, each command the service sends about a key
+ * (cache_probe). 0 if the server answered and allowed them; -1 with the
+ * reason in err when it could not be reached (a service may start without
+ * it and reconnect later); -2 when it refused this client: a wrong or
+ * missing password, or an ACL rule (NOAUTH, WRONGPASS, NOPERM), which no
+ * reconnect mends, so callers end there. */
 int cache_ping(struct cache *c, char *err, size_t errcap);
 
 /* Look up id through the cache (c may be NULL: plain links_lookup). Same

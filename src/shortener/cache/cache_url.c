@@ -5,10 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/net.h"
+#include <uriparser/Uri.h>
 
-#define EXPECTED "expected none, valkey://HOST:PORT[/DB], valkey+track://HOST:PORT[/DB], " \
-                 "valkey-cluster://HOST:PORT[,HOST:PORT...] or valkey-cluster+track://..."
+#include "base/net.h"
+#include "base/url_mask.h"
+
+#define EXPECTED "expected none, valkey://[USER:PASSWORD@]HOST:PORT[/DB], valkey+track://..., " \
+                 "valkey-cluster://[USER:PASSWORD@]HOST:PORT[,HOST:PORT...] or " \
+                 "valkey-cluster+track://..."
 
 /* HOST:PORT (the len bytes at p) into host and *port. 0, or -1 with err. */
 static int parse_authority(const char *url, const char *p, size_t len, char *host,
@@ -71,8 +75,53 @@ static int parse_seeds(const char *url, const char *p, struct cache_config *cfg,
     return 0;
 }
 
-int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t errcap)
+/* One part of "USER:PASSWORD" (len bytes at p) into out, percent-decoded.
+ * 0, or -1 with err. */
+static int credential(const char *url, const char *what, const char *p, size_t len, char *out,
+                      size_t cap, char *err, size_t errcap)
 {
+    if (len >= cap) {
+        snprintf(err, errcap, "bad cache URL '%s': %s longer than %zu bytes", url, what, cap - 1);
+        return -1;
+    }
+    memcpy(out, p, len);
+    out[len] = '\0';
+    const char *end = uriUnescapeInPlaceExA(out, URI_FALSE, URI_BR_DONT_TOUCH);
+    if ((size_t)(end - out) != strlen(out)) {   /* a %00 */
+        snprintf(err, errcap, "bad cache URL '%s': %s holds a NUL byte", url, what);
+        return -1;
+    }
+    return 0;
+}
+
+/* "USER:PASSWORD" or ":PASSWORD" (len bytes at p) into cfg. */
+static int parse_userinfo(const char *url, const char *p, size_t len, struct cache_config *cfg,
+                          char *err, size_t errcap)
+{
+    const char *colon = memchr(p, ':', len);
+    if (!colon) {   /* AUTH wants a password; a user alone would mean none */
+        snprintf(err, errcap, "bad cache URL '%s': credentials are USER:PASSWORD@ "
+                 "(or :PASSWORD@ for the default user)", url);
+        return -1;
+    }
+    size_t ulen = (size_t)(colon - p);
+    if (credential(url, "the user", p, ulen, cfg->cred.user, sizeof cfg->cred.user, err, errcap) != 0 ||
+        credential(url, "the password", colon + 1, len - ulen - 1, cfg->cred.pass, sizeof cfg->cred.pass,
+                   err, errcap) != 0)
+        return -1;
+    if (!cfg->cred.pass[0]) {
+        snprintf(err, errcap, "bad cache URL '%s': empty password", url);
+        return -1;
+    }
+    cfg->cred.has_pass = 1;
+    return 0;
+}
+
+int cache_parse_url(const char *text, struct cache_config *cfg, char *err, size_t errcap)
+{
+    /* Every message below names the URL as shown, its password masked. */
+    char url[512];
+    url_mask(text, url, sizeof url);
     memset(cfg, 0, sizeof *cfg);
     cfg->connect_timeout_ms = CACHE_TIMEOUT_MS;
     cfg->command_timeout_ms = CACHE_TIMEOUT_MS;
@@ -87,8 +136,8 @@ int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t
     const char *p = NULL;
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0] && !p; i++) {
         size_t n = strlen(schemes[i].scheme);
-        if (strncmp(url, schemes[i].scheme, n) == 0) {
-            p = url + n;
+        if (strncmp(text, schemes[i].scheme, n) == 0) {
+            p = text + n;
             cfg->track = schemes[i].track;
             cfg->cluster = schemes[i].cluster;
         }
@@ -96,6 +145,12 @@ int cache_parse_url(const char *url, struct cache_config *cfg, char *err, size_t
     if (!p) {
         snprintf(err, errcap, "bad cache URL '%s': " EXPECTED, url);
         return -1;
+    }
+    const char *at = strrchr(p, '@');
+    if (at) {
+        if (parse_userinfo(url, p, (size_t)(at - p), cfg, err, errcap) != 0)
+            return -1;
+        p = at + 1;
     }
     if (cfg->cluster)
         return parse_seeds(url, p, cfg, err, errcap);

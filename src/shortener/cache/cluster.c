@@ -9,6 +9,7 @@
 
 #include "base/counter.h"
 #include "measure/clock.h"
+#include "shortener/cache/cache_access.h"
 #include "shortener/cache/cluster_slots.h"
 
 #define MS ((uint64_t)1000000)
@@ -21,6 +22,7 @@ struct cluster {
     uint8_t slot[CLUSTER_NSLOTS];   /* owner's index + 1; 0: none known */
     uint8_t next[CLUSTER_NSLOTS];   /* the map being read by a refresh */
     int stale;
+    struct node *answered;   /* the node the last good refresh asked */
     uint64_t last_refresh_ns;
     _Atomic uint64_t moved, ask, refreshes;
 };
@@ -96,6 +98,7 @@ static void map_entry(struct cluster *cl, const struct node *from, const redisRe
 static int ask_slots(struct cluster *cl, struct node *n, char *err, size_t errcap)
 {
     redisReply *r = redisCommand(n->ctx, "CLUSTER SLOTS");
+    n->refused = cache_refused(r);
     if (!r) {
         if (err)
             snprintf(err, errcap, "%s: %s", n->addr, n->ctx->errstr);
@@ -124,25 +127,38 @@ int cluster_refresh(struct cluster *cl, int insist, char *err, size_t errcap)
     cl->last_refresh_ns = clock_now_ns();
     if (err)
         snprintf(err, errcap, "no node to ask");
+    /* A refusal's reason is kept: the nodes asked after it would only add
+     * "connection refused" over it. */
+    int refused = 0;
     /* Connected nodes first: no connect to pay. */
     for (int pass = 0; pass < 2; pass++) {
         int nn = atomic_load_explicit(&cl->nnodes, memory_order_relaxed);
         for (int i = 0; i < nn; i++) {
             struct node *n = &cl->nodes[i];
+            char *e = refused ? NULL : err;
             if ((pass == 0) != (n->ctx != NULL))
                 continue;
             if (pass == 1 && !insist && node_resting(n, cl->last_refresh_ns))
                 continue;
-            if (pass == 1 && node_connect(n, err, errcap) != 0) {
+            if (pass == 1 && node_connect(n, e, errcap) != 0) {
+                refused |= n->refused;
                 node_drop(n);
                 continue;
             }
-            if (ask_slots(cl, n, err, errcap) == 0)
+            if (ask_slots(cl, n, e, errcap) == 0) {
+                cl->answered = n;
                 return 0;
+            }
+            refused |= n->refused;
         }
     }
     cl->stale = 1;
-    return -1;
+    return refused ? -2 : -1;
+}
+
+struct node *cluster_answered(struct cluster *cl)
+{
+    return cl->answered && cl->answered->ctx ? cl->answered : NULL;
 }
 
 struct node *cluster_route(struct cluster *cl, int slot)

@@ -33,8 +33,13 @@ struct cluster *cluster_new(const struct cache_config *cfg);
 void cluster_free(struct cluster *cl);   /* NULL is fine */
 
 /* Load the slot map now. insist: also try nodes whose reconnect backoff
- * is running (cache_ping). 0, or -1 with the reason in err (when given). */
+ * is running (cache_ping). 0, or -1 with the reason in err (when given);
+ * -2 when no node answered and one refused this client (cache_access.h),
+ * its reason in err. */
 int cluster_refresh(struct cluster *cl, int insist, char *err, size_t errcap);
+/* The node the last refresh that worked asked, while it is connected;
+ * else NULL. */
+struct node *cluster_answered(struct cluster *cl);
 /* The primary that owns slot (refreshing a stale map first when due), or
  * NULL when no owner is known. */
 struct node *cluster_route(struct cluster *cl, int slot);

@@ -7,6 +7,7 @@
 
 #include "base/counter.h"
 #include "measure/clock.h"
+#include "shortener/cache/cache_access.h"
 
 int node_init(struct node *n, const struct cache_config *cfg, const char *host, int port)
 {
@@ -18,7 +19,8 @@ int node_init(struct node *n, const struct cache_config *cfg, const char *host, 
     n->backoff_ms = CACHE_BACKOFF_MIN_MS;
     if (cfg->track &&
         !(n->tr = track_new(host, port, cfg->db,
-                             cfg->track_size > 0 ? cfg->track_size : TRACK_SIZE_DEFAULT)))
+                             cfg->track_size > 0 ? cfg->track_size : TRACK_SIZE_DEFAULT,
+                             &cfg->cred)))
         return -1;
     return 0;
 }
@@ -50,6 +52,7 @@ static int select_db(struct node *n, redisContext *ctx, char *err, size_t errcap
 {
     redisReply *r = redisCommand(ctx, "SELECT %d", n->cfg->db);
     int ok = r && r->type == REDIS_REPLY_STATUS;
+    n->refused = cache_refused(r);
     if (!ok && err)
         snprintf(err, errcap, "%s: SELECT %d failed: %s", n->addr, n->cfg->db,
                  r && r->type == REDIS_REPLY_ERROR ? r->str : ctx->errstr);
@@ -61,6 +64,7 @@ static int select_db(struct node *n, redisContext *ctx, char *err, size_t errcap
 int node_connect(struct node *n, char *err, size_t errcap)
 {
     const struct cache_config *cfg = n->cfg;
+    n->refused = 0;
     redisContext *ctx = redisConnectWithTimeout(n->host, n->port,
                                                 clock_timeval_ms(cfg->connect_timeout_ms));
     if (!ctx || ctx->err) {
@@ -75,9 +79,23 @@ int node_connect(struct node *n, char *err, size_t errcap)
         redisFree(ctx);
         return -1;
     }
-    if ((cfg->db > 0 && select_db(n, ctx, err, errcap) != 0) ||
-        (n->tr && track_start(n->tr, cfg->connect_timeout_ms, cfg->command_timeout_ms, err,
-                              errcap) != 0)) {
+    char why[300];
+    int auth = cache_auth(ctx, &cfg->cred, why, sizeof why);
+    if (auth != 0) {
+        n->refused = auth == -2;
+        if (err)
+            snprintf(err, errcap, "%s: %s", n->addr, why);
+        redisFree(ctx);
+        return -1;
+    }
+    if (cfg->db > 0 && select_db(n, ctx, err, errcap) != 0) {
+        redisFree(ctx);
+        return -1;
+    }
+    int tr = n->tr ? track_start(n->tr, cfg->connect_timeout_ms, cfg->command_timeout_ms, err,
+                                 errcap) : 0;
+    if (tr != 0) {
+        n->refused = tr == -2;
         redisFree(ctx);
         return -1;
     }

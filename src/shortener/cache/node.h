@@ -28,6 +28,8 @@ struct node {
     uint64_t next_try_ns;         /* no reconnect before this (backoff) */
     uint64_t backoff_ms;
     struct track *tr;             /* client-side caching, or NULL */
+    int refused;                  /* the last connect failed on access control
+                                     (AUTH, or a NOPERM/NOAUTH reply) */
     /* Single writer, read by cache_stats() from any thread. */
     _Atomic uint64_t errors, skipped, connects, lookups;
 };

@@ -14,6 +14,7 @@
 #include "shortener/cache/cache.h"
 #include "base/counter.h"
 #include "measure/clock.h"
+#include "shortener/cache/cache_access.h"
 #include "shortener/cache/trackshard.h"
 
 #define INVALIDATE_CHANNEL "__redis__:invalidate"
@@ -26,6 +27,7 @@ struct shared {
     char host[256];
     int port, db;
     int64_t size;
+    struct cache_cred cred;       /* the channel's AUTH (the first caller's) */
     int refs;                     /* under reg_mu */
     struct trackshard *map;
     pthread_mutex_t chan_mu;      /* one reader of the channel at a time */
@@ -48,7 +50,8 @@ struct track {
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct shared *reg;
 
-static struct shared *shared_get(const char *host, int port, int db, int64_t size)
+static struct shared *shared_get(const char *host, int port, int db, int64_t size,
+                                 const struct cache_cred *cred)
 {
     pthread_mutex_lock(&reg_mu);
     struct shared *s = reg;
@@ -63,6 +66,8 @@ static struct shared *shared_get(const char *host, int port, int db, int64_t siz
             s->port = port;
             s->db = db;
             s->size = size;
+            if (cred)
+                s->cred = *cred;
             pthread_mutex_init(&s->chan_mu, NULL);
             atomic_init(&s->gen, 0);
             atomic_init(&s->last_poll_ns, 0);
@@ -97,10 +102,11 @@ static void shared_put(struct shared *s)
     free(s);
 }
 
-struct track *track_new(const char *host, int port, int db, int64_t max_entries)
+struct track *track_new(const char *host, int port, int db, int64_t max_entries,
+                        const struct cache_cred *cred)
 {
     struct track *t = calloc(1, sizeof *t);
-    if (!t || !(t->sh = shared_get(host, port, db, max_entries))) {
+    if (!t || !(t->sh = shared_get(host, port, db, max_entries, cred))) {
         free(t);
         return NULL;
     }
@@ -144,7 +150,8 @@ void track_stop(struct track *t)
 }
 
 /* One command on ctx whose reply must have type want (and for a status,
- * be OK). 0 or -1 with the reason in err. *out gets the integer reply. */
+ * be OK). 0, or -1 with the reason in err (-2: the server refused it,
+ * cache_refused). *out gets the integer reply. */
 static int command_ok(redisContext *ctx, int want, long long *out, char *err, size_t cap,
                       const char *fmt, ...)
 {
@@ -158,14 +165,16 @@ static int command_ok(redisContext *ctx, int want, long long *out, char *err, si
     if (!ok && err)
         snprintf(err, cap, "%s: %s", fmt,
                  r && r->type == REDIS_REPLY_ERROR ? r->str : r ? "unexpected reply" : ctx->errstr);
+    int refused = cache_refused(r);
     if (r)
         freeReplyObject(r);
-    return ok ? 0 : -1;
+    return ok ? 0 : refused ? -2 : -1;
 }
 
 static int poll_channel(struct track *t, uint64_t now_ns);
 
-/* Open the shared channel (caller holds chan_mu; none is open). */
+/* Open the shared channel (caller holds chan_mu; none is open). 0, or -1
+ * with err (-2: the server refused a command, track_start). */
 static int channel_open(struct track *t, int connect_ms, int command_ms, char *err,
                         size_t errcap)
 {
@@ -178,8 +187,13 @@ static int channel_open(struct track *t, int connect_ms, int command_ms, char *e
         return -1;
     }
     long long id = 0;
-    int bad = redisSetTimeout(sub, clock_timeval_ms(command_ms)) != REDIS_OK ||
-              command_ok(sub, REDIS_REPLY_INTEGER, &id, err, errcap, "CLIENT ID") != 0;
+    char why[300];
+    /* bad: 0, -1, or -2 when the server refused (track_start) */
+    int bad = redisSetTimeout(sub, clock_timeval_ms(command_ms)) != REDIS_OK ? -1 : 0;
+    if (!bad && (bad = cache_auth(sub, &s->cred, why, sizeof why)) != 0 && err)
+        snprintf(err, errcap, "invalidation channel: %s", why);
+    if (!bad)
+        bad = command_ok(sub, REDIS_REPLY_INTEGER, &id, err, errcap, "CLIENT ID");
     /* Broadcast mode, redirected to this very connection: every write of a
      * key under our prefix is reported here, whichever connection read it,
      * so a data connection that drops loses no invalidation. Before
@@ -189,18 +203,20 @@ static int channel_open(struct track *t, int connect_ms, int command_ms, char *e
     if (!bad)
         bad = command_ok(sub, REDIS_REPLY_STATUS, NULL, err, errcap,
                          "CLIENT TRACKING on REDIRECT %lld BCAST PREFIX %s", id,
-                         CACHE_KEY_PREFIX) != 0;
+                         CACHE_KEY_PREFIX);
     if (!bad) {
         redisReply *r = redisCommand(sub, "SUBSCRIBE " INVALIDATE_CHANNEL);
-        bad = !r || r->type != REDIS_REPLY_ARRAY;
+        bad = r && r->type == REDIS_REPLY_ARRAY ? 0 : cache_refused(r) ? -2 : -1;
         if (bad && err)
-            snprintf(err, errcap, "SUBSCRIBE %s failed", INVALIDATE_CHANNEL);
+            snprintf(err, errcap, "SUBSCRIBE %s failed%s%s", INVALIDATE_CHANNEL,
+                     r && r->type == REDIS_REPLY_ERROR ? ": " : "",
+                     r && r->type == REDIS_REPLY_ERROR ? r->str : "");
         if (r)
             freeReplyObject(r);
     }
     if (bad) {
         redisFree(sub);
-        return -1;
+        return bad;
     }
     s->sub = sub;
     s->sub_id = id;
@@ -235,7 +251,7 @@ int track_start(struct track *t, int connect_ms, int command_ms, char *err, size
     uint64_t gen = gen_now(s);
     pthread_mutex_unlock(&s->chan_mu);
     if (rc != 0)
-        return -1;
+        return rc;
     /* Had the channel been lost meanwhile, gen is old: track_poll says so. */
     t->gen = gen;
     return 0;

@@ -64,16 +64,21 @@ struct track_counts {
 };
 
 struct track;
+struct cache_cred;   /* cache.h */
 
 /* The session of one data connection to host:port (database db), on the
- * process's map for that server of max_entries, made on first use. NULL:
- * out of memory. */
-struct track *track_new(const char *host, int port, int db, int64_t max_entries);
+ * process's map for that server of max_entries, made on first use; its
+ * invalidation channel authenticates with cred (NULL: none; the process
+ * has one --cache, so the first caller's stands for all). NULL: out of
+ * memory. */
+struct track *track_new(const char *host, int port, int db, int64_t max_entries,
+                        const struct cache_cred *cred);
 void track_free(struct track *t);               /* NULL is fine */
 
 /* A data connection to the server is up: open the shared invalidation
  * channel unless it is open. 0, or -1 with the reason in err (when
- * given). */
+ * given); -2 when the server refused a command of the channel's (AUTH,
+ * or an ACL rule: cache_access.h). */
 int track_start(struct track *t, int connect_ms, int command_ms, char *err, size_t errcap);
 /* The data connection was dropped (the map stays: see above). */
 void track_stop(struct track *t);

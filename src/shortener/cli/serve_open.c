@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,8 +25,15 @@ struct service *serve_open(const struct serve_opts *o, int workers, int ping, ch
                               o->nreplicas, (int)o->store_timeout};
     struct service *s = service_new(o->db, &so, err, errcap);
     char why[512];
-    if (s && ping && use_cache &&
-        cache_ping(service_worker_cache(service_worker_at(s, 0)), why, sizeof why) != 0)
+    int rc = s && ping && use_cache
+                 ? cache_ping(service_worker_cache(service_worker_at(s, 0)), why, sizeof why)
+                 : 0;
+    if (rc == -2) {   /* a password or an ACL rule: no reconnect mends it */
+        snprintf(err, errcap, "cache %s: %s", o->cache_url, why);
+        service_free(s);
+        return NULL;
+    }
+    if (rc != 0)
         cli_warn(CMD, "cache %s not answering (%s); serving from %s until it does",
                  o->cache_url, why, o->kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite");
     return s;

@@ -348,7 +348,7 @@ static void kill_channels(int expect)
 
 static struct track *started(const char *host, int db, int64_t size)
 {
-    struct track *t = hold(track_new(host, S.port, db, size));
+    struct track *t = hold(track_new(host, S.port, db, size, NULL));
     assert_non_null(t);
     char err[256] = "";
     assert_int_equal(track_start(t, TIMEOUT_MS, TIMEOUT_MS, err, sizeof err), 0);
@@ -612,7 +612,7 @@ static void test_separate_maps(void **st)
     assert_false(has(size, "k", NULL));
     assert_false(has(host, "k", NULL));
     assert_true(has(t, "k", "http://k/"));
-    struct track *port = hold(track_new("127.0.0.1", DEAD_PORT, 0, 1005));
+    struct track *port = hold(track_new("127.0.0.1", DEAD_PORT, 0, 1005, NULL));
     assert_non_null(port);
     char err[256];
     assert_int_equal(start_err(port, err, sizeof err), -1);
@@ -692,7 +692,7 @@ static void test_open_failures(void **st)
 {
     (void)st;
     char err[256];
-    struct track *t = hold(track_new("127.0.0.1", S.port, 0, 1009));
+    struct track *t = hold(track_new("127.0.0.1", S.port, 0, 1009, NULL));
     assert_non_null(t);
     ctl("ACL SETUSER default -client|id");
     int rc = start_err(t, err, sizeof err);
@@ -741,7 +741,7 @@ struct racer {
 static void *race_start(void *arg)
 {
     struct racer *r = arg;
-    r->t = track_new("127.0.0.1", S.port, 0, r->size);
+    r->t = track_new("127.0.0.1", S.port, 0, r->size, NULL);
     pthread_barrier_wait(r->go);
     r->rc = r->t ? track_start(r->t, TIMEOUT_MS, TIMEOUT_MS, NULL, 0) : -2;
     return NULL;
@@ -753,7 +753,7 @@ static void *race_churn(void *arg)
     pthread_barrier_wait(r->go);
     r->rc = 0;
     for (int i = 0; i < 50000; i++) {
-        struct track *t = track_new("127.0.0.1", S.port, 0, r->size);
+        struct track *t = track_new("127.0.0.1", S.port, 0, r->size, NULL);
         if (!t)
             r->rc = -1;
         track_free(t);
@@ -934,7 +934,7 @@ static void test_flood_bounded(void **st)
 static void test_out_of_memory(void **st)
 {
     (void)st;
-    assert_null(track_new("127.0.0.1", S.port, 0, (int64_t)1 << 40));
+    assert_null(track_new("127.0.0.1", S.port, 0, (int64_t)1 << 40, NULL));
 }
 
 /* A write to a server a test stopped or killed must fail with EPIPE, not
