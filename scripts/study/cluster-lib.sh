@@ -28,6 +28,10 @@
 #   wait_cluster_ok [S] wait up to S s (default 30) until every live node
 #                       says cluster_state:ok and every slot is served
 #   stop_cluster        stop every node still running (SIGTERM, then KILL)
+#
+# CLUSTER_ARGS (an array, may be unset): more valkey-server options for
+# every node, such as (--requirepass PW --masterauth PW); valkey-cli then
+# needs REDISCLI_AUTH=PW exported.
 
 CLUSTER_PORTS=() CLUSTER_PIDS=()
 
@@ -55,7 +59,7 @@ _cluster_node() { # _cluster_node DIR PORT
         --cluster-config-file "$dir/nodes.conf" --cluster-node-timeout 1000 \
         --cluster-require-full-coverage no \
         --save '' --appendonly no --dir "$dir" --daemonize no \
-        >>"$1/valkey-$2.log" 2>&1 3>&- &
+        ${CLUSTER_ARGS[@]+"${CLUSTER_ARGS[@]}"} >>"$1/valkey-$2.log" 2>&1 3>&- &
     CLUSTER_PORTS+=("$2")
     CLUSTER_PIDS+=("$!")
     _servers_track "$!"

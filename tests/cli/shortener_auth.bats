@@ -6,6 +6,7 @@
 # servers: a password-protected valkey-server with ACL users (make test-servers)
 
 load '../lib/common'
+load '../lib/cluster'
 
 PW='se cr@t/pw'             # the default user's (requirepass)
 PW_URL='se%20cr%40t%2Fpw'   # the same in a URL
@@ -29,6 +30,7 @@ setup() {
 }
 
 teardown() {
+    stop_cluster
     shortener_teardown
 }
 
@@ -123,4 +125,32 @@ get_twice() {
         printf '%s\n' "$output" >"$D/usage.txt"
         no_secret "$D/usage.txt"
     done
+}
+
+@test "auth: a cluster with a password: every node is asked with it, a wrong one is one line, exit 1" {
+    # three primaries, no replicas: the password reaches each node the
+    # slot map names, not only the seed
+    CLUSTER_ARGS=(--requirepass "$PW" --masterauth "$PW")
+    start_cluster "$D/cluster" 3 0
+    local url="valkey-cluster://:$PW_URL@127.0.0.1:${CLUSTER_PORTS[0]}"
+    "$KVTEST" shortener init "$D/many.db" --links 300 --seed 4 >/dev/null
+    run "$KVTEST" shortener bench "$D/many.db" --configs valkey --cache "$url" --lookups 600 --json
+    assert_success
+    printf '%s\n' "$output" >"$D/cluster.txt"
+    run jq -e 'select(.result) | .result.configs[0].cache | .hits > 0 and .errors == 0' "$D/cluster.txt"
+    assert_success
+    # every primary holds some of the links the bench filled
+    local p
+    for p in "${CLUSTER_PORTS[@]}"; do
+        run valkey-cli -p "$p" DBSIZE
+        assert_success
+        [ "$output" -gt 0 ]
+    done
+    run "$KVTEST" shortener bench "$D/many.db" --configs valkey \
+        --cache "valkey-cluster://:wrong@127.0.0.1:${CLUSTER_PORTS[0]}" --lookups 10
+    assert_failure 1
+    [ "${#lines[@]}" -eq 1 ]
+    assert_output --partial "AUTH failed: WRONGPASS"
+    printf '%s\n' "$output" >>"$D/cluster.txt"
+    no_secret "$D/cluster.txt"
 }
