@@ -211,6 +211,34 @@ until_hits() {
     done
 }
 
+@test "400 for a URL a shortener may not store, each with its reason; a link back to the service itself too" {
+    "$KVTEST" shortener init "$DB"
+    start_service "$DB" --threads 2
+    local c url want self
+    self=$SERVICE_URL/link/$(printf 'x%.0s' $(seq 1 10))
+    for c in \
+        "http://:80|url has no host" \
+        "http://exa%mple.com/|url is not a valid URI (RFC 3986)" \
+        "http://exa%41mple.com/|url host may hold only letters, digits, '-', '_' and '.' (an IDN as xn--...)" \
+        "http://example.com:99999/|url port must be 1..65535" \
+        "http://example.com/\u0085|url contains spaces or control characters" \
+        "http://user:pw@example.com/|url may not carry a user or password (user:password@)" \
+        "$self|url leads back to this service's /link/ (a redirect loop)" \
+        "$SERVICE_URL/%6cink/abc|url leads back to this service's /link/ (a redirect loop)"; do
+        url=${c%%|*} want=${c#*|}
+        req POST /link --data-binary "{\"url\": \"$url\"}"
+        [ "$STATUS" = 400 ] || { echo "url [$url] got $STATUS $BODY" >&2; return 1; }
+        run jq -r .error <<<"$BODY"
+        assert_output "$want"
+    done
+    # the same service's other paths, and another port, are links like any
+    for url in "$SERVICE_URL/stats" "http://127.0.0.1:$((SERVICE_PORT == 65535 ? 1 : SERVICE_PORT + 1))/link/x" \
+        "http://example.com/a<b>|c^"; do
+        req POST /link --data-binary "{\"url\": \"$url\"}"
+        [ "$STATUS" = 201 ] || { echo "url [$url] got $STATUS $BODY" >&2; return 1; }
+    done
+}
+
 @test "the path is percent-decoded and cut at '?', as clients may send it" {
     "$KVTEST" shortener init "$DB"
     start_service "$DB" --threads 1

@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     struct service_reply r;
     int too_large = bodylen > REQUEST_BODY_MAX;
-    service_handle(svc, service_worker_at(svc, 0), method, path,
+    service_handle(svc, service_worker_at(svc, 0), method, path, NULL,
                    (const char *)body, too_large ? 0 : bodylen, too_large, &r);
     switch (r.status) {
     case 200: case 201: case 400: case 404: case 405: case 413:
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char p2[80];
         snprintf(p2, sizeof p2, "/link/%s", id->valuestring);
         struct service_reply r2;
-        service_handle(svc, service_worker_at(svc, 0), "GET", p2, NULL, 0, 0, &r2);
+        service_handle(svc, service_worker_at(svc, 0), "GET", p2, NULL, NULL, 0, 0, &r2);
         cJSON *j2 = cJSON_ParseWithLength(r2.body, r2.len);
         const cJSON *link = cJSON_GetObjectItemCaseSensitive(j2, "link");
         if (r2.status != 200 || !cJSON_IsString(link) ||

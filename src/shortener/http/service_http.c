@@ -157,9 +157,12 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
     const char *body = req->entity.base;
     size_t len = req->entity.len;
     int too_large = len > REQUEST_BODY_MAX;
+    /* The Host (HTTP/1.1) or :authority (HTTP/2): what a link back to
+     * this service would name (request_is_self_link). */
+    const char *authority = h2o_strdup(&req->pool, req->authority.base, req->authority.len).base;
     struct service_reply r;
-    service_handle(h->s, t->w, method, path, too_large ? NULL : body, too_large ? 0 : len,
-                   too_large, &r);
+    service_handle(h->s, t->w, method, path, authority, too_large ? NULL : body,
+                   too_large ? 0 : len, too_large, &r);
     send_reply(req, &r);
     return 0;
 }
@@ -205,7 +208,7 @@ static void on_setup_error(h2o_filter_t *self, h2o_req_t *req, h2o_ostream_t **s
     request_match(method, path, &m);
     if (req->res.status == 413 && m.route == ROUTE_CREATE && m.method_ok) {
         struct service_reply r;
-        service_handle(h->s, thread_of(req)->w, method, path, NULL, 0, 1, &r);
+        service_handle(h->s, thread_of(req)->w, method, path, NULL, NULL, 0, 1, &r);
         if (r.body) {
             o->body = h2o_strdup(&req->pool, r.body, r.len).base;
             o->len = r.len;

@@ -5,6 +5,9 @@
 #include <strings.h>
 
 #include <cjson/cJSON.h>
+#include <uriparser/Uri.h>
+
+#include "base/net.h"
 
 static int is_get(const char *m)
 {
@@ -99,6 +102,88 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return k;
 }
 
+/* 1 when the n bytes at p are a host name a shortener may store:
+ * letters, digits, '-', '_' and '.', nothing else (RFC 3986 allows a
+ * reg-name much more, and WHATWG's URL parser rewrites some of it; a
+ * percent sign, "exa%mple.com", or a non-ASCII name, is refused: an IDN
+ * goes in as punycode, xn--...). */
+static int host_name_ok(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+#define RANGE_LEN(r) ((size_t)((r).afterLast - (r).first))
+
+/* url (len <= LINKS_URL_MAX bytes) as liburiparser reads it, into buf
+ * (3 * LINKS_URL_MAX + 1 bytes): each byte above 0x7f written %XX, and
+ * after the authority also the characters RFC 3986 leaves out that WHATWG
+ * percent-encodes in a path or a query (" < > ` { }) or keeps (| ^): what
+ * a browser sends for them. In the authority nothing is rewritten: a byte
+ * there that RFC 3986 refuses stays refused ('\' anywhere too: WHATWG
+ * reads it as '/'). 0, or -1 when RFC 3986 says it is no URI. */
+#define ASCII_MAX (3 * LINKS_URL_MAX + 1)
+static int parse_ascii(const char *url, size_t len, char *buf, UriUriA *uri)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const char *auth = memmem(url, len, "://", 3);
+    size_t rest = auth ? (size_t)(auth - url) + 3 : len;   /* where the path may start */
+    while (rest < len && url[rest] != '/' && url[rest] != '?' && url[rest] != '#')
+        rest++;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)url[i];
+        if (c < 0x80 && (i < rest || !strchr("\"<>`{}|^", c))) {
+            buf[n++] = (char)c;
+        } else {
+            buf[n++] = '%';
+            buf[n++] = hex[c >> 4];
+            buf[n++] = hex[c & 15];
+        }
+    }
+    buf[n] = '\0';
+    const char *errpos = NULL;
+    return uriParseSingleUriExA(uri, buf, buf + n, &errpos) == URI_SUCCESS ? 0 : -1;
+}
+
+/* The URL against RFC 3986 and what a shortener may store (request.h). */
+static int check_syntax(const char *url, size_t len, const char **why)
+{
+    char buf[ASCII_MAX];
+    UriUriA uri;
+    if (parse_ascii(url, len, buf, &uri) != 0) {
+        *why = "url is not a valid URI (RFC 3986)";
+        return -1;
+    }
+    int rc = -1;
+    size_t hlen = RANGE_LEN(uri.hostText);
+    if (uri.userInfo.first) {
+        *why = "url may not carry a user or password (user:password@)";
+    } else if (!uri.hostText.first || hlen == 0) {
+        *why = "url has no host";
+    } else if (uri.hostData.ipFuture.first) {
+        *why = "url host is not a name or an IP address";
+    } else if (!uri.hostData.ip4 && !uri.hostData.ip6 && !host_name_ok(uri.hostText.first, hlen)) {
+        *why = "url host may hold only letters, digits, '-', '_' and '.' (an IDN as xn--...)";
+    } else {
+        size_t plen = RANGE_LEN(uri.portText);
+        long port = 0;
+        for (size_t i = 0; i < plen && port <= 65535; i++)
+            port = port * 10 + (uri.portText.first[i] - '0');
+        if (plen > 0 && (port < 1 || port > 65535))
+            *why = "url port must be 1..65535";
+        else
+            rc = 0;
+    }
+    uriFreeUriMembersA(&uri);
+    return rc;
+}
+
 int request_check_url(const char *url, size_t len, const char **why)
 {
     if (len == 0) {
@@ -124,7 +209,9 @@ int request_check_url(const char *url, size_t len, const char **why)
     }
     const unsigned char *u = (const unsigned char *)url;
     for (size_t i = 0; i < len;) {
-        if (u[i] <= 0x20 || u[i] == 0x7f) {
+        /* C0, space, DEL, and C1 (U+0080-U+009F, C2 80-9F in UTF-8) */
+        if (u[i] <= 0x20 || u[i] == 0x7f ||
+            (u[i] == 0xc2 && i + 1 < len && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f)) {
             *why = "url contains spaces or control characters";
             return -1;
         }
@@ -135,7 +222,7 @@ int request_check_url(const char *url, size_t len, const char **why)
         }
         i += k;
     }
-    return 0;
+    return check_syntax(url, len, why);
 }
 
 int request_parse_create(const char *body, size_t len, char *url, size_t cap,
@@ -208,4 +295,43 @@ const char *request_route_name(enum request_route r)
     case ROUTE_STATS: return "GET /stats";
     default: return "other";
     }
+}
+
+/* The port of a URL's or a Host's authority: written, else dflt. */
+static long port_or(const char *p, size_t n, long dflt)
+{
+    long v;
+    return n > 0 && net_parse_num(p, n, 0, 65535, &v) == 0 ? v : dflt;
+}
+
+int request_is_self_link(const char *url, size_t len, const char *authority)
+{
+    struct net_hostport hp;
+    if (!authority || !*authority ||
+        net_hostport_split(authority, strlen(authority), &hp, NULL, 0) != 0 || hp.hlen == 0)
+        return 0;
+    char buf[ASCII_MAX];
+    UriUriA uri;
+    if (len > LINKS_URL_MAX || parse_ascii(url, len, buf, &uri) != 0)
+        return 0;
+    int https = RANGE_LEN(uri.scheme) == 5;
+    size_t hlen = RANGE_LEN(uri.hostText);
+    int self = hlen == hp.hlen && strncasecmp(uri.hostText.first, hp.host, hlen) == 0 &&
+               port_or(uri.portText.first, RANGE_LEN(uri.portText), https ? 443 : 80) ==
+                   port_or(hp.port, hp.plen, 80);
+    if (self) {
+        /* The path as the service will route it: from the '/' after the
+         * authority to the query or the fragment. */
+        const char *p = uri.hostText.afterLast + (uri.hostData.ip6 ? 1 : 0);
+        if (uri.portText.first)
+            p = uri.portText.afterLast;
+        const char *end = uri.query.first     ? uri.query.first - 1
+                          : uri.fragment.first ? uri.fragment.first - 1
+                                               : buf + strlen(buf);
+        char path[ASCII_MAX];
+        request_decode_path(p, (size_t)(end - p), path);
+        self = strncmp(path, "/link/", 6) == 0;
+    }
+    uriFreeUriMembersA(&uri);
+    return self;
 }

@@ -38,10 +38,23 @@ void request_match(const char *method, const char *path, struct request_match *m
 void request_decode_path(const char *path, size_t len, char *out);
 
 /* 0 if url (len bytes) is acceptable for storage: 1..LINKS_URL_MAX bytes,
- * scheme http:// or https:// (any case) followed by a non-empty host, no
- * control characters, spaces or DEL, well-formed UTF-8. Otherwise -1 with
+ * well-formed UTF-8 without controls (C0, C1, DEL) or spaces, a URI by RFC
+ * 3986 once each byte above 0x7f is written %XX (WHATWG's way for a path,
+ * a query and a fragment), scheme http or https (any case), no user or
+ * password, a host that is an IPv4 or IPv6 address or a name of letters,
+ * digits, '-', '_' and '.' (an IDN as punycode), and a port, if one is
+ * written, in 1..65535 (an empty one is the default). Otherwise -1 with
  * *why set to a static message. */
 int request_check_url(const char *url, size_t len, const char **why);
+
+/* 1 when url (accepted by request_check_url) leads back to this service's
+ * /link/ path, where its redirect would loop: its host is the host of
+ * authority (the request's Host, "host[:port]", any case; NULL or empty:
+ * never), its port the same (an absent one is the scheme's default: 80
+ * for http, 443 for https, and 80 for a Host without one), and its path,
+ * percent-decoded as request paths are, starts with "/link/". Another name
+ * for the same server (localhost for 127.0.0.1) is not seen. */
+int request_is_self_link(const char *url, size_t len, const char *authority);
 
 /* Parse a create body: a JSON object with a string member "url" that
  * passes request_check_url. Whatever the Content-Type. On success returns

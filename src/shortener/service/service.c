@@ -181,7 +181,7 @@ void service_reply_free(struct service_reply *r)
 }
 
 void service_handle(struct service *s, struct service_worker *w,
-                    const char *method, const char *path,
+                    const char *method, const char *path, const char *authority,
                     const char *body, size_t bodylen, int body_too_large,
                     struct service_reply *r)
 {
@@ -214,6 +214,8 @@ void service_handle(struct service *s, struct service_worker *w,
             reply_error(r, 413, "body larger than 65536 bytes");
         else if (request_parse_create(body, bodylen, url, sizeof url, &urllen, &why) != 0)
             reply_error(r, 400, why);
+        else if (request_is_self_link(url, urllen, authority))
+            reply_error(r, 400, "url leads back to this service's /link/ (a redirect loop)");
         else
             switch (links_create(w->links, url, urllen, id)) {
             case LINKS_OK:

@@ -48,10 +48,12 @@ struct service_worker *service_claim_worker(struct service *s);
 /* Cache of worker i (NULL without one). */
 struct cache *service_worker_cache(struct service_worker *w);
 
-/* Answer one request. path excludes the query string. body_too_large
- * says the body exceeded REQUEST_BODY_MAX (then body is ignored). */
+/* Answer one request. path excludes the query string. authority: the
+ * request's Host, which a created link may not point back at (NULL: not
+ * known). body_too_large says the body exceeded REQUEST_BODY_MAX (then
+ * body is ignored). */
 void service_handle(struct service *s, struct service_worker *w,
-                    const char *method, const char *path,
+                    const char *method, const char *path, const char *authority,
                     const char *body, size_t bodylen, int body_too_large,
                     struct service_reply *r);
 void service_reply_free(struct service_reply *r);

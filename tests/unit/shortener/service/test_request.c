@@ -22,6 +22,15 @@ static int url_ok(const char *u)
     return rc == 0;
 }
 
+#define WHY_HOSTCHARS "url host may hold only letters, digits, '-', '_' and '.' (an IDN as xn--...)"
+
+/* The reason url is refused ("" when accepted). */
+static const char *why_of(const char *u)
+{
+    const char *why = NULL;
+    return request_check_url(u, strlen(u), &why) == 0 ? "" : why;
+}
+
 static void test_check_url(void **st)
 {
     (void)st;
@@ -47,6 +56,35 @@ static void test_check_url(void **st)
     assert_false(url_ok("https://example.com/\xc0\xaf"));      /* overlong */
     assert_false(url_ok("https://example.com/\xed\xa0\x80"));  /* surrogate */
     assert_false(url_ok("https://example.com/\xff"));
+    /* RFC 3986 and the host rule (request.h): each refused with its own
+     * reason, the cases of issue 46 first */
+    assert_string_equal(why_of("http://:80"), "url has no host");
+    assert_string_equal(why_of("http://exa%mple.com/"), "url is not a valid URI (RFC 3986)");
+    assert_string_equal(why_of("http://exa%41mple.com/"), WHY_HOSTCHARS);
+    assert_string_equal(why_of("http://example.com:99999/"), "url port must be 1..65535");
+    assert_string_equal(why_of("http://example.com:0/"), "url port must be 1..65535");
+    assert_string_equal(why_of("http://example.com:65536"), "url port must be 1..65535");
+    assert_string_equal(why_of("http://example.com/\xc2\x85"), "url contains spaces or control characters");
+    assert_string_equal(why_of("http://user:pw@example.com/"),
+                        "url may not carry a user or password (user:password@)");
+    assert_string_equal(why_of("http://@example.com/"),
+                        "url may not carry a user or password (user:password@)");
+    assert_string_equal(why_of("http://[v1.x]/"), "url host is not a name or an IP address");
+    assert_string_equal(why_of("http://b\xc3\xbc" "cher.de/"), WHY_HOSTCHARS);
+    assert_string_equal(why_of("http://exa mple.com/"), "url contains spaces or control characters");
+    assert_string_equal(why_of("http://ex<ample.com/"), "url is not a valid URI (RFC 3986)");
+    /* after the host, what a browser percent-encodes or keeps (WHATWG) */
+    assert_true(url_ok("https://example.com/a<b>\"c\"`{x}|^?q=<y>#<z>"));
+    assert_string_equal(why_of("https://example.com/a\\b"), "url is not a valid URI (RFC 3986)");
+    assert_string_equal(why_of("https://example.com/100%"), "url is not a valid URI (RFC 3986)");
+    assert_true(url_ok("http://example.com:/"));          /* an empty port: the default */
+    assert_true(url_ok("http://example.com:65535/"));
+    assert_true(url_ok("http://example.com:1"));
+    assert_true(url_ok("http://127.0.0.1/"));
+    assert_true(url_ok("http://[2001:db8::1]:8080/x"));
+    assert_true(url_ok("http://xn--bcher-kva.de/"));
+    assert_true(url_ok("http://my_host.example-1.com./"));
+    assert_true(url_ok("https://example.com/%E2%82%AC?q=a:b@c/d#f!$&'()*+,;="));
     /* Length limit: exactly 2048 bytes passes, 2049 fails. */
     char buf[LINKS_URL_MAX + 2];
     memcpy(buf, "https://example.com/", 20);
@@ -137,7 +175,40 @@ static void test_match(void **st)
     assert_false(m.method_ok);
 }
 
+static int self(const char *url, const char *authority)
+{
+    return request_is_self_link(url, strlen(url), authority);
+}
+
+/* A link back to the service's own /link/: same host (any case), same
+ * port (absent: the scheme's default; a Host without one: 80), and a
+ * path that decodes to /link/... */
+static void test_self_link(void **st)
+{
+    (void)st;
+    assert_true(self("http://127.0.0.1:8080/link/abc", "127.0.0.1:8080"));
+    assert_true(self("http://LocalHost:8080/link/abc", "localhost:8080"));
+    assert_true(self("http://h/link/x", "h"));
+    assert_true(self("http://h:80/link/x", "h"));
+    assert_true(self("http://h/link/x", "h:80"));
+    assert_true(self("https://h:443/link/x", "h:443"));
+    assert_true(self("http://[::1]:8080/link/x", "[::1]:8080"));
+    assert_true(self("http://h:8080/%6Cink/x", "h:8080"));
+    assert_true(self("http://h:8080/link/x?y#z", "h:8080"));
+    assert_true(self("http://h:8080/link/", "h:8080"));
+    assert_false(self("https://h/link/x", "h"));       /* 443 is not 80 */
+    assert_false(self("http://h:8080/link/x", "h:8081"));
+    assert_false(self("http://other:8080/link/x", "h:8080"));
+    assert_false(self("http://h:8080/stats", "h:8080"));
+    assert_false(self("http://h:8080/linkx/y", "h:8080"));
+    assert_false(self("http://h:8080/x/link/y", "h:8080"));
+    assert_false(self("http://h:8080/?/link/x", "h:8080"));
+    assert_false(self("http://h:8080/link/x", NULL));
+    assert_false(self("http://h:8080/link/x", ""));
+}
+
 UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_check_url),
+    cmocka_unit_test(test_self_link),
     cmocka_unit_test(test_parse_create),
     cmocka_unit_test(test_match))

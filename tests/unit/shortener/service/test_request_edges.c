@@ -161,27 +161,50 @@ static void test_utf8_refused(void **st)
 
 /* Every byte up to and including space, and DEL, is refused with the
  * control message wherever it stands (the scheme is matched first, so
- * the host and the path); '!' and '~' around them pass. */
+ * the host and the path). Every other ASCII byte, at the start of a path
+ * and at the end of a host name, passes exactly where RFC 3986 and the
+ * host rule of request.h allow it: in a path, section 3.3's pchar
+ * (unreserved, sub-delims, ':' and '@'), the delimiters '/', '?', '#',
+ * and what WHATWG's URL standard percent-encodes in a path (its "path
+ * percent-encode set": '"', '<', '>', '`', '{', '}') or keeps ('|', '^'),
+ * but not '\', a path separator there ('%' only before two hex digits);
+ * after a host name, its letters, digits, '-', '_', '.', and the
+ * delimiters ':' (an empty port), '/', '?', '#'. */
 static void test_control_bytes(void **st)
 {
     (void)st;
+    static const char unreserved_marks[] = "-._~";
+    static const char sub_delims[] = "!$&'()*+,;=";
     for (int c = 0; c <= 0x7f; c++) {
-        int refused = c <= 0x20 || c == 0x7f;
+        int ctrl = c <= 0x20 || c == 0x7f;
+        int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        int path_ok = !ctrl && (alnum || strchr(unreserved_marks, c) || strchr(sub_delims, c) ||
+                                strchr(":@/?#", c) || strchr("\"<>`{}|^", c));
+        int host_ok = !ctrl && (alnum || strchr("-_.:/?#", c));
         char path[] = "https://h/a?b";
         path[10] = (char)c;
         const char *why = check(path, sizeof path - 1);
         char host[] = "http://ab";
         host[8] = (char)c;
         const char *why2 = check(host, sizeof host - 1);
-        if (refused) {
+        if (ctrl) {
             if (!why || strcmp(why, WHY_CTRL) != 0 || !why2 || strcmp(why2, WHY_CTRL) != 0)
                 fail_msg("byte 0x%02x: expected \"%s\"", c, WHY_CTRL);
-        } else if (why || why2) {
-            fail_msg("byte 0x%02x refused: %s", c, why ? why : why2);
+            continue;
         }
+        if (path_ok != !why)
+            fail_msg("byte 0x%02x in a path: %s", c, why ? why : "accepted");
+        if (host_ok != !why2)
+            fail_msg("byte 0x%02x in a host: %s", c, why2 ? why2 : "accepted");
     }
     /* A NUL inside the given length is a control byte, not the end. */
     assert_string_equal(check("http://a\0b", 10), WHY_CTRL);
+    /* C1 controls, U+0080 to U+009F (C2 80 to C2 9F), are controls too;
+     * U+00A0, the next, is not. */
+    BAD_TAIL("\xc2\x80", WHY_CTRL);
+    BAD_TAIL("\xc2\x85", WHY_CTRL);
+    BAD_TAIL("\xc2\x9f", WHY_CTRL);
+    OK_TAIL("\xc2\xa0");
 }
 
 /* The check reads exactly len bytes: what follows in memory is not the

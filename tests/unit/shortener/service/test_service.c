@@ -19,7 +19,7 @@ static int status_of(struct service *s, struct service_worker *w, const char *me
                      const char *path)
 {
     struct service_reply r;
-    service_handle(s, w, method, path, NULL, 0, 0, &r);
+    service_handle(s, w, method, path, NULL, NULL, 0, 0, &r);
     int status = r.status;
     service_reply_free(&r);
     return status;
@@ -35,13 +35,13 @@ static void test_service_handle(void **st)
     assert_null(service_claim_worker(s));   /* one worker, one claim */
     struct service_reply r;
 
-    service_handle(s, w, "GET", "/heart-beat", NULL, 0, 0, &r);
+    service_handle(s, w, "GET", "/heart-beat", NULL, NULL, 0, 0, &r);
     assert_int_equal(r.status, 200);
     assert_string_equal(r.body, "{\"OK\":true}");
     service_reply_free(&r);
 
     const char *body = "{\"url\":\"https://svc.example/\\\"q\\\"\"}";
-    service_handle(s, w, "POST", "/link", body, strlen(body), 0, &r);
+    service_handle(s, w, "POST", "/link", NULL, body, strlen(body), 0, &r);
     assert_int_equal(r.status, 201);
     cJSON *j = cJSON_Parse(r.body);
     assert_non_null(j);
@@ -52,7 +52,7 @@ static void test_service_handle(void **st)
     cJSON_Delete(j);
     service_reply_free(&r);
 
-    service_handle(s, w, "GET", path, NULL, 0, 0, &r);
+    service_handle(s, w, "GET", path, NULL, NULL, 0, 0, &r);
     assert_int_equal(r.status, 200);
     j = cJSON_Parse(r.body);   /* the quote in the URL is escaped properly */
     assert_non_null(j);
@@ -61,10 +61,10 @@ static void test_service_handle(void **st)
     cJSON_Delete(j);
     service_reply_free(&r);
 
-    service_handle(s, w, "POST", "/link", "x", 1, 1, &r);
+    service_handle(s, w, "POST", "/link", NULL, "x", 1, 1, &r);
     assert_int_equal(r.status, 413);
     service_reply_free(&r);
-    service_handle(s, w, "PUT", "/link", NULL, 0, 0, &r);
+    service_handle(s, w, "PUT", "/link", NULL, NULL, 0, 0, &r);
     assert_int_equal(r.status, 405);
     assert_string_equal(r.allow, "POST");
     service_reply_free(&r);
@@ -72,7 +72,7 @@ static void test_service_handle(void **st)
     assert_int_equal(status_of(s, w, "GET", "/link/abcdefghij"), 404);
     assert_int_equal(status_of(s, w, "GET", "/nope"), 404);
 
-    service_handle(s, w, "GET", "/stats", NULL, 0, 0, &r);
+    service_handle(s, w, "GET", "/stats", NULL, NULL, 0, 0, &r);
     assert_int_equal(r.status, 200);
     j = cJSON_Parse(r.body);
     assert_non_null(j);

@@ -32,7 +32,7 @@ static void hits(struct service *s, int worker, int n)
 {
     struct service_reply r;
     for (int i = 0; i < n; i++) {
-        service_handle(s, service_worker_at(s, worker), "GET", "/heart-beat", NULL, 0, 0, &r);
+        service_handle(s, service_worker_at(s, worker), "GET", "/heart-beat", NULL, NULL, 0, 0, &r);
         assert_int_equal(r.status, 200);
         service_reply_free(&r);
     }
@@ -42,7 +42,7 @@ static void hits(struct service *s, int worker, int n)
 static cJSON *stats(struct service *s)
 {
     struct service_reply r;
-    service_handle(s, service_worker_at(s, 0), "GET", "/stats", NULL, 0, 0, &r);
+    service_handle(s, service_worker_at(s, 0), "GET", "/stats", NULL, NULL, 0, 0, &r);
     assert_int_equal(r.status, 200);
     cJSON *j = cJSON_Parse(r.body);
     service_reply_free(&r);
