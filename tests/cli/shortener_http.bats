@@ -196,6 +196,9 @@ listen_inode() {
     printf 'HEAD /link HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n' | exchange head
     assert_equal "$(status_line head)" "HTTP/1.1 400 Invalid Request"
     assert_equal "$(body head | wc -c)" 0
+    # no Content-Length: a HEAD's may only be the GET's (40 here), and h2o
+    # gives the HEAD no text to count (it once said 17, for "error")
+    assert_equal "$(header head Content-Length)" ""
     run curl -s "$SERVICE_URL/stats"
     assert_equal "$(jq -c '.routes["POST /link"]' <<<"$output")" '{"413":1}'
 }

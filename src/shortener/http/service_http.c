@@ -191,8 +191,10 @@ static void json_do_send(h2o_ostream_t *self, h2o_req_t *req, h2o_iovec_t *bufs,
         char *j = h2o_mem_alloc_pool(&req->pool, sizeof txt + 16);
         b = h2o_iovec_init(j, (size_t)snprintf(j, sizeof txt + 16, "{\"error\":\"%s\"}", txt));
     }
-    req->res.content_length = b.len;
     int head = h2o_memis(req->input.method.base, req->input.method.len, H2O_STRLIT("HEAD"));
+    /* A HEAD's Content-Length may only be the GET's (RFC 9110 8.6), and
+     * h2o gives a HEAD no text to word it from: none is sent. */
+    req->res.content_length = head ? SIZE_MAX : b.len;
     h2o_ostream_send_next(self, req, &b, head ? 0 : 1, state);
 }
 
