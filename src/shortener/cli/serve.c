@@ -249,6 +249,10 @@ static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int
     serve_print_start(o, port, lim);
     int sig = 0;
     sigwait(&stop, &sig);
+    /* The stop has begun: a second SIGINT or SIGTERM is dropped, not left
+     * pending to kill us with 143 at the unblock, before the counters. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
     service_http_stop(h);
     pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
     print_counters(s, o->json, o->csv);

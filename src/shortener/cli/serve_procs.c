@@ -312,6 +312,11 @@ int serve_procs(const struct serve_opts *o, const struct fd_limits *lim)
     if (rc == 0) {
         serve_print_start(o, p.port, lim);
         rc = supervise(&p);
+        /* The stop has begun: a second SIGINT or SIGTERM is dropped, not
+         * left pending to kill us with 143 when the mask is restored (the
+         * stop is bounded: SIGKILL after the grace). */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
         int stopped = stop_all(&p, rc != 0);
         if (rc == 0 && stopped == 0) {
             if (o->json)
