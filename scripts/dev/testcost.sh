@@ -18,6 +18,8 @@
 # Exit: COMMAND's status; 2 on bad arguments or without root or acct.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=scripts/study/mask.sh
+source "$ROOT/scripts/study/mask.sh"   # kv_mask: the command is recorded, not its passwords
 die() { echo "testcost.sh: $*" >&2; exit 2; }
 
 OUT=""
@@ -58,7 +60,7 @@ dump-acct "$acct" | awk -F'|' -v hz="$hz" '
 {
     printf 'command\tprocesses\tcpu_s\tms_per_process\n'
     cat "$OUT.tmp"
-    awk -v w="$wall" -v u="$user" -v s="$sys" -v st="$st" -v c="$*" \
+    awk -v w="$wall" -v u="$user" -v s="$sys" -v st="$st" -v c="$(printf '%s' "$*" | kv_mask)" \
         'BEGIN { printf "# wall %s s, cpu %.1f s (user %s, sys %s), exit %s: %s\n", w, u + s, u, s, st, c }' 
 } >"$OUT"
 rm -f "$OUT.tmp"

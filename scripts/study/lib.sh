@@ -119,12 +119,16 @@ kv_scratch() {
     [ "${KEEP:-0}" = 1 ] || kv_track_dir "$SCR"
 }
 
+# kv_mask (mask.sh): passwords out of a command line or a message.
+# shellcheck source=scripts/study/mask.sh
+source "$KV_SCRIPTS/mask.sh"
+
 # ------------------------------------------------------------ command log
 # The command as a user would type it: the repo's binary shows as ./kvtest
 # and paths under the output directory as relative ones.
 kv_show_cmd() {
     local s
-    s=$(printf '%q ' "$@")
+    s=$(printf '%q ' "$@" | kv_mask)
     s=${s% }
     s=${s//"$KVTEST"/./kvtest}
     [ -z "$OUT" ] || s=${s//"$OUT"\//\$OUT/}
