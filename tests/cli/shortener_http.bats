@@ -170,6 +170,41 @@ listen_inode() {
     assert_equal "$(grep -c '^HTTP/1.1' "$D/over")" 1
 }
 
+@test "request targets: 8192 bytes are routed, one more gets 414 and the connection closes" {
+    start_service "$DB" --threads 2
+    local at over
+    at="/link/$(head -c 8186 /dev/zero | tr '\0' a)"
+    [ "${#at}" -eq 8192 ]
+    printf 'GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n' "$at" | exchange at
+    # routed: an id over 64 characters is the service's own 400
+    assert_equal "$(status_line at)" "HTTP/1.1 400 Bad Request"
+    assert_equal "$(body at)" '{"error":"invalid id: expected 1-64 characters of [A-Za-z0-9]"}'
+    over="${at}a"
+    printf 'GET %s HTTP/1.1\r\nHost: a\r\n\r\nGET /heart-beat HTTP/1.1\r\nHost: a\r\n\r\n' "$over" |
+        exchange over
+    assert_equal "$(status_line over)" "HTTP/1.1 414 URI Too Long"
+    assert_equal "$(body over)" '{"error":"request target longer than 8192 bytes"}'
+    assert_equal "$(header over Connection)" "close"
+    assert_equal "$(grep -c '^HTTP/1.1' "$D/over")" 1
+}
+
+@test "header fields: 100 are served, a 101st is refused by h2o with its own 400" {
+    start_service "$DB" --threads 2
+    local n
+    for n in 100 101; do
+        {
+            printf 'GET /heart-beat HTTP/1.1\r\nHost: a\r\nConnection: close\r\n'
+            for i in $(seq 3 "$n"); do printf 'X-%d: v\r\n' "$i"; done
+            printf '\r\n'
+        } | exchange "h$n"
+    done
+    assert_equal "$(status_line h100)" "HTTP/1.1 200 OK"
+    # h2o's HTTP/1 parser stops at 100 fields and answers before any
+    # handler or filter of ours runs: plain text, not JSON
+    assert_equal "$(status_line h101)" "HTTP/1.1 400 Bad Request"
+    assert_equal "$(body h101)" "Bad Request"
+}
+
 @test "h2o's own refusals: its reason in a JSON body, the service's words for a create, no body for HEAD" {
     start_service "$DB" --threads 2
     printf 'POST /link HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n' | exchange cl

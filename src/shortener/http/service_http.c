@@ -80,6 +80,7 @@ static const char *reason(int status)
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 413: return "Payload Too Large";
+    case 414: return "URI Too Long";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
@@ -127,6 +128,10 @@ static void send_reply(h2o_req_t *req, struct service_reply *r)
  * (whose 32 KiB connection buffer set the limit). h2o itself reads up to
  * H2O_MAX_REQLEN (408 KiB) and answers 400 beyond that. */
 #define HEAD_MAX 32768
+/* A request target over this many bytes gets 414: no route of ours is
+ * longer than /link/ and a 64-character id, and 8 KiB is what proxies
+ * commonly pass (nginx's large_client_header_buffers). */
+#define TARGET_MAX 8192
 
 static size_t head_size(const h2o_req_t *req)
 {
@@ -147,6 +152,12 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
         static const char big[] = "{\"error\":\"request header fields too large\"}";
         req->http1_is_persistent = 0;
         send_json(req, 431, big, sizeof big - 1, NULL);
+        return 0;
+    }
+    if (req->input.path.len > TARGET_MAX) {
+        static const char big[] = "{\"error\":\"request target longer than 8192 bytes\"}";
+        req->http1_is_persistent = 0;
+        send_json(req, 414, big, sizeof big - 1, NULL);
         return 0;
     }
     const char *method, *path;
