@@ -86,7 +86,7 @@ ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
 CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
 FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
-.PHONY: all test test-servers test-repo bench install uninstall deb clean deps asan unit fuzz mutants mutants-auto core static arm64-test
+.PHONY: all test test-servers test-repo bench install uninstall deb clean deps asan unit fuzz failnth mutants mutants-auto core static arm64-test
 all: $(BIN) build/ratioci
 
 # The amalgamation takes about a minute: compiled once per compiler, shared
@@ -155,6 +155,12 @@ RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/ke
 build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
+
+# An LD_PRELOAD library that fails the Nth malloc, write, fsync or open
+# (tests/cli/failnth.bats; scripts/tools/failnth.c says how).
+build/failnth.so: scripts/tools/failnth.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_OURS) $(OPT) -shared -fPIC -o $@ $< -ldl
 
 # An HTTP server of known capacity (W slots x fixed service time) that
 # tests/cli/capacity.bats checks the capacity search against.
@@ -248,7 +254,7 @@ build/man/%.1: src/doc/%.1.scd
 SUBMAKE_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 test: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest $(TESTS) $(OBJ)/core/kvtest $(OBJ)/fallback/kvtest build/ratioci \
-	    build/fixedcap build/lookuploop build/inserts $(MANPAGES)
+	    build/fixedcap build/lookuploop build/inserts build/failnth.so $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_CORE_BIN=$(OBJ)/core/kvtest \
 	    KVTEST_FALLBACK_BIN=$(OBJ)/fallback/kvtest bash tests/run.sh $(TESTS)
 
@@ -263,6 +269,12 @@ test-servers: deps
 test-repo: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/ratioci $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=repo bash tests/run.sh
+
+# Every malloc, write, fsync and open of init, export and shortener init
+# failed in turn, one run each (make test tries a stride of them): minutes.
+failnth: deps
+	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/failnth.so
+	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_FAILNTH_FULL=1 bats tests/cli/failnth.bats
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
@@ -321,22 +333,97 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# libFuzzer run of the shortener's request handler (clang; seeds in
-# tests/fuzz/corpus, new inputs kept in build/fuzz/corpus):
-#   make fuzz [FUZZ_TIME=seconds]
+# libFuzzer targets (clang), one per parser of outside input: each
+# tests/fuzz/fuzz_NAME.c is built as build/fuzz/fuzz_NAME from its own
+# sources (FUZZ_SRCS_NAME), its seeds are tests/fuzz/corpus/NAME.
+#   make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGETS="url units"]
+# make fuzz builds every target of FUZZ_TARGETS and runs each in turn for
+# FUZZ_TIME seconds from its seeds, keeping the new inputs it finds in
+# build/fuzz/corpus/NAME (the next run starts from them too) and what
+# fails in build/fuzz/finds/NAME/ (crash-*, leak-*, timeout-*: rerun one
+# with build/fuzz/fuzz_NAME FILE). Every target runs even after one
+# failed; make fuzz then lists those that found a crash, an invariant
+# broken (each target's header says which it checks), a leak, undefined
+# behaviour or an input slower than FUZZ_INPUT_TIMEOUT, and exits 1.
 FUZZ_TIME ?= 30
-# The request handler and what it calls (the folders service/, store/ and
-# cache/) and base/, without the HTTP server library (the glue lives in http/).
-FUZZ_SRCS = tests/fuzz/fuzz_request.c \
-            $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
-            $(filter-out src/base/json_core.c,$(wildcard src/base/*.c)) src/measure/keys/rng.c \
-            src/measure/progress.c
-FUZZ_LIBS = -lhiredis -luriparser -lcjson -lpthread -lm
-build/fuzz/fuzz_request: $(FUZZ_SRCS) build/sqlite3.o
-	@mkdir -p $(@D)
-	clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRCS) build/sqlite3.o $(FUZZ_LIBS)
-fuzz: build/fuzz/fuzz_request
-	@mkdir -p build/fuzz/corpus
-	build/fuzz/fuzz_request -max_total_time=$(FUZZ_TIME) -max_len=70000 \
-	    build/fuzz/corpus tests/fuzz/corpus
+FUZZ_INPUT_TIMEOUT ?= 10
+FUZZ_TARGETS = request url cacheurl units compare histjson loadmerge keys httpresp
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \
+              -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+# Any header may change what a target compiles: each depends on all.
+FUZZ_HDRS := $(shell find src tests/fuzz -name '*.h')
+FUZZ_BASE = $(filter-out src/base/json_core.c,$(wildcard src/base/*.c))
+# request: the request handler and what it calls (the folders service/,
+# store/ and cache/) and base/, without the HTTP server library (the glue
+# lives in http/), over a real SQLite database.
+FUZZ_SRCS_request = $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
+                    $(FUZZ_BASE) src/measure/keys/rng.c src/measure/progress.c
+FUZZ_OBJS_request = build/sqlite3.o
+FUZZ_LIBS_request = -lhiredis -luriparser -lcjson -lpthread -lm
+FUZZ_RUN_request  = -max_len=70000
+# url: request_check_url, request_is_self_link, load_url_parse, url_mask.
+FUZZ_SRCS_url = src/shortener/service/request.c src/load/load_http.c src/base/url_mask.c \
+                src/base/net.c src/base/units.c src/base/errbuf.c
+FUZZ_LIBS_url = -luriparser -lcjson -lhttp_parser
+# cacheurl: cache_parse_url, cluster_redirect_parse, links_store_kind (its
+# file, links_open.c, calls both store engines: the whole store links).
+FUZZ_SRCS_cacheurl = src/shortener/cache/cache_url.c src/shortener/cache/cluster_slots.c \
+                     $(wildcard src/shortener/store/*.c) $(FUZZ_BASE) src/measure/keys/rng.c \
+                     src/measure/progress.c
+FUZZ_OBJS_cacheurl = build/sqlite3.o
+FUZZ_LIBS_cacheurl = -luriparser -lcjson -lpthread -lm
+# units: base/units and base/net, timeline_parse_interval, load_slo_parse,
+# sweep_parse_pages and the numbers of cli_parse.
+FUZZ_SRCS_units = src/base/units.c src/base/net.c src/base/errbuf.c src/base/cli.c \
+                  src/base/url_mask.c src/measure/timeline.c src/measure/hist.c \
+                  src/load/search/load_search.c src/commands/sweep/sweep_cross.c
+FUZZ_LIBS_units = -lm
+# compare: compare_side_read and the extraction it calls.
+FUZZ_SRCS_compare = $(addprefix src/commands/compare/,compare_read.c compare_extract.c \
+                      compare_group.c compare_json.c) \
+                    src/base/cli.c src/base/url_mask.c src/base/units.c
+FUZZ_LIBS_compare = -lcjson -lm
+# histjson: load_histjson_add (and load_histjson_new for the round trip).
+FUZZ_SRCS_histjson = src/load/load_histjson.c src/measure/hist.c
+FUZZ_LIBS_histjson = -lcjson
+# loadmerge: load_merge_add and load_merge_finish (load_report.c and
+# load_engine.c, which they call, take the rest of load/ along).
+FUZZ_SRCS_loadmerge = $(wildcard src/load/*.c) $(FUZZ_BASE) src/measure/hist.c src/measure/report.c \
+                      src/measure/env.c src/measure/timeline.c
+FUZZ_OBJS_loadmerge = build/sqlite3.o
+FUZZ_LIBS_loadmerge = -lcjson -lhttp_parser -lpthread -lm
+# keys: mix_keys_parse and mix_keys_read (load --keys), sizedist_load_json
+# (init --sizes-from).
+FUZZ_SRCS_keys = src/shortener/mix/mix_keys.c src/shortener/store/linkid.c src/base/errbuf.c \
+                 src/measure/sizedist.c
+FUZZ_LIBS_keys = -lcjson -lm
+# httpresp: the load engine's answer parser (load_resp_take, _feed).
+FUZZ_SRCS_httpresp = src/load/load_http.c src/base/net.c src/base/units.c src/base/errbuf.c
+FUZZ_LIBS_httpresp = -lhttp_parser
+FUZZ_RUN_httpresp  = -max_len=70000
+
+define FUZZ_RULE
+build/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(FUZZ_OBJS_$(1)) $$(FUZZ_HDRS)
+	@mkdir -p $$(@D)
+	clang $$(FUZZ_CFLAGS) -o $$@ tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(FUZZ_OBJS_$(1)) \
+	    $$(FUZZ_LIBS_$(1))
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
+
+# One target's run, a shell command that adds its name to $failed when it
+# fails.
+define FUZZ_RUN_ONE
+mkdir -p build/fuzz/corpus/$(1) build/fuzz/finds/$(1); \
+	echo "== fuzz_$(1): $(FUZZ_TIME) s"; \
+	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_TIME) -timeout=$(FUZZ_INPUT_TIMEOUT) \
+	    $(FUZZ_RUN_$(1)) -artifact_prefix=build/fuzz/finds/$(1)/ \
+	    build/fuzz/corpus/$(1) tests/fuzz/corpus/$(1) || failed="$$failed $(1)"
+endef
+
+fuzz: $(addprefix build/fuzz/fuzz_,$(FUZZ_TARGETS))
+	@failed=; \
+	$(foreach t,$(FUZZ_TARGETS),$(call FUZZ_RUN_ONE,$(t)); \
+	) \
+	if [ -n "$$failed" ]; then \
+	    echo "make fuzz: failed:$$failed (inputs in build/fuzz/finds/)"; exit 1; \
+	fi

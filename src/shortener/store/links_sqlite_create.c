@@ -115,6 +115,24 @@ static int fill(struct links_sqlite *l, const struct links_create_opts *o, int64
     return bad;
 }
 
+/* The links sit in the WAL until a checkpoint copies them into the file,
+ * and only the file is renamed into place. Closing checkpoints too, but
+ * says nothing when that fails (out of memory, a write refused): the
+ * renamed file then lacked what the WAL held, and init said it was done
+ * (a failed write in a sweep left a malformed database behind an exit 0).
+ * So the checkpoint is made here, and must take in every frame. 0, or 1
+ * with the reason in l->err. */
+static int checkpoint(struct links_sqlite *l)
+{
+    int log = -1, done = -1;
+    int rc = sqlite3_wal_checkpoint_v2(l->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log, &done);
+    if (rc == SQLITE_OK && log == done)
+        return 0;
+    snprintf(l->base.err, sizeof l->base.err, "checkpoint: %s",
+             rc != SQLITE_OK ? sqlite3_errmsg(l->db) : "not every frame was copied");
+    return 1;
+}
+
 int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
                            int64_t *copied, char *err, size_t errcap)
 {
@@ -134,10 +152,10 @@ int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
         aside_discard(&t);
         return 1;
     }
-    int bad = fill(l, o, copied);
+    int bad = fill(l, o, copied) || checkpoint(l);
     if (bad)
         snprintf(err, errcap, "%s: %s", path, l->base.err);
-    links_close(&l->base);   /* last connection: checkpoints and removes the WAL */
+    links_close(&l->base);   /* last connection: removes the emptied WAL */
     if (bad) {
         aside_discard(&t);
         return 1;
