@@ -33,7 +33,8 @@ int units_parse_int(const char *s, int64_t *out)
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         base = 16;
         p += 2;
-        if (!isxdigit((unsigned char)*p))
+        /* strtoull(16) takes a "0x" of its own: "0x0x10" would be 16 */
+        if (!isxdigit((unsigned char)*p) || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')))
             return -1;
     }
     errno = 0;
@@ -58,11 +59,12 @@ int units_parse_int(const char *s, int64_t *out)
 }
 
 /* The plain decimal number s starts with (a digit or '.' first: no sign,
- * space, "inf" or "nan", which strtod alone would take): its value, finite
- * and not negative, and where it ends. 0, or -1. */
+ * space, "inf", "nan" or "0x" hexadecimal, which strtod alone would take):
+ * its value, finite and not negative, and where it ends. 0, or -1. */
 static int leading_number(const char *s, double *v, char **end)
 {
-    if (!s || !*s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+    if (!s || !*s || !(isdigit((unsigned char)s[0]) || s[0] == '.') ||
+        (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
         return -1;
     errno = 0;
     *v = strtod(s, end);
@@ -97,7 +99,7 @@ int units_parse_duration(const char *s, double *seconds)
     else
         return -1;
     *seconds = v * mult;
-    return 0;
+    return isfinite(*seconds) ? 0 : -1;   /* "1e306h" overflows */
 }
 
 int64_t units_parse_digits(const char *s, size_t n)

@@ -14,7 +14,8 @@ int units_parse_int(const char *s, int64_t *out);
 /* Parse a non-negative decimal number ("1.1", "0.25"). 0 ok, -1 error. */
 int units_parse_double(const char *s, double *out);
 
-/* Parse a duration: plain number = seconds, or with suffix ms/s/m/h. */
+/* Parse a duration: plain number = seconds, or with suffix ms/s/m/h;
+ * -1 for one that is not finite once in seconds. */
 int units_parse_duration(const char *s, double *seconds);
 
 /* The value of the n decimal digits at s, which need not end there (a

@@ -1,4 +1,5 @@
 /* load_search: the capacity search (see load_search.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,10 @@ static int parse_bound(const char *s, size_t n, double *us)
     memcpy(buf, s, n);
     buf[n] = '\0';
     char *end;
+    /* decimal only: strtod also reads "0x1p4", "inf" and "nan" */
+    if (!(isdigit((unsigned char)buf[0]) || buf[0] == '.') ||
+        (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')))
+        return -1;
     double v = strtod(buf, &end);
     if (end == buf || !(v > 0) || !isfinite(v))
         return -1;
@@ -30,7 +35,7 @@ static int parse_bound(const char *s, size_t n, double *us)
     if (mult == 0)
         return -1;
     *us = v * mult;
-    return 0;
+    return isfinite(*us) ? 0 : -1;   /* "1e308s" overflows */
 }
 
 int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t cap)

@@ -52,6 +52,15 @@ static void test_units_other(void **state)
     assert_int_equal(units_parse_duration("500ms", &d), 0); assert_true(d == 0.5);
     assert_int_equal(units_parse_duration("2m", &d), 0); assert_true(d == 120);
     assert_int_equal(units_parse_duration("2y", &d), -1);
+    /* fuzzing's finds: hexadecimal where the header says decimal, a
+     * second "0x", and durations that overflow to infinity */
+    assert_int_equal(units_parse_double("0x10", &d), -1);
+    assert_int_equal(units_parse_duration("0x10", &d), -1);
+    assert_int_equal(units_parse_duration("1e306h", &d), -1);
+    assert_int_equal(units_parse_duration("1e300h", &d), 0);
+    int64_t v;
+    assert_int_equal(units_parse_int("0x10", &v), 0); assert_int_equal(v, 16);
+    assert_int_equal(units_parse_int("0x0x10", &v), -1);
     /* a span of digits inside a longer string; 18 digits at most */
     assert_int_equal(units_parse_digits("8080/x", 4), 8080);
     assert_int_equal(units_parse_digits("", 0), 0);
