@@ -2,6 +2,8 @@
  * load_histjson.h). */
 #include "load/load_histjson.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +52,10 @@ static int read_hist(struct hist *h, const cJSON *j, char *why, size_t cap)
     if (!cJSON_IsString(unit) || !cJSON_IsArray(b) || !cJSON_IsNumber(sum) || count < 0 ||
         mn < 0 || mx < 0)
         return snprintf(why, cap, "histogram lacks unit, count, min, max, sum or buckets"), -1;
+    /* 1e500 reads as infinity, which prints as null: a merge could not be
+     * read back */
+    if (!isfinite(sum->valuedouble) || sum->valuedouble < 0)
+        return snprintf(why, cap, "histogram sum is not a finite number of at least 0"), -1;
     if (strcmp(unit->valuestring, "ns") != 0 || whole(j, "sub_bits") != HIST_SUB_BITS ||
         whole(j, "nbuckets") != HIST_BUCKETS)
         return snprintf(why, cap, "histogram layout differs from this kvtest's (unit ns, "
@@ -65,6 +71,10 @@ static int read_hist(struct hist *h, const cJSON *j, char *why, size_t cap)
         if (i < 0 || i >= HIST_BUCKETS || c < 0)
             return snprintf(why, cap, "histogram bucket pair %d is not an index below %d "
                             "and a count", k / 2, HIST_BUCKETS), -1;
+        /* the count is at most 2^53: a total past it could wrap round to
+         * any count at all */
+        if ((uint64_t)c > (UINT64_C(1) << 53) - total)
+            return snprintf(why, cap, "histogram buckets hold more than 2^53 samples"), -1;
         h->b[(unsigned)i] += (uint64_t)c;
         total += (uint64_t)c;
     }

@@ -153,6 +153,11 @@ ssize_t load_resp_take(struct load_resp *r, const char *buf, size_t n, char *why
     size_t u = http_parser_execute(&r->p, &resp_settings, buf, n);
     enum http_errno e = HTTP_PARSER_ERRNO(&r->p);
     r->seen += r->complete ? u : n;   /* bytes of a bad answer count as seen */
+    /* http_parser takes any three digits: "HTTP/1.1 002 OK" is no answer */
+    if (r->complete && (r->status < 100 || r->status > 599)) {
+        errbuf_say(why, whycap, "invalid HTTP answer (status %d, not 100..599)", r->status);
+        return -1;
+    }
     if (r->complete)
         return (ssize_t)u;   /* the rest is the next answer's */
     if (n == 0) {

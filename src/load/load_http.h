@@ -49,7 +49,7 @@ void load_resp_begin(struct load_resp *r);
  * answer: returns how many were taken (the rest belong to the next answer
  * on the connection, after load_resp_begin), r->complete saying whether
  * the answer is whole; n == 0: the server closed. -1: not a valid HTTP
- * answer, reason in why. (The count is returned rather than stored
+ * answer (a status outside 100..599 included), reason in why. (The count is returned rather than stored
  * through a pointer: this runs once per answer.) */
 ssize_t load_resp_take(struct load_resp *r, const char *buf, size_t n, char *why, size_t whycap);
 /* Feed n received bytes; n == 0 means the server closed the connection.

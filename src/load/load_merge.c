@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "load/load_histjson.h"
@@ -27,6 +28,8 @@ void load_merge_free(struct load_merge *m)
         load_totals_free(&m->t);
     cJSON_Delete(m->options);
     m->options = NULL;
+    free(m->url);
+    m->url = NULL;
 }
 
 static const cJSON *get(const cJSON *o, const char *name)
@@ -66,7 +69,13 @@ static int same_target(struct load_merge *m, const char *url, const char *scenar
                        const char *from, char *why, size_t cap)
 {
     if (m->nruns == 0) {
-        snprintf(m->url, sizeof(m->url), "%s", url);
+        /* Kept whole: a run compared with a cut copy of itself would be
+         * refused ("targeted another service: X, not X"). The scenario
+         * and the clock are short words; a longer one is no load run's. */
+        if (strlen(scenario) >= sizeof(m->scenario) || strlen(from) >= sizeof(m->latency_from))
+            return snprintf(why, cap, "scenario or latency_from is not one of load's"), -1;
+        if (!(m->url = strdup(url)))
+            return snprintf(why, cap, "out of memory"), -1;
         snprintf(m->scenario, sizeof(m->scenario), "%s", scenario);
         snprintf(m->latency_from, sizeof(m->latency_from), "%s", from);
         return 0;

@@ -25,7 +25,8 @@
 
 struct load_merge {
     int nruns;
-    char url[512], scenario[32], latency_from[16];
+    char *url;                  /* the first run's, whole (malloc) */
+    char scenario[32], latency_from[16];
     char kind_names[LOAD_KINDS_MAX][32];   /* upper case, as load's text rows */
     struct load_scenario sc;    /* the name and kinds, for load_report */
     struct load_totals t;       /* summed; ready after load_merge_finish */

@@ -32,7 +32,8 @@ int mix_keys_parse(struct mix_keys *k, char *buf, size_t len, char *err, size_t 
         if (s == t)
             continue;
         *t = '\0';   /* t <= e: the '\n', or buf[len], which the caller provides */
-        if (!linkid_valid(s, strlen(s))) {
+        /* the whole line, not up to a NUL inside it: "ab\0cd" is no id */
+        if (!linkid_valid(s, (size_t)(t - s))) {
             errbuf_say(err, errcap, "line %zu: not a link id (1-64 of [A-Za-z0-9])", line);
             free(k->id);
             memset(k, 0, sizeof(*k));
