@@ -43,7 +43,9 @@ static const char *userinfo_end(const char *p)
 }
 
 /* The length of a "password=" value starting at v: quoted 'with \' escapes'
- * as libpq's keyword/value strings allow, else up to '&' or a URL's end. */
+ * as libpq's keyword/value strings allow, and then (as unquoted) up to '&'
+ * or a URL's end: what follows a closing quote is masked with it, so that
+ * masking a masked text changes nothing ('a'b gave ***b, then ***). */
 static size_t value_len(const char *v)
 {
     const char *p = v;
@@ -51,7 +53,8 @@ static size_t value_len(const char *v)
         for (p++; *p && *p != '\''; p++)
             if (*p == '\\' && p[1])
                 p++;
-        return (size_t)(p - v) + (*p == '\'');
+        if (*p == '\'')
+            p++;
     }
     while (!url_stop(*p) && *p != '&')
         p++;

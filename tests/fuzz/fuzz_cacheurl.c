@@ -17,8 +17,10 @@
  *    one being host:port, anything else has none; the default timeouts and
  *    no TTL; credentials exactly when the URL has a '@', then cred.pass
  *    non-empty, and user and pass terminated. On failure: err is one line
- *    (no '\n') "bad cache URL 'URL': ..." where URL is url_mask's copy of
- *    the input, and it never shows the password: for a URL of one of the
+ *    (no '\n') "bad cache URL 'URL': ..." where URL is the input with the
+ *    password cache_parse_url reads (from the first ':' after "://" to
+ *    the last '@') written "***", or url_mask's copy when it has none, and
+ *    each control byte as '?'; and it never shows the password: for a URL of one of the
  *    five schemes, PW is what cache_parse_url takes as the password (from
  *    the first ':' after the scheme to the last '@'); PW must not appear
  *    in err unless it also appears elsewhere in the input (or holds a '*',
@@ -95,9 +97,13 @@ static void check_password(const char *text, const char *shown)
         free(p);
         CHECK(!shown_pw, "cache_parse_url's message shows the password");
     }
+    /* the message writes '*' (the mask) and '?' (a control byte) itself */
+    int controls = 0;
+    for (const char *q = text; *q; q++)
+        controls |= (unsigned char)*q < 0x20 || *q == 0x7f;
     for (size_t i = 0; i < n; i++) {
         unsigned char b = (unsigned char)pw[i];
-        int other = b == '*';
+        int other = b == '*' || (b == '?' && controls);
         for (const char *q = text; *q && !other; q++)
             other = (q < pw || q >= at) && (unsigned char)*q == b;
         if (!other && strchr(shown, b)) {
@@ -169,7 +175,16 @@ static void check_cache_url(const char *text)
         CHECK(terminated(err, ERRCAP) && err[0], "no reason on failure");
         CHECK(!strchr(err, '\n'), "the reason is not one line");
         char shown[512];
-        url_mask(text, shown, sizeof shown);
+        const char *auth = strstr(text, "://");
+        const char *at = auth ? strrchr(auth + 3, '@') : NULL;
+        const char *colon = at ? memchr(auth + 3, ':', (size_t)(at - auth - 3)) : NULL;
+        if (colon)
+            snprintf(shown, sizeof shown, "%.*s:***%s", (int)(colon - text), text, at);
+        else
+            url_mask(text, shown, sizeof shown);
+        for (char *c = shown; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
         static const char head[] = "bad cache URL '";
         size_t hl = sizeof head - 1, sl = strlen(shown);
         CHECK(strncmp(err, head, hl) == 0 && strncmp(err + hl, shown, sl) == 0 &&

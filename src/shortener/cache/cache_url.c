@@ -117,12 +117,36 @@ static int parse_userinfo(const char *url, const char *p, size_t len, struct cac
     return 0;
 }
 
+/* text as messages show it: the password masked as the parse below reads
+ * it (up to the last '@', whatever it holds: url_mask stops at a blank, a
+ * quote or "://", which a raw password may hold), and each control
+ * character as '?', so a message stays one line. */
+static void show(const char *text, char *out, size_t cap)
+{
+    const char *auth = strstr(text, "://");
+    const char *at = auth ? strrchr(auth + 3, '@') : NULL;
+    const char *colon = at ? memchr(auth + 3, ':', (size_t)(at - auth - 3)) : NULL;
+    if (colon)
+        snprintf(out, cap, "%.*s:***%s", (int)(colon - text), text, at);
+    else
+        url_mask(text, out, cap);
+    for (char *c = out; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 int cache_parse_url(const char *text, struct cache_config *cfg, char *err, size_t errcap)
 {
     /* Every message below names the URL as shown, its password masked. */
     char url[512];
-    url_mask(text, url, sizeof url);
+    show(text, url, sizeof url);
     memset(cfg, 0, sizeof *cfg);
+    for (const char *c = text; *c; c++)
+        if ((unsigned char)*c <= 0x20 || *c == 0x7f) {
+            snprintf(err, errcap, "bad cache URL '%s': spaces or control characters "
+                     "(percent-encode them in a password: %%20)", url);
+            return -1;
+        }
     cfg->connect_timeout_ms = CACHE_TIMEOUT_MS;
     cfg->command_timeout_ms = CACHE_TIMEOUT_MS;
     static const struct {
