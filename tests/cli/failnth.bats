@@ -20,7 +20,9 @@ setup() {
     common_setup
     SHIM=$BATS_TEST_DIRNAME/../../build/failnth.so
     [ -f "$SHIM" ] || skip "build/failnth.so is not built (make build/failnth.so)"
-    REL=${KVTEST_REL:-$KVTEST}
+    # absolute: each run starts in a directory of its own
+    REL=$(realpath "${KVTEST_REL:-$KVTEST}")
+    KVTEST=$(realpath "$KVTEST")
     D=$BATS_TEST_TMPDIR
 }
 

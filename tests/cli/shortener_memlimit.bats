@@ -167,7 +167,7 @@ MLSH=$BATS_TEST_DIRNAME/../../scripts/study/memlimit.sh
         local c=$D/others
         for_others "$c"
         mkdir -p "$c/scripts/study" "$c/tests/lib"
-        cp "$(dirname "$MLSH")"/{memlimit,lib}.sh "$c/scripts/study/"
+        cp "$(dirname "$MLSH")"/{memlimit,lib,mask}.sh "$c/scripts/study/"
         cp "$BATS_TEST_DIRNAME/../lib/servers.bash" "$c/tests/lib/"
         chmod -R a+rX "$c"
         run setpriv --reuid=65534 --regid=65534 --clear-groups bash "$c/scripts/study/memlimit.sh" --out "$o"

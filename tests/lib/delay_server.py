@@ -14,7 +14,8 @@ Protocols:
         (POST /link, GET /link/ID: tests/lib/stall_server.py's service);
         every request is delayed
   resp  enough of Valkey's protocol for "kvtest shortener bench --cache
-        valkey://": PING, SELECT, GET, SET, PTTL; only GETs are delayed
+        valkey://": PING, SELECT, GET, SET (XX too), PTTL; only GETs are
+        delayed, and not the start's probe of kvtest:link:~probe
         (bench times one GET per lookup, plus a SET after a miss)
 
 Options:
@@ -100,8 +101,12 @@ class Resp:
         if cmd == b"SELECT":
             return b"+OK\r\n", False
         if cmd == b"GET" and len(args) == 2:
-            return bulk(self.kv.get(args[1])), True
+            # the start's permission probe (src/shortener/cache/
+            # cache_access.c) is no lookup: answered at once, not counted
+            return bulk(self.kv.get(args[1])), not args[1].endswith(b"~probe")
         if cmd == b"SET" and len(args) >= 3:
+            if b"XX" in (a.upper() for a in args[3:]) and args[1] not in self.kv:
+                return b"$-1\r\n", False
             self.kv[args[1]] = args[2]
             return b"+OK\r\n", False
         if cmd == b"PTTL" and len(args) == 2:
