@@ -47,13 +47,8 @@
 #include "shortener/cache/cluster_slots.h"
 #include "shortener/store/links.h"
 
-#define CHECK(cond, what)                                                     \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "fuzz_cacheurl: invariant failed: %s\n", (what)); \
-            abort();                                                          \
-        }                                                                     \
-    } while (0)
+#define FUZZ_NAME "fuzz_cacheurl"
+#include "tests/fuzz/fuzz_check.h"
 
 #define ERRCAP 2048   /* more than any message: "bad cache URL '" + 511 + reason */
 

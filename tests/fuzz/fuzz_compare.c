@@ -33,13 +33,8 @@
 #include "commands/compare/compare_int.h"
 #include "tests/fuzz/fuzz_tmp.h"
 
-#define CHECK(cond, what)                                                     \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "fuzz_compare: invariant failed: %s\n", (what));  \
-            abort();                                                          \
-        }                                                                     \
-    } while (0)
+#define FUZZ_NAME "fuzz_compare"
+#include "tests/fuzz/fuzz_check.h"
 
 static FILE *devnull;
 

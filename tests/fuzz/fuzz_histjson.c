@@ -27,13 +27,8 @@
 
 #include "load/load_histjson.h"
 
-#define CHECK(cond, what)                                                     \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "fuzz_histjson: invariant failed: %s\n", (what)); \
-            abort();                                                          \
-        }                                                                     \
-    } while (0)
+#define FUZZ_NAME "fuzz_histjson"
+#include "tests/fuzz/fuzz_check.h"
 
 static struct hist *empty, *busy, *busy0, *h1, *h2, *back;
 

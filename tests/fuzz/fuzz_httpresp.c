@@ -31,13 +31,8 @@
 
 #include "load/load_http.h"
 
-#define CHECK(cond, what)                                                     \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "fuzz_httpresp: invariant failed: %s\n", (what)); \
-            abort();                                                          \
-        }                                                                     \
-    } while (0)
+#define FUZZ_NAME "fuzz_httpresp"
+#include "tests/fuzz/fuzz_check.h"
 
 #define MAX_ANSWERS 64
 

@@ -37,13 +37,8 @@
 #include "shortener/mix/mix_keys.h"
 #include "tests/fuzz/fuzz_tmp.h"
 
-#define CHECK(cond, what)                                                 \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "fuzz_keys: invariant failed: %s\n", (what)); \
-            abort();                                                      \
-        }                                                                 \
-    } while (0)
+#define FUZZ_NAME "fuzz_keys"
+#include "tests/fuzz/fuzz_check.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -27,13 +27,8 @@
 
 #include "load/load_merge.h"
 
-#define CHECK(cond, what)                                                      \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "fuzz_loadmerge: invariant failed: %s\n", (what)); \
-            abort();                                                           \
-        }                                                                      \
-    } while (0)
+#define FUZZ_NAME "fuzz_loadmerge"
+#include "tests/fuzz/fuzz_check.h"
 
 #define MAX_RUNS 4
 

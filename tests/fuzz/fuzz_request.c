@@ -20,6 +20,8 @@
 #include "shortener/store/links.h"
 #include "shortener/service/request.h"
 #include "shortener/service/service.h"
+#define FUZZ_NAME "fuzz_request"
+#include "tests/fuzz/fuzz_check.h"
 
 static struct service *svc;
 static char dir[64] = "/tmp/kvtest-fuzz-XXXXXX";
@@ -60,16 +62,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Copy [p, p+n) into a NUL-terminated string (what the HTTP glue hands us). */
-static char *dupn(const uint8_t *p, size_t n)
-{
-    char *s = malloc(n + 1);
-    if (!s)
-        abort();
-    memcpy(s, p, n);
-    s[n] = '\0';
-    return s;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const uint8_t *end = data + size;
@@ -81,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *body = nl2 ? nl2 + 1 : end;
     size_t bodylen = (size_t)(end - body);
 
-    char *method = dupn(data, (size_t)(mend - data));
-    char *path = dupn(pstart, (size_t)(pend - pstart));
+    char *method = fuzz_dupn(data, (size_t)(mend - data));
+    char *path = fuzz_dupn(pstart, (size_t)(pend - pstart));
 
     /* Validators on raw bytes (no NUL termination promised). */
     const char *why;

@@ -49,13 +49,8 @@
 #include "load/search/load_search.h"
 #include "measure/timeline.h"
 
-#define CHECK(cond, what)                                                   \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "fuzz_units: invariant failed: %s\n", (what));  \
-            abort();                                                        \
-        }                                                                   \
-    } while (0)
+#define FUZZ_NAME "fuzz_units"
+#include "tests/fuzz/fuzz_check.h"
 
 static FILE *devnull;
 

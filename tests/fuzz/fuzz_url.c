@@ -52,23 +52,8 @@
 
 /* A fuzz-found invariant failure: say which, then abort (libFuzzer saves
  * the input). */
-#define CHECK(cond, what)                                               \
-    do {                                                                \
-        if (!(cond)) {                                                  \
-            fprintf(stderr, "fuzz_url: invariant failed: %s\n", (what)); \
-            abort();                                                    \
-        }                                                               \
-    } while (0)
-
-static char *dupn(const void *p, size_t n)
-{
-    char *s = malloc(n + 1);
-    if (!s)
-        abort();
-    memcpy(s, p, n);
-    s[n] = '\0';
-    return s;
-}
+#define FUZZ_NAME "fuzz_url"
+#include "tests/fuzz/fuzz_check.h"
 
 /* Well-formed UTF-8 by RFC 3629's table (section 4), written from the
  * RFC, not from request.c. */
@@ -159,20 +144,20 @@ static char *authority_of(const char *u, size_t len)
     size_t n = 0;
     while ((size_t)(a - u) + n < len && !strchr("/?#", a[n]))
         n++;
-    return dupn(a, n);
+    return fuzz_dupn(a, n);
 }
 
 /* url (accepted) against given (the Host; NULL: the URL's own authority). */
 static void check_self(const char *url, size_t len, const char *given)
 {
-    char *auth = given ? dupn(given, strlen(given)) : authority_of(url, len);
+    char *auth = given ? fuzz_dupn(given, strlen(given)) : authority_of(url, len);
     int self = request_is_self_link(url, len, auth);
     CHECK(self == 0 || self == 1, "request_is_self_link is not 0 or 1");
     CHECK(request_is_self_link(url, len, auth) == self, "request_is_self_link not deterministic");
     CHECK(request_is_self_link(url, len, NULL) == 0, "self link without an authority");
     CHECK(request_is_self_link(url, len, "") == 0, "self link with an empty authority");
     /* Host names compare in any case (RFC 3986 section 3.2.2). */
-    char *upper = dupn(auth, strlen(auth));
+    char *upper = fuzz_dupn(auth, strlen(auth));
     for (char *p = upper; *p; p++)
         if (*p >= 'a' && *p <= 'z')
             *p = (char)(*p - 'a' + 'A');
@@ -345,7 +330,7 @@ static void check_secrets(const char *data, size_t size)
     char *host = filter(f[3], n[3], any_char);
     if (!*scheme) {
         free(scheme);
-        scheme = dupn("valkey", 6);
+        scheme = fuzz_dupn("valkey", 6);
     }
     /* A "://" in the secret, or one its first "//" makes with the ':'
      * before it, ends the userinfo by the header's own rule. */
@@ -399,7 +384,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_accepted((const unsigned char *)raw, size);
     else
         CHECK(why && *why, "request_check_url refused without a reason");
-    char *text = dupn(data, size);   /* ends at the first NUL for the C-string APIs */
+    char *text = fuzz_dupn(data, size);   /* ends at the first NUL for the C-string APIs */
 
     const char *nl = memchr(data, '\n', size);
     if (rc == 0 && !nl) {
@@ -412,7 +397,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         memcpy(u, url, ulen);
         if (request_check_url(u, ulen, &why) == 0) {
-            char *auth = dupn(data, (size_t)(nl - (const char *)data));
+            char *auth = fuzz_dupn(data, (size_t)(nl - (const char *)data));
             check_self(u, ulen, auth);
             free(auth);
         }
