@@ -156,7 +156,8 @@ static double *u_null_cdf(size_t m, size_t n)
 }
 
 /* U of a against b (pairs a > b, ties count one half) and whether the
- * pooled values hold a tie; the tie term of the variance goes to *tie. */
+ * pooled values hold a tie; the tie term of the variance goes to *tie.
+ * NaN when out of memory (the ties unknown, which decide the method). */
 static double u_statistic(const double *a, size_t na, const double *b, size_t nb,
                           int *ties, double *tie)
 {
@@ -168,7 +169,7 @@ static double u_statistic(const double *a, size_t na, const double *b, size_t nb
     double *p = malloc(n * sizeof *p);
     *ties = 0, *tie = 0;
     if (!p)
-        return u;
+        return NAN;
     memcpy(p, a, na * sizeof *p);
     memcpy(p + na, b, nb * sizeof *p);
     sort_doubles(p, n);
@@ -196,17 +197,21 @@ double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb
     int ties;
     double tie;
     double u = u_statistic(a, na, b, nb, &ties, &tie);
+    if (isnan(u))
+        return NAN;
     double mn = (double)na * (double)nb;
     if (!ties && na <= EXACT_MAX && nb <= EXACT_MAX) {
+        /* Out of memory is an error, never the normal approximation in
+         * its place: the same data must give the same p-value. */
         double *cdf = u_null_cdf(na, nb);
-        if (cdf) {
-            /* The null distribution is symmetric: the upper tail of u is
-             * the lower tail of mn - u. */
-            size_t k = (size_t)fmin(u, mn - u);
-            double p = 2 * cdf[k];
-            free(cdf);
-            return p > 1 ? 1 : p;
-        }
+        if (!cdf)
+            return NAN;
+        /* The null distribution is symmetric: the upper tail of u is the
+         * lower tail of mn - u. */
+        size_t k = (size_t)fmin(u, mn - u);
+        double p = 2 * cdf[k];
+        free(cdf);
+        return p > 1 ? 1 : p;
     }
     double N = (double)(na + nb);
     double var = mn / 12.0 * ((N + 1) - tie / (N * (N - 1)));
@@ -219,16 +224,13 @@ double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb
     return p > 1 ? 1 : p;
 }
 
-void stats_holm(const double *p, double *adj, size_t n)
+int stats_holm(const double *p, double *adj, size_t n)
 {
-    size_t *ix = malloc(n * sizeof *ix);
-    double *q = malloc(n * sizeof *q);
+    size_t *ix = malloc((n ? n : 1) * sizeof *ix);
+    double *q = malloc((n ? n : 1) * sizeof *q);
     if (!ix || !q) {
-        /* Plain Bonferroni is never less strict than Holm. */
-        for (size_t i = 0; i < n; i++)
-            adj[i] = fmin(1.0, p[i] * (double)n);
         free(ix), free(q);
-        return;
+        return -1;
     }
     for (size_t i = 0; i < n; i++)
         ix[i] = i, q[i] = p[i];
@@ -245,10 +247,12 @@ void stats_holm(const double *p, double *adj, size_t n)
         adj[ix[k]] = run;
     }
     free(ix), free(q);
+    return 0;
 }
 
 /* The largest w with P(U <= w) <= 2.5% under the null; -1 when even U = 0
- * is likelier than that (too few samples for a 95% interval). */
+ * is likelier than that (too few samples for a 95% interval), -2 when out
+ * of memory. */
 static long moses_w(size_t m, size_t n)
 {
     double mn = (double)m * (double)n;
@@ -258,7 +262,7 @@ static long moses_w(size_t m, size_t n)
     }
     double *cdf = u_null_cdf(m, n);
     if (!cdf)
-        return -1;
+        return -2;
     long w = -1;
     for (size_t u = 0; u <= m * n && cdf[u] <= (1 - LEVEL) / 2; u++)
         w = (long)u;
@@ -282,6 +286,10 @@ int stats_ratio_ci(const double *old, size_t nold, const double *nw, size_t nnew
     qsort(d, k, sizeof *d, cmp_double);
     out->est = exp(median_sorted(d, k));
     long w = moses_w(nold, nnew);
+    if (w == -2) {   /* out of memory: no interval rather than a wider one */
+        free(d);
+        return -1;
+    }
     if (w >= 0 && (size_t)w < k / 2) {
         out->lo = exp(d[w]);
         out->hi = exp(d[k - 1 - (size_t)w]);
@@ -338,7 +346,7 @@ int stats_compare(const double *old, size_t nold, const double *nw, size_t nnew,
         return -1;
     out->p = out->p_adj = stats_mann_whitney(nw, nnew, old, nold);
     out->nold = nold, out->nnew = nnew;
-    return 0;
+    return isnan(out->p) ? -1 : 0;   /* out of memory */
 }
 
 /* cdf[t] = P(T <= t) for the signed-rank sum T of n pairs under the null,
@@ -371,13 +379,13 @@ static int cmp_abs(const void *a, const void *b)
 
 /* The signed-rank test of the log ratios d[0..n), two-sided; cdf: the
  * null distribution of n pairs (t_null_cdf), or NULL for the normal
- * approximation. */
+ * approximation. NaN when out of memory. */
 static double signed_rank_p(const double *d, size_t n, const double *cdf)
 {
     /* |d| of the non-zero ratios, sorted with their signs. */
     double *a = malloc((n ? n : 1) * sizeof *a);
     if (!a)
-        return 1.0;
+        return NAN;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (d[i] != 0)
@@ -458,6 +466,10 @@ int stats_compare_paired(const double *old, const double *nw, size_t n, struct s
     out->ratio.est = exp(median_sorted(w, k));
     /* Built once for the interval and the test: O(n^3) at 200 pairs. */
     double *cdf = n <= EXACT_PAIRS_MAX ? t_null_cdf(n) : NULL;
+    if (n <= EXACT_PAIRS_MAX && !cdf) {   /* out of memory: an error, not another method */
+        free(d), free(w);
+        return -1;
+    }
     long t = tukey_t(n, cdf);
     if (t >= 0 && (size_t)t < k / 2) {
         out->ratio.lo = exp(w[t]);
@@ -470,7 +482,7 @@ int stats_compare_paired(const double *old, const double *nw, size_t n, struct s
     out->p = out->p_adj = signed_rank_p(d, n, cdf);
     out->nold = out->nnew = n;
     free(d), free(w), free(cdf);
-    return 0;
+    return isnan(out->p) ? -1 : 0;
 }
 
 enum stats_verdict stats_decide(const struct stats_cmp *c, int higher_better, double alpha)

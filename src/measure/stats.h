@@ -42,17 +42,19 @@ double stats_median(const double *v, size_t n);
 int stats_median_ci(const double *v, size_t n, struct stats_ci *out);
 
 /* Two-sided p-value of the Mann-Whitney U test of a against b; 1.0 when
- * either side is empty, NaN when a value is not finite. */
+ * either side is empty, NaN when a value is not finite or when out of
+ * memory (never another method's p-value in its place). */
 double stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb);
 
 /* Holm-Bonferroni: adj[i] is p[i] adjusted for the n tests (monotone,
- * capped at 1); the order of the rows is kept. adj may be p. */
-void stats_holm(const double *p, double *adj, size_t n);
+ * capped at 1); the order of the rows is kept. adj may be p. 0, or -1
+ * when out of memory (adj untouched). */
+int stats_holm(const double *p, double *adj, size_t n);
 
 /* NEW/OLD: Hodges-Lehmann ratio and Moses' 95% interval (see above).
  * Every value must be > 0 and finite; -1 otherwise or when a side is
- * empty. With too few samples for a 95% interval, [min, max] of the
- * pairwise ratios and .covered = 0. */
+ * empty, or when out of memory. With too few samples for a 95% interval,
+ * [min, max] of the pairwise ratios and .covered = 0. */
 int stats_ratio_ci(const double *old, size_t nold, const double *nw, size_t nnew,
                    struct stats_ci *out);
 

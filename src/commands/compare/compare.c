@@ -174,7 +174,10 @@ static int decide(struct compare_row *rows, size_t n)
         if (rows[i].tested)
             p[k++] = rows[i].c.p;
     }
-    stats_holm(p, p, k);
+    if (stats_holm(p, p, k) != 0) {
+        free(p);
+        return -1;
+    }
     k = 0;
     for (size_t i = 0; i < n; i++) {
         if (rows[i].tested)
