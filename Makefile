@@ -362,7 +362,7 @@ FUZZ_OBJS_request = build/sqlite3.o
 FUZZ_LIBS_request = -lhiredis -luriparser -lcjson -lpthread -lm
 FUZZ_RUN_request  = -max_len=70000
 # url: request_check_url, request_is_self_link, load_url_parse, url_mask.
-FUZZ_SRCS_url = src/shortener/service/request.c src/load/load_http.c src/base/url_mask.c \
+FUZZ_SRCS_url = src/shortener/service/request.c src/load/load_http.c src/base/url_mask.c src/base/json_alloc.c \
                 src/base/net.c src/base/units.c src/base/errbuf.c
 FUZZ_LIBS_url = -luriparser -lcjson -lhttp_parser
 # cacheurl: cache_parse_url, cluster_redirect_parse, links_store_kind (its
@@ -380,7 +380,7 @@ FUZZ_SRCS_units = src/base/units.c src/base/net.c src/base/errbuf.c src/base/cli
 FUZZ_LIBS_units = -lm
 # compare: compare_side_read and the extraction it calls.
 FUZZ_SRCS_compare = $(addprefix src/commands/compare/,compare_read.c compare_extract.c \
-                      compare_group.c compare_json.c) \
+                      compare_group.c compare_json.c) src/base/json_alloc.c \
                     src/base/cli.c src/base/url_mask.c src/base/units.c
 FUZZ_LIBS_compare = -lcjson -lm
 # histjson: load_histjson_add (and load_histjson_new for the round trip).

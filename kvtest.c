@@ -34,6 +34,7 @@
 #include "sqlite3.h"
 #include "stores/layout.h"
 #include "stores/kv/store_kv.h"
+#include "base/json_alloc.h"
 #include "base/cli.h"
 #include "base/os.h"
 #include "measure/report.h"
@@ -151,6 +152,7 @@ static int list_options(int argc, char **argv)
 int main(int argc, char **argv)
 {
     cli_set_cmdline(argc, argv);
+    json_alloc_init();   /* before any thread parses JSON */
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;

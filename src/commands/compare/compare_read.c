@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/cli.h"
+#include "base/json_alloc.h"
 #include "commands/compare/compare_int.h"
 
 /* One line of FILE (s->where names it). 0, or 2 after the message. */
@@ -18,7 +19,10 @@ static int read_line(struct compare_side *s, const char *line, size_t len)
         i++;
     if (i == len)
         return 0;   /* blank lines are allowed between objects */
+    json_alloc_reset();
     cJSON *obj = cJSON_ParseWithLength(line, len);
+    if (!obj && json_alloc_failed())
+        return cli_fail("compare", "%s: out of memory", s->where);
     if (!obj || !cJSON_IsObject(obj)) {
         cJSON_Delete(obj);
         return cli_usage("compare", "%s: not a JSON object (a line of kvtest --json output "
@@ -51,6 +55,15 @@ static int read_line(struct compare_side *s, const char *line, size_t len)
     return rc;
 }
 
+/* A file that cannot be read is bad input (exit 2), but out of memory is
+ * this run's failure (exit 1), as in every other command. */
+static int unreadable(const char *shown, int err)
+{
+    if (err == ENOMEM)
+        return cli_fail("compare", "%s: %s", shown, strerror(err));
+    return cli_usage("compare", "%s: %s", shown, strerror(err));
+}
+
 static int read_stream(struct compare_side *s, FILE *f, const char *shown)
 {
     char *line = NULL;
@@ -58,13 +71,17 @@ static int read_stream(struct compare_side *s, FILE *f, const char *shown)
     ssize_t len;
     long no = 0;
     int rc = 0;
-    errno = 0;
-    while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+    while (rc == 0) {
+        errno = 0;
+        if ((len = getline(&line, &cap, f)) < 0) {
+            /* the end, or an error: getline's ENOMEM leaves no ferror */
+            if (ferror(f) || errno == ENOMEM)
+                rc = unreadable(shown, errno ? errno : EIO);
+            break;
+        }
         snprintf(s->where, sizeof s->where, "%s:%ld", shown, ++no);
         rc = read_line(s, line, (size_t)len);
     }
-    if (rc == 0 && ferror(f))
-        rc = cli_usage("compare", "%s: %s", shown, strerror(errno ? errno : EIO));
     free(line);
     return rc;
 }
@@ -73,7 +90,7 @@ static int read_file(struct compare_side *s, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return cli_usage("compare", "%s: %s", path, strerror(errno));
+        return unreadable(path, errno);
     int rc = read_stream(s, f, path);
     fclose(f);
     return rc;

@@ -1,12 +1,14 @@
 /* request: routing and validation of the shortener API. See request.h. */
 #include "shortener/service/request.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <cjson/cJSON.h>
 #include <uriparser/Uri.h>
 
+#include "base/json_alloc.h"
 #include "base/net.h"
 
 static int is_get(const char *m)
@@ -126,7 +128,8 @@ static int host_name_ok(const char *p, size_t n)
  * percent-encodes in a path or a query (" < > ` { }) or keeps (| ^): what
  * a browser sends for them. In the authority nothing is rewritten: a byte
  * there that RFC 3986 refuses stays refused ('\' anywhere too: WHATWG
- * reads it as '/'). 0, or -1 when RFC 3986 says it is no URI. */
+ * reads it as '/'). 0, -1 when RFC 3986 says it is no URI, -2 when the
+ * parser ran out of memory (the server's fault, not the URL's). */
 #define ASCII_MAX (3 * LINKS_URL_MAX + 1)
 static int parse_ascii(const char *url, size_t len, char *buf, UriUriA *uri)
 {
@@ -148,7 +151,8 @@ static int parse_ascii(const char *url, size_t len, char *buf, UriUriA *uri)
     }
     buf[n] = '\0';
     const char *errpos = NULL;
-    return uriParseSingleUriExA(uri, buf, buf + n, &errpos) == URI_SUCCESS ? 0 : -1;
+    int rc = uriParseSingleUriExA(uri, buf, buf + n, &errpos);
+    return rc == URI_SUCCESS ? 0 : rc == URI_ERROR_MALLOC ? -2 : -1;
 }
 
 /* The URL against RFC 3986 and what a shortener may store (request.h). */
@@ -156,9 +160,10 @@ static int check_syntax(const char *url, size_t len, const char **why)
 {
     char buf[ASCII_MAX];
     UriUriA uri;
-    if (parse_ascii(url, len, buf, &uri) != 0) {
-        *why = "url is not a valid URI (RFC 3986)";
-        return -1;
+    int parsed = parse_ascii(url, len, buf, &uri);
+    if (parsed != 0) {
+        *why = parsed == -2 ? "out of memory" : "url is not a valid URI (RFC 3986)";
+        return parsed;
     }
     int rc = -1;
     size_t hlen = RANGE_LEN(uri.hostText);
@@ -242,6 +247,7 @@ int request_parse_create(const char *body, size_t len, char *url, size_t cap,
     /* cJSON stops after the first value; what follows must be blank,
      * or "{...} garbage" would pass as valid. */
     const char *end = NULL;
+    json_alloc_reset();
     cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     if (doc && end) {
         while (end < body + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
@@ -252,8 +258,9 @@ int request_parse_create(const char *body, size_t len, char *url, size_t cap,
         }
     }
     if (!doc) {
-        *why = "invalid JSON";
-        return -1;
+        int oom = json_alloc_failed();
+        *why = oom ? "out of memory" : "invalid JSON";
+        return oom ? -2 : -1;
     }
     int rc = -1;
     const cJSON *u = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "url") : NULL;
@@ -268,7 +275,9 @@ int request_parse_create(const char *body, size_t len, char *url, size_t cap,
          * URL would silently shorten it. Refuse any body that spells a
          * NUL (rare, and the answer stays the same for the same body). */
         size_t n = strlen(u->valuestring);
-        if (request_check_url(u->valuestring, n, why) == 0) {
+        rc = request_check_url(u->valuestring, n, why);
+        if (rc == 0) {
+            rc = -1;
             if (n >= cap) {
                 *why = "url is longer than 2048 bytes";
             } else if (memmem(body, len, "\\u0000", 6)) {
@@ -312,8 +321,11 @@ int request_is_self_link(const char *url, size_t len, const char *authority)
         return 0;
     char buf[ASCII_MAX];
     UriUriA uri;
-    if (len > LINKS_URL_MAX || parse_ascii(url, len, buf, &uri) != 0)
+    if (len > LINKS_URL_MAX)
         return 0;
+    int parsed = parse_ascii(url, len, buf, &uri);
+    if (parsed != 0)
+        return parsed == -2 ? -1 : 0;
     int https = RANGE_LEN(uri.scheme) == 5;
     size_t hlen = RANGE_LEN(uri.hostText);
     int self = hlen == hp.hlen && strncasecmp(uri.hostText.first, hp.host, hlen) == 0 &&

@@ -44,7 +44,8 @@ void request_decode_path(const char *path, size_t len, char *out);
  * password, a host that is an IPv4 or IPv6 address or a name of letters,
  * digits, '-', '_' and '.' (an IDN as punycode), and a port, if one is
  * written, in 1..65535 (an empty one is the default). Otherwise -1 with
- * *why set to a static message. */
+ * *why set to a static message, or -2 ("out of memory") when the parser
+ * could not allocate: a 503, not the URL's fault. */
 int request_check_url(const char *url, size_t len, const char **why);
 
 /* 1 when url (accepted by request_check_url) leads back to this service's
@@ -53,13 +54,16 @@ int request_check_url(const char *url, size_t len, const char **why);
  * never), its port the same (an absent one is the scheme's default: 80
  * for http, 443 for https, and 80 for a Host without one), and its path,
  * percent-decoded as request paths are, starts with "/link/". Another name
- * for the same server (localhost for 127.0.0.1) is not seen. */
+ * for the same server (localhost for 127.0.0.1) is not seen. -1 when the
+ * parser could not allocate. */
 int request_is_self_link(const char *url, size_t len, const char *authority);
 
 /* Parse a create body: a JSON object with a string member "url" that
  * passes request_check_url. Whatever the Content-Type. On success returns
  * 0 and copies the URL NUL-terminated into url (cap > LINKS_URL_MAX);
- * otherwise -1 with *why set to a static message (the 400 body). */
+ * otherwise -1 with *why set to a static message (the 400 body), or -2
+ * when the JSON or URL parser could not allocate (*why "out of memory",
+ * a 503; told apart for cJSON only after json_alloc_init). */
 int request_parse_create(const char *body, size_t len, char *url, size_t cap,
                          size_t *urllen, const char **why);
 

@@ -210,12 +210,15 @@ void service_handle(struct service *s, struct service_worker *w,
         r->len = r->body ? strlen(r->body) : 0;
     } else if (m.route == ROUTE_CREATE) {
         char id[LINKS_ID_LEN + 1];
+        int rc;
         if (body_too_large)
             reply_error(r, 413, "body larger than 65536 bytes");
-        else if (request_parse_create(body, bodylen, url, sizeof url, &urllen, &why) != 0)
-            reply_error(r, 400, why);
-        else if (request_is_self_link(url, urllen, authority))
-            reply_error(r, 400, "url leads back to this service's /link/ (a redirect loop)");
+        else if ((rc = request_parse_create(body, bodylen, url, sizeof url, &urllen, &why)) != 0)
+            reply_error(r, rc == -2 ? 503 : 400, why);   /* -2: out of memory */
+        else if ((rc = request_is_self_link(url, urllen, authority)) != 0)
+            reply_error(r, rc < 0 ? 503 : 400,
+                        rc < 0 ? "out of memory"
+                               : "url leads back to this service's /link/ (a redirect loop)");
         else
             switch (links_create(w->links, url, urllen, id)) {
             case LINKS_OK:
