@@ -119,10 +119,13 @@ for t in "$@"; do
 done
 # Command-line and integration suites (bats, TAP output); a server suite
 # ("# servers: WHY") in the servers set, a repository suite ("# repo: WHY")
-# in the repo set, the others in the main set.
+# in the repo set, a suite with a step of its own ("# step: TARGET WHY",
+# run by that make target and by CI, not here) in none, the others in the
+# main set.
 suite_set() {   # FILE: the set a suite belongs to
     if grep -q '^# servers: ' "$1"; then echo servers
     elif grep -q '^# repo: ' "$1"; then echo repo
+    elif grep -q '^# step: ' "$1"; then echo step
     else echo main; fi
 }
 for b in tests/cli/*.bats; do

@@ -122,12 +122,14 @@ TEST \"alone\" {
     assert_output "run.sh: KVTEST_TEST_JOBS must be a positive number"
 }
 
-@test "runner: make test runs the main set, make test-servers the server suites and every PostgreSQL run, make test-repo the repository's checks" {
+@test "runner: make test runs the main set, make test-servers the server suites and every PostgreSQL run, make test-repo the repository's checks; a suite with a step of its own runs in none" {
     suite plain 'TEST "plain" { true; }'
     suite srv '# servers: starts a cluster
 TEST "srv" { true; }'
     suite docs '# repo: checks the pages
 TEST "docs" { true; }'
+    suite own '# step: make own (minutes)
+TEST "own" { false; }'
     suite both '# stores: sqlite postgres
 TEST "both" { echo "store ${KVTEST_STORE:-sqlite}" >>'"$D"'/stores; }'
     run bash "$T/tests/run.sh"
