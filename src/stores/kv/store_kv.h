@@ -13,7 +13,9 @@
  *            the value is read in place in the map, not copied (each of
  *            its pages is touched, so it is really read).
  *   RocksDB  writes go to the WAL unsynced and one WAL sync ends the run;
- *            --multitrans syncs each write; --nosync never syncs. Reads:
+ *            --multitrans syncs each write; --nosync never syncs the WAL
+ *            (RocksDB's open still syncs its MANIFEST, CURRENT and
+ *            OPTIONS: a few syncs a run, none per write). Reads:
  *            pinned in the block cache, not copied.
  * The portable core build leaves both out (store_kv_missing). */
 #ifndef KVTEST_STORE_KV_H
