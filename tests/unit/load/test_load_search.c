@@ -216,6 +216,56 @@ static void test_stall_repeats(void **state)
     assert_true(search.fail_rate == 200);
 }
 
+/* A stall its rate's repeats outvote says nothing about the service: for
+ * a stall at every step of a search in turn (but the first, where nothing
+ * is at ease yet), the search ends as it does without one, with the same
+ * estimate and the same interval ends, exactly; the stall is in its steps,
+ * marked outvoted, with its two repeats after it. Two stalls in three at a
+ * rate make it a failure: the interval's high end comes down to it. */
+static void test_interval_stalls_outvoted(void **state)
+{
+    (void)state;
+    char err[128];
+    struct load_search_opts o = opts("p99=25ms", 100, 0);
+    const struct model clean = {.cap = 1000, .d_us = 5000, .gen = 1e9};
+    struct model c0 = clean;
+    assert_int_equal(load_search_run(&o, model_step, NULL, &c0, &search, err, sizeof err), 0);
+    struct load_search ref = search;
+    assert_int_equal(ref.end, LOAD_SEARCH_FOUND);
+    assert_true(ref.lo > 0 && ref.hi > ref.lo);
+    int outvoted = 0;
+    for (int k = 1; k < ref.nsteps && k < 32; k++) {
+        struct model m = clean;
+        m.stalls = 1u << k;
+        assert_int_equal(load_search_run(&o, model_step, NULL, &m, &search, err, sizeof err), 0);
+        assert_false(search.steps[k].pass);
+        if (!search.steps[k].stall) {
+            /* not at ease (the median already grew near the capacity): a
+             * slow tail there is the service's, a failure like any other */
+            assert_false(search.steps[k].outvoted);
+            continue;
+        }
+        outvoted += search.steps[k].outvoted;
+        if (!search.steps[k].outvoted)
+            continue;   /* its rate failed by majority anyway */
+        assert_true(search.steps[k + 1].target == search.steps[k].target);
+        assert_true(search.steps[k + 2].target == search.steps[k].target);
+        assert_int_equal(search.end, ref.end);
+        assert_true(search.capacity == ref.capacity);
+        assert_true(search.lo == ref.lo);
+        assert_true(search.hi == ref.hi);
+    }
+    assert_true(outvoted >= 3);   /* the ramp's passing steps, at least */
+    /* the ramp's 400/s stalls twice in three: it fails, and bounds the interval */
+    struct model twice = clean;
+    twice.stalls = 3u << 2;
+    assert_int_equal(load_search_run(&o, model_step, NULL, &twice, &search, err, sizeof err), 0);
+    assert_true(search.steps[2].target == 400 && search.steps[2].stall && search.steps[3].stall);
+    assert_false(search.steps[2].outvoted);
+    assert_true(search.hi == 400 && search.fail_rate == 400);
+    assert_true(search.lo > 200 && search.lo < 400 && search.capacity < 400);
+}
+
 /* "At ease" is the lowest median from send of the passing steps, not the
  * first's: at a low rate a service answers more slowly (idle CPUs wake
  * late), and against that first median a saturated service, whose median
@@ -305,6 +355,7 @@ UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_close_steps_repeat),
     cmocka_unit_test(test_generator_limit),
     cmocka_unit_test(test_stall_repeats),
+    cmocka_unit_test(test_interval_stalls_outvoted),
     cmocka_unit_test(test_ease_is_lowest_median),
     cmocka_unit_test(test_interval_top_rate_disputed),
     cmocka_unit_test(test_step_error_stops))
