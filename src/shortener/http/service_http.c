@@ -169,8 +169,11 @@ static int on_req(h2o_handler_t *self, h2o_req_t *req)
     size_t len = req->entity.len;
     int too_large = len > REQUEST_BODY_MAX;
     /* The Host (HTTP/1.1) or :authority (HTTP/2): what a link back to
-     * this service would name (request_is_self_link). */
-    const char *authority = h2o_strdup(&req->pool, req->authority.base, req->authority.len).base;
+     * this service would name (request_is_self_link). Only a create reads
+     * it: a lookup, the hot path, does not pay for the copy. */
+    const char *authority = NULL;
+    if (h2o_memis(req->method.base, req->method.len, H2O_STRLIT("POST")))
+        authority = h2o_strdup(&req->pool, req->authority.base, req->authority.len).base;
     struct service_reply r;
     service_handle(h->s, t->w, method, path, authority, too_large ? NULL : body,
                    too_large ? 0 : len, too_large, &r);
