@@ -45,7 +45,13 @@ enum pg_out { PG_ROW, PG_NOROW, PG_DOWN, PG_FAIL, PG_DUP };
 
 void links_pg_errline(PGconn *c, const PGresult *res, char *out, size_t cap)
 {
-    const char *m = res ? pq_lib->PQresultErrorMessage(res) : c ? pq_lib->PQerrorMessage(c) : "";
+    /* A connection gone bad keeps the server's reason ("terminating
+     * connection due to administrator command") in its own message; the
+     * result has only libpq's "server closed the connection". */
+    int gone = c && pq_lib->PQstatus(c) == CONNECTION_BAD;
+    const char *m = res && !gone ? pq_lib->PQresultErrorMessage(res)
+                    : c          ? pq_lib->PQerrorMessage(c)
+                                 : "";
     if (!m || !*m)
         m = "out of memory";
     if (strncmp(m, "ERROR:  ", 8) == 0 || strncmp(m, "FATAL:  ", 8) == 0)
@@ -92,8 +98,15 @@ int links_pg_exec(PGconn *c, const char *sql, char *err, size_t errcap)
     PGresult *r = pq_lib->PQexec(c, sql);
     ExecStatusType st = pq_lib->PQresultStatus(r);
     int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
-    if (!ok)
+    if (!ok) {
         links_pg_errline(c, r, err, errcap);
+    } else if (strcmp(sql, "COMMIT") == 0 && strcmp(pq_lib->PQcmdStatus(r), "COMMIT") != 0) {
+        /* COMMIT of a transaction an error aborted succeeds as ROLLBACK:
+         * whatever step's failure went unseen, nothing was stored */
+        snprintf(err, errcap, "COMMIT: the server rolled the transaction back (%s)",
+                 pq_lib->PQcmdStatus(r));
+        ok = 0;
+    }
     pq_lib->PQclear(r);
     return ok ? 0 : -1;
 }

@@ -11,7 +11,8 @@
  * connect (base/dynlib.h says why not at start; links_pg_lib.c), so each
  * is called through pq_lib: pq_lib->PQexec(...). */
 #define PQ_FNS(X) \
-    X(PQclear) X(PQconnectdbParams) X(PQconsumeInput) X(PQerrorMessage) X(PQexec) X(PQfinish) \
+    X(PQclear) X(PQcmdStatus) X(PQconnectdbParams) X(PQconsumeInput) X(PQerrorMessage) \
+    X(PQexec) X(PQfinish) \
     X(PQgetResult) X(PQgetlength) X(PQgetvalue) X(PQisBusy) X(PQntuples) X(PQprepare) \
     X(PQputCopyData) X(PQputCopyEnd) X(PQresultErrorField) X(PQresultErrorMessage) \
     X(PQresultStatus) X(PQsendQueryParams) X(PQsendQueryPrepared) X(PQsetSingleRowMode) \
