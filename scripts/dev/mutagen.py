@@ -76,7 +76,7 @@ ISSUE_FILES = [
 EXTRA_SUITES = {
     "src/commands/compare/compare_out.c": ["cli:compare"],
     # an allocation that fails: compare's sweep fails every one of them
-    "src/measure/stats.c": ["cli:failnth:compare with"],
+    "src/measure/stats.c": ["cli:failnth:compare"],
     # the only 503 the service gives is PostgreSQL's primary gone; a reply
     # that cannot be built is the allocation sweep's
     "src/shortener/http/service_http.c": ["cli:shortener_http",

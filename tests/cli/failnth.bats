@@ -163,33 +163,49 @@ links_whole() { [ "$("$REL" shortener keys l.db | wc -l)" -eq 300 ]; }
     done
 }
 
-@test "failnth: compare with each allocation failing in turn: one line and exit 1, or its very table" {
-    "$REL" init "$D/x.db" --count 300 --size 1k >/dev/null
-    "$REL" run "$D/x.db" --count 300 --random --repeat 5 --json >"$D/a.jsonl"
-    "$REL" run "$D/x.db" --count 300 --random --repeat 5 --json >"$D/b.jsonl"
-    "$REL" compare "$D/a.jsonl" "$D/b.jsonl" >"$D/ref.txt"
-    counts "$REL" compare "$D/a.jsonl" "$D/b.jsonl"
-    # every allocation, also without KVTEST_FAILNTH_FULL: a compare is
-    # milliseconds, and the statistics' allocations are a handful among a
-    # thousand (a stride passed over the one whose failure widened an
-    # interval)
-    local n st step=1 tried=0 refused=0
-    for ((n = 1; n <= CALLS[malloc]; n += step)); do
+# compare_swept ARGS...: kvtest compare ARGS with each allocation failing in
+# turn: exit 1 with one line, or exit 0 with the very table of a run
+# without failures. Every allocation, also without KVTEST_FAILNTH_FULL: a
+# compare is milliseconds, and the statistics' allocations are a handful
+# among a thousand (a stride passed over the one whose failure widened an
+# interval). Sets TRIED and FAILED.
+compare_swept() {
+    local n st
+    "$REL" compare "$@" >"$D/ref.txt"
+    counts "$REL" compare "$@"
+    TRIED=0 FAILED=0
+    for ((n = 1; n <= CALLS[malloc]; n++)); do
         st=0
-        KVTEST_FAIL=malloc:$n LD_PRELOAD=$SHIM "$REL" compare "$D/a.jsonl" "$D/b.jsonl" \
-            >"$D/out" 2>"$D/err" || st=$?
-        tried=$((tried + 1))
+        KVTEST_FAIL=malloc:$n LD_PRELOAD=$SHIM "$REL" compare "$@" >"$D/out" 2>"$D/err" || st=$?
+        TRIED=$((TRIED + 1))
         case $st in
-        0) cmp -s "$D/out" "$D/ref.txt" || { echo "malloc:$n: exit 0 with another table"; diff "$D/ref.txt" "$D/out"; return 1; } ;;
+        0)
+            if ! cmp -s "$D/out" "$D/ref.txt"; then
+                echo "malloc:$n: exit 0 with another table"
+                diff "$D/ref.txt" "$D/out"
+                return 1
+            fi
+            ;;
         1)
-            refused=$((refused + 1))
+            FAILED=$((FAILED + 1))
             [ "$(wc -l <"$D/err")" -eq 1 ] || { echo "malloc:$n: exit $st with: $(cat "$D/err")"; return 1; }
             ;;
         *) echo "malloc:$n: exit $st: $(head -c 2000 "$D/err")"; return 1 ;;
         esac
     done
-    echo "compare: $tried runs, $refused refused"
-    [ "$refused" -gt 3 ]
+}
+
+@test "failnth: compare (and --paired) with each allocation failing in turn: one line and exit 1, or its very table" {
+    "$REL" init "$D/x.db" --count 300 --size 1k >/dev/null
+    "$REL" run "$D/x.db" --count 300 --random --repeat 6 --json >"$D/a.jsonl"
+    "$REL" run "$D/x.db" --count 300 --random --repeat 6 --json >"$D/b.jsonl"
+    compare_swept "$D/a.jsonl" "$D/b.jsonl"
+    echo "compare: $TRIED runs, $FAILED exit 1"
+    [ "$FAILED" -gt 3 ]
+    # paired: the signed-rank test's own allocations (6 pairs: an interval)
+    compare_swept "$D/a.jsonl" "$D/b.jsonl" --paired
+    echo "compare --paired: $TRIED runs, $FAILED exit 1"
+    [ "$FAILED" -gt 3 ]
 }
 
 # serve_swept N ROUNDS: serve a copy of the links store with the Nth
