@@ -184,6 +184,7 @@ listen_inode() {
         exchange over
     assert_equal "$(status_line over)" "HTTP/1.1 414 URI Too Long"
     assert_equal "$(body over)" '{"error":"request target longer than 8192 bytes"}'
+    assert_equal "$(header over Content-Length)" 49   # the body, and no NUL after it
     assert_equal "$(header over Connection)" "close"
     assert_equal "$(grep -c '^HTTP/1.1' "$D/over")" 1
 }
