@@ -270,11 +270,14 @@ test-repo: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/ratioci $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=repo bash tests/run.sh
 
-# Every malloc, write, fsync and open of init, export and shortener init
-# failed in turn, one run each (make test tries a stride of them): minutes.
+# Every malloc, write, fsync and open of init, export and shortener init,
+# every allocation of compare and of the service (outside h2o) at start
+# and under load, failed in turn, one run each: minutes, so not part of
+# make test (tests/cli/failnth.bats says "# step:"). Each test prints its
+# count of runs and outcomes.
 failnth: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/failnth.so
-	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_FAILNTH_FULL=1 bats tests/cli/failnth.bats
+	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_FAILNTH_FULL=1 bats --show-output-of-passing-tests tests/cli/failnth.bats
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.
