@@ -348,8 +348,12 @@ clean:
 # failed; make fuzz then lists those that found a crash, an invariant
 # broken (each target's header says which it checks), a leak, undefined
 # behaviour or an input slower than FUZZ_INPUT_TIMEOUT, and exits 1.
+# FUZZ_SEED=N makes the mutations the same from run to run (CI: a failure
+# there is reproduced here by the same command, not lost to chance);
+# unset, each run draws its own.
 FUZZ_TIME ?= 30
 FUZZ_INPUT_TIMEOUT ?= 10
+FUZZ_SEED ?=
 FUZZ_TARGETS = request url cacheurl units compare histjson loadmerge keys httpresp
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -419,6 +423,7 @@ define FUZZ_RUN_ONE
 mkdir -p build/fuzz/corpus/$(1) build/fuzz/finds/$(1); \
 	echo "== fuzz_$(1): $(FUZZ_TIME) s"; \
 	build/fuzz/fuzz_$(1) -max_total_time=$(FUZZ_TIME) -timeout=$(FUZZ_INPUT_TIMEOUT) \
+	    $(if $(FUZZ_SEED),-seed=$(FUZZ_SEED)) \
 	    $(FUZZ_RUN_$(1)) -artifact_prefix=build/fuzz/finds/$(1)/ \
 	    build/fuzz/corpus/$(1) tests/fuzz/corpus/$(1) || failed="$$failed $(1)"
 endef
