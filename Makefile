@@ -263,9 +263,10 @@ test-servers: deps
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=servers bash tests/run.sh
 
 # The repository's own checks ("# repo: WHY" suites and shellcheck): the CI
-# scripts, the test runner, packaging, the README and the manual pages. They
-# test the tooling around kvtest, not kvtest, and took a quarter of make
-# test's CPU time; CI runs them as a step of their own.
+# scripts, the test runner, packaging, the README, the manual pages and the
+# study's scripts (report, capacity, anchors, nginx and costs, which make
+# bench runs). They test the tooling around kvtest, not kvtest, and took a
+# third of make test's CPU time; CI runs them as a step of their own.
 test-repo: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/ratioci $(MANPAGES)
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=repo bash tests/run.sh

@@ -10,9 +10,8 @@
 # every bats file but the server and repository suites), "servers" (the
 # suites with a line "# servers: WHY", and every suite's PostgreSQL run) or
 # "repo" (the suites with a line "# repo: WHY", and shellcheck: checks of
-# the repository's scripts, CI, packaging and documentation rather than of
-# kvtest; a quarter of the main set's CPU time, run by CI and make
-# test-repo).
+# the repository's scripts, CI, packaging, documentation and the study's
+# scripts rather than of kvtest; run by CI and make test-repo).
 # The server suites start private PostgreSQL servers with replicas, Valkey
 # Clusters and trees of service processes: a third of the CPU time of all
 # suites, more than make test's five minutes on two cores leave, so they

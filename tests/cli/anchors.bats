@@ -5,6 +5,7 @@
 # alternate, the figures land in the CSV), and the report's subsection made
 # from them. Needs mdb_stat (lmdb-utils) and db_bench (rocksdb-tools), and
 # a kvtest built with LMDB and RocksDB; skipped, saying so, without them.
+# repo: the study's scripts (make bench), not kvtest (make test-repo)
 
 load '../lib/common'
 

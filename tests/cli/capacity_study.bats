@@ -14,6 +14,7 @@
 # independent of how fast this machine runs a search today. Every
 # assertion compares the report with the data it was made from, never one
 # timing with another.
+# repo: the study's scripts (make bench), not kvtest (make test-repo)
 
 load '../lib/common'
 

@@ -7,6 +7,7 @@
 # serves nothing). No figure is compared with another: the machine is
 # noisy. Misuse exits 2 with one line. The release binary runs (KVTEST_REL):
 # under AddressSanitizer the costs would be the sanitizer's.
+# repo: the study's scripts (make bench), not kvtest (make test-repo)
 
 load '../lib/common'
 

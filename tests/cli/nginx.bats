@@ -6,6 +6,7 @@
 # the service's body and Content-Type byte for byte, and fails otherwise).
 # No figure is compared with another: the machine is noisy. Misuse exits 2
 # with one line. The release binary runs (KVTEST_REL).
+# repo: the study's scripts (make bench), not kvtest (make test-repo)
 
 load '../lib/common'
 

@@ -4,6 +4,7 @@
 # wording of scripts/study/report.sh on small synthetic results directories, and
 # scripts/study/repro.sh's join of two runs' findings.tsv. No benchmark runs here:
 # every figure is made up, so the expected words are known.
+# repo: the study's scripts (make bench), not kvtest (make test-repo)
 
 load '../lib/common'
 
