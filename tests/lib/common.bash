@@ -203,6 +203,13 @@ need_root() {
     [ "$(id -u)" -eq 0 ] || skip "needs root: $1"
 }
 
+# need_memcg: --mem-limit creates a memory cgroup (v1 or v2): root, and a
+# memory controller this process is under.
+need_memcg() {
+    need_root "to create a memory cgroup"
+    grep -qE '^[0-9]+:([^:]*,)?memory(,[^:]*)?:|^0::' /proc/self/cgroup || skip "no cgroups"
+}
+
 # Tests that run kvtest or a script as another user copy what that user
 # must reach into DIR: a checkout under a 0700 home directory (root's, on
 # Debian) or TMPDIR is closed to every other user.
