@@ -37,7 +37,7 @@ CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS
               $(if $(ROCKSDB_SONAME),-DKVTEST_ROCKSDB_SONAME='"$(ROCKSDB_SONAME)"') \
               $(if $(LIBPQ_SONAME),-DKVTEST_LIBPQ_SONAME='"$(LIBPQ_SONAME)"')
 OPT         = -O2 -g
-LIBS        = -lhiredis -luriparser -lh2o-evloop -lhttp_parser -lcjson -llmdb -lpthread -lm
+LIBS        = -lhiredis -luriparser -lh2o-evloop -lhttp_parser -lssl -lcrypto -lcjson -llmdb -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone

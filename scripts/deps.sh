@@ -20,6 +20,7 @@ PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
 PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/package.bats)
 PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs its own nginx; Debian's service is not needed)
 PKGS+=(libh2o-evloop-dev)   # the shortener's HTTP server library (src/shortener/http/service_http.c)
+PKGS+=(libssl-dev openssl)   # serve --tls-cert: OpenSSL 3 (src/shortener/http/service_tls.c); the openssl command makes the test certificates (tests/cli/shortener_tls.bats)
 PKGS+=(liburiparser-dev)   # RFC 3986: percent-decoding a cache URL's credentials (src/shortener/cache/cache_url.c)
 PKGS+=(libpq-dev postgresql-15 postgresql-client-15)   # the PostgreSQL link store: libpq (linked), a private server for tests and the study (initdb, postgres, pg_basebackup), pgbench (the round-trip reference)
 PKGS+=(liblmdb-dev librocksdb-dev lmdb-utils rocksdb-tools)   # the LMDB and RocksDB blob stores (linked), mdb_stat and db_bench: their own tools, checked against ours (scripts/study/anchors.sh)

@@ -20,6 +20,7 @@
 #endif
 #include "shortener/service/service.h"
 #include "shortener/http/service_http.h"
+#include "shortener/http/service_tls.h"
 #include "shortener/cli/shortener_cmds.h"
 #include "shortener/cli/serve_int.h"
 #include "shortener/cli/serve_procs.h"
@@ -37,8 +38,9 @@
 const char help_shortener_serve[] =
     "Usage: kvtest shortener serve DBFILE|--store URL [options]\n"
     "\n"
-    "Run the URL-shortener REST service over HTTP/1.1 (keep-alive) on the\n"
-    "links database DBFILE (create it with: kvtest shortener init DBFILE).\n"
+    "Run the URL-shortener REST service over HTTP/1.1 (keep-alive), or over\n"
+    "HTTPS with HTTP/2 and HTTP/1.1 (--tls-cert), on the links database\n"
+    "DBFILE (create it with: kvtest shortener init DBFILE).\n"
     "\n"
     "  --store URL          the links store instead of DBFILE: sqlite:PATH, or\n"
     "                       postgres://USER@HOST:PORT/DB (libpq URI), the\n"
@@ -111,6 +113,12 @@ const char help_shortener_serve[] =
     "                       Linux, root only; --processes share the one limit;\n"
     "                       Valkey, a process of its own, stays outside it. The\n"
     "                       group is removed at exit\n"
+    "  --tls-cert FILE      serve HTTPS: the certificate chain (PEM, the server's\n"
+    "                       first), with --tls-key FILE its private key (PEM,\n"
+    "                       unencrypted). TLS 1.2 or later; ALPN offers h2 and\n"
+    "                       http/1.1, so a client that asks gets HTTP/2. A\n"
+    "                       missing, unreadable or mismatched file: exit 1\n"
+    "                       before anything listens\n"
     "  --json               print the shutdown counters as one JSON line\n"
     "  --csv                the --json counters as CSV, one row\n"
     "\n"
@@ -164,6 +172,8 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_INT_OPT("idle-timeout", &o->idle, 1, 86400),
         CLI_INT_OPT("header-timeout", &o->header, 1, 86400),
         CLI_INT_OPT("mem-limit", &o->mem_limit, MEMLIMIT_MIN, INT64_MAX),
+        CLI_PATH_OPT("tls-cert", &o->tls_cert),
+        CLI_PATH_OPT("tls-key", &o->tls_key),
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
@@ -184,6 +194,9 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
     if (o->sqlite_exclusive && o->processes > 1)
         return cli_usage(CMD, "--sqlite-exclusive lets one process open the database; not "
                          "with --processes %d", (int)o->processes);
+    if (!o->tls_cert != !o->tls_key)
+        return cli_usage(CMD, "%s needs %s too", o->tls_cert ? "--tls-cert" : "--tls-key",
+                         o->tls_cert ? "--tls-key" : "--tls-cert");
     if (o->kind != LINKS_KIND_POSTGRES && o->store_timeout != STORE_TIMEOUT_MS)
         return cli_usage(CMD, "--store-timeout applies to a PostgreSQL store");
     char err[512];
@@ -243,7 +256,7 @@ static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     struct service_http_opts ho = {(unsigned)o->threads, lim->conn_limit,
-                                   (unsigned)o->header, (unsigned)o->idle};
+                                   (unsigned)o->header, (unsigned)o->idle, o->tls};
     struct service_http *h = service_http_start(s, lfd, &ho);
     if (!h) {
         pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
@@ -325,11 +338,16 @@ int shortener_serve(int argc, char **argv)
         return cli_fail(CMD, "the open-file limit (%llu) leaves no room for connections "
                         "with %d threads", (unsigned long long)lim.nofile, (int)o.threads);
 
+    /* Before anything listens: a bad certificate or key takes no port. */
+    char err[512];
+    if (o.tls_cert && !(o.tls = service_tls_new(o.tls_cert, o.tls_key, err, sizeof err)))
+        return cli_fail(CMD, "%s", err);
     /* A client or Valkey that goes away must produce an error, not kill us. */
     signal(SIGPIPE, SIG_IGN);
-    if ((rc = serve_mem_enter(&o)) != 0)
-        return rc;
-    return serve_mem_leave(&o, serve_main(&o, &lim));
+    if ((rc = serve_mem_enter(&o)) == 0)
+        rc = serve_mem_leave(&o, serve_main(&o, &lim));
+    service_tls_free(o.tls);
+    return rc;
 }
 
 /* After the options: serve until stopped. The exit status. */

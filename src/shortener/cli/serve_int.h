@@ -8,6 +8,8 @@
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
 
+struct ssl_ctx_st;
+
 #define SERVE_CMD "shortener serve"
 #define SERVE_PROCS_MAX 256
 #define STORE_TIMEOUT_MS 5000   /* --store-timeout default */   /* --processes; SERVICE_SHARE_PROCS_MAX too */
@@ -27,6 +29,8 @@ struct serve_opts {
     int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
     int sqlite_exclusive;    /* --sqlite-exclusive */
     struct cache_config cc;  /* when cache_url is not "none" */
+    const char *tls_cert, *tls_key;   /* --tls-cert, --tls-key; NULL: plain HTTP */
+    struct ssl_ctx_st *tls;  /* their context, made before anything listens */
 };
 enum { SQLITE_CACHE_ON, SQLITE_CACHE_OFF };   /* on_off's order */
 

@@ -25,9 +25,10 @@ void serve_print_start(const struct serve_opts *o, int port, const struct fd_lim
                  o->nreplicas == 1 ? "" : "s");
     char cache[512];
     url_mask(o->cache_url, cache, sizeof cache);
-    fprintf(stderr, "kvtest shortener serve: listening on http://%s%s%s:%d/ "
-            "(%sthreads %d, cache %s, %s)\n",
-            lb, o->bind_addr, rb, port, procs, (int)o->threads, cache, store);
+    fprintf(stderr, "kvtest shortener serve: listening on %s://%s%s%s:%d/ "
+            "(%sthreads %d, cache %s, %s%s)\n", o->tls ? "https" : "http",
+            lb, o->bind_addr, rb, port, procs, (int)o->threads, cache, store,
+            o->tls ? ", tls h2 http/1.1" : "");
     fprintf(stderr, "kvtest shortener serve: limits: open files %llu (soft limit was %llu), "
             "connections %u, header timeout %d s, idle timeout %d s\n",
             (unsigned long long)lim->nofile, (unsigned long long)lim->nofile_was,

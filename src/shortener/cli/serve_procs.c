@@ -82,7 +82,7 @@ static int child_run(struct procs *p, int k, int ready_fd)
     int port;
     int lfd = serve_socket(o->bind_addr, p->port, 1, 1, &port);
     struct service_http_opts ho = {(unsigned)o->threads, p->lim->conn_limit,
-                                   (unsigned)o->header, (unsigned)o->idle};
+                                   (unsigned)o->header, (unsigned)o->idle, o->tls};
     struct service_http *h = lfd < 0 ? NULL : service_http_start(s, lfd, &ho);
     if (!h) {
         service_free(s);

@@ -21,6 +21,7 @@
 #define H2O_USE_EPOLL 1
 #include <h2o.h>
 #include <h2o/http1.h>
+#include <h2o/http2.h>
 
 #include "measure/clock.h"
 #include "shortener/service/request.h"
@@ -45,6 +46,7 @@ struct service_http {
     struct service *s;
     unsigned nthreads;
     unsigned conn_limit;
+    struct ssl_ctx_st *tls;        /* borrowed; NULL: plain HTTP */
     atomic_uint nconns;            /* open connections, all loops */
     atomic_int stopping;
     uint64_t stop_deadline_ns;     /* written before stopping is set */
@@ -298,6 +300,12 @@ static int req_busy(h2o_req_t *req, void *cbdata)
     return req->version != 0;   /* headers parsed, response not yet sent */
 }
 
+static int loop_busy(struct loop_thread *t)
+{
+    return H2O_HTTP1_CALLBACKS.foreach_request(&t->ctx, req_busy, NULL) ||
+           H2O_HTTP2_CALLBACKS.foreach_request(&t->ctx, req_busy, NULL);
+}
+
 /* The orderly stop of one loop: no more accepts, requests in flight get
  * until the deadline, then every connection is closed and freed. */
 static void loop_stop(struct loop_thread *t)
@@ -305,9 +313,9 @@ static void loop_stop(struct loop_thread *t)
     struct service_http *h = t->h;
     h2o_socket_read_stop(t->listener);
     h2o_socket_close(t->listener);
-    t->ctx.shutdown_requested = 1;   /* answers from now on close */
-    while (H2O_HTTP1_CALLBACKS.foreach_request(&t->ctx, req_busy, NULL) &&
-           clock_now_ns() < h->stop_deadline_ns)
+    /* HTTP/1.1 answers from now on close; HTTP/2 connections get GOAWAY */
+    h2o_context_request_shutdown(&t->ctx);
+    while (loop_busy(t) && clock_now_ns() < h->stop_deadline_ns)
         h2o_evloop_run(t->loop, 10);
     for (h2o_linklist_t *n = t->conns.next; n != &t->conns; n = n->next) {
         struct conn *c = H2O_STRUCT_FROM_MEMBER(struct conn, link, n);
@@ -319,6 +327,11 @@ static void loop_stop(struct loop_thread *t)
     if (!h2o_linklist_is_empty(&t->conns))
         return;   /* a connection h2o would not let go: leave the loop be */
     h2o_evloop_run(t->loop, 0);   /* the closes h2o deferred */
+    /* h2o_context_request_shutdown left a one-second timer to resend
+     * GOAWAY; with every connection gone it has nothing to do, and
+     * h2o_context_dispose asserts that no timer is left. */
+    if (h2o_timeout_is_linked(&t->ctx.http2._graceful_shutdown_timeout))
+        h2o_timeout_unlink(&t->ctx.http2._graceful_shutdown_timeout);
     h2o_timeout_dispose(t->loop, &t->header_timeout);
     h2o_context_dispose(&t->ctx);
     free(t->ctx.queue);   /* h2o 2.2.5's dispose forgets it (fixed upstream later) */
@@ -353,6 +366,7 @@ static int loop_init(struct service_http *h, unsigned i, int fd, unsigned header
     h2o_context_init(&t->ctx, t->loop, &h->conf);
     t->actx.ctx = &t->ctx;
     t->actx.hosts = h->conf.hosts;
+    t->actx.ssl_ctx = h->tls;
     h2o_linklist_init_anchor(&t->conns);
     h2o_timeout_init(t->loop, &t->header_timeout, (uint64_t)header_s * 1000);
     t->listener = h2o_evloop_socket_create(t->loop, fd, H2O_SOCKET_FLAG_DONT_READ);
@@ -372,6 +386,7 @@ static void h2o_conf(struct service_http *h, const struct service_http_opts *o)
      * bound on a slow first request, whose header timeout is our own). */
     h->conf.http1.req_timeout = (uint64_t)o->idle_s * 1000;
     h->conf.http1.upgrade_to_http2 = 0;
+    h->conf.http2.idle_timeout = (uint64_t)o->idle_s * 1000;   /* as HTTP/1.1's */
     h->host = h2o_config_register_host(&h->conf, h2o_iovec_init(H2O_STRLIT("default")), 65535);
     h2o_pathconf_t *p = h2o_config_register_path(h->host, "/", 0);
     struct handler *hd = (void *)h2o_create_handler(p, sizeof *hd);
@@ -398,6 +413,7 @@ struct service_http *service_http_start(struct service *s, int lfd,
     h->t = t;
     h->nthreads = o->threads;
     h->conn_limit = o->conn_limit;
+    h->tls = o->tls;
     h2o_conf(h, o);
     int ok = 1;
     unsigned i;

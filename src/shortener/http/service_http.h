@@ -10,6 +10,8 @@
 
 #include "shortener/service/service.h"
 
+struct ssl_ctx_st;
+
 struct service_http_opts {
     unsigned threads;        /* event loops = the service's workers */
     unsigned conn_limit;     /* most connections open at once (all loops);
@@ -19,6 +21,8 @@ struct service_http_opts {
                                 byte from it */
     unsigned idle_s;         /* then: the next request must arrive (headers
                                 and body) within this long */
+    struct ssl_ctx_st *tls;  /* NULL: plain HTTP/1.1; else TLS with ALPN
+                                (service_tls.h), h2 or HTTP/1.1 (borrowed) */
 };
 
 struct service_http;
@@ -27,7 +31,8 @@ struct service_http;
  * would not start (lfd is then closed). */
 struct service_http *service_http_start(struct service *s, int lfd,
                                         const struct service_http_opts *o);
-/* Stop accepting, give in-flight requests up to 5 s, stop the threads. */
+/* Stop accepting, give in-flight requests up to 5 s (HTTP/2 connections
+ * are sent GOAWAY), stop the threads. */
 void service_http_stop(struct service_http *h);
 
 #endif
