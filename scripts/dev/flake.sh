@@ -17,7 +17,8 @@
 #
 # Writes DIR (default bench-out/flake-UTC) with runs.tsv (run, set, passed,
 # failed, skipped, seconds, exit status), failures.tsv (run, set, each
-# failing suite or test line) and logs/RUN-SET.log; prints the table and
+# failing suite or test line), suites.tsv (run, set, every suite's line)
+# and logs/RUN-SET.log; prints the table and
 # one line per set. Exit 0 when every run passed, 1 when one failed, 2 on
 # bad arguments.
 set -uo pipefail
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
         --sets) [ $# -ge 2 ] || usage_die "--sets needs a value"; SETS=$2; shift 2 ;;
         --out) [ $# -ge 2 ] || usage_die "--out needs a value"; OUTDIR=$2; shift 2 ;;
         --load) LOAD=1; shift ;;
-        -h | --help) sed -n '2,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h | --help) sed -n '2,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) usage_die "unknown option $1 (try --help)" ;;
     esac
 done
@@ -72,6 +73,7 @@ fi
 
 printf 'run\tset\tpassed\tfailed\tskipped\tseconds\tstatus\n' >"$OUT/runs.tsv"
 printf 'run\tset\tfailure\n' >"$OUT/failures.tsv"
+printf 'run\tset\tsuite\tpassed\tfailed\tskipped\tseconds\n' >"$OUT/suites.tsv"
 printf '%-4s %-13s %7s %7s %7s %8s\n' run set passed failed skipped seconds
 for ((r = 1; r <= RUNS; r++)); do
     for s in "${SET_LIST[@]}"; do
@@ -88,6 +90,10 @@ for ((r = 1; r <= RUNS; r++)); do
         # what failed: each suite line with failures, each failing test
         grep -E '^[^ ].*: [0-9]+ passed, [1-9][0-9]* failed|^not ok |^\[  FAILED  \] [A-Za-z_]|^make.*Error' "$log" |
             sed "s/^/$r\t$s\t/" >>"$OUT/failures.tsv"
+        # every suite's line, "cli NAME: P passed, F failed, S skipped[, T s]"
+        # (unit binaries give no time): which suites slow down under load
+        sed -nE 's/^((cli|unit) [^:]+): ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped(.*, ([0-9]+) s)?$/\1\t\3\t\4\t\5\t\7/p' "$log" |
+            sed "s/^/$r\t$s\t/" >>"$OUT/suites.tsv"
     done
 done
 stop_load
