@@ -35,6 +35,7 @@
 
 #include "load/load_fill.h"
 #include "load/load_finish.h"
+#include "load/load_tls.h"
 #include "load/load_wait.h"
 #include "measure/clock.h"
 
@@ -51,7 +52,8 @@ static void vu_write(struct load_vu *v)
              * last to write. */
             const struct load_req *r = load_vu_req(v, v->qsent);
             size_t left = r->len - v->off;
-            n = send(v->fd, r->buf + v->off, left, MSG_NOSIGNAL);
+            n = v->ssl ? load_tls_send(v, r->buf + v->off, left)
+                       : send(v->fd, r->buf + v->off, left, MSG_NOSIGNAL);
             if (n == (ssize_t)left) {
                 v->off = 0;
                 v->qsent++;
@@ -66,6 +68,9 @@ static void vu_write(struct load_vu *v)
             if (!v->out_armed)
                 load_vu_arm_out(v, 1);
             v->st = LOAD_VU_WRITING;
+            return;
+        } else if (errno == EPROTO && v->ssl) {
+            load_vu_failed(v, LOAD_FAIL_TLS, v->w->tls_why);
             return;
         } else if (errno != EINTR) {
             load_vu_failed(v, LOAD_FAIL_IO, strerror(errno));
@@ -112,6 +117,37 @@ static int vu_connect(struct load_vu *v)
     return 0;   /* writable once connected: the loop goes on from there */
 }
 
+/* The connection is ready for requests (TCP connected, and over https the
+ * handshake done): the time waiting for it is not the requests' (as wrk
+ * times them; with --rate they are timed from their schedule anyway). */
+static void vu_ready(struct load_vu *v)
+{
+    uint64_t now = clock_now_ns();
+    for (int i = 0; i < v->qn - v->staged; i++)
+        load_vu_req(v, i)->t_sent = now;
+    vu_write(v);
+}
+
+/* https: go on with the handshake; timed apart, and counted as resumed or
+ * not, when it is done. */
+static void vu_handshake(struct load_vu *v)
+{
+    char why[300];
+    int rc = load_tls_handshake(v, why, sizeof(why));
+    if (rc < 0) {
+        load_vu_failed(v, LOAD_FAIL_TLS, why);
+        return;
+    }
+    if (rc == 0)
+        return;
+    struct load_worker *w = v->w;
+    uint64_t now = clock_now_ns();
+    hist_record(w->c.hs, now > v->t_hs ? now - v->t_hs : 0);
+    w->c.hs_n++;
+    w->c.hs_resumed += (uint64_t)load_tls_resumed(v);
+    vu_ready(v);
+}
+
 static void vu_connected(struct load_vu *v)
 {
     int err = 0;
@@ -122,10 +158,13 @@ static void vu_connected(struct load_vu *v)
         load_vu_failed(v, LOAD_FAIL_CONNECT, strerror(err));
         return;
     }
-    uint64_t now = clock_now_ns();
-    for (int i = 0; i < v->qn - v->staged; i++)
-        load_vu_req(v, i)->t_sent = now;
-    vu_write(v);
+    if (v->w->s->o->tls) {
+        v->st = LOAD_VU_HANDSHAKE;
+        v->t_hs = clock_now_ns();
+        vu_handshake(v);
+        return;
+    }
+    vu_ready(v);
 }
 
 /* Send the requests still to write (the pending list's entries). */
@@ -189,7 +228,8 @@ static int vu_take(struct load_vu *v, size_t n)
 static void vu_readable(struct load_vu *v)
 {
     for (;;) {
-        ssize_t n = recv(v->fd, v->w->rbuf, LOAD_RBUF, 0);
+        ssize_t n = v->ssl ? load_tls_recv(v, v->w->rbuf, LOAD_RBUF)
+                           : recv(v->fd, v->w->rbuf, LOAD_RBUF, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -201,7 +241,10 @@ static void vu_readable(struct load_vu *v)
             return;
         }
         if (n < 0) {
-            load_vu_failed(v, LOAD_FAIL_IO, strerror(errno));
+            if (errno == EPROTO && v->ssl)
+                load_vu_failed(v, LOAD_FAIL_TLS, v->w->tls_why);
+            else
+                load_vu_failed(v, LOAD_FAIL_IO, strerror(errno));
             return;
         }
         if (n == 0 && v->resp.seen == 0) {
@@ -210,8 +253,10 @@ static void vu_readable(struct load_vu *v)
         }
         if (vu_take(v, (size_t)n) != 0)
             return;
-        if (n == 0 || (size_t)n < LOAD_RBUF)
-            return;   /* level-triggered: epoll says when there is more */
+        /* Level-triggered: epoll says when the socket has more; bytes
+         * OpenSSL has already decrypted it cannot see. */
+        if (n == 0 || ((size_t)n < LOAD_RBUF && !(v->ssl && load_tls_pending(v))))
+            return;
     }
 }
 
@@ -222,6 +267,10 @@ static void vu_event(struct load_vu *v, uint32_t events)
     if (v->st == LOAD_VU_CONNECTING) {
         if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))
             vu_connected(v);
+        return;
+    }
+    if (v->st == LOAD_VU_HANDSHAKE) {
+        vu_handshake(v);
         return;
     }
     int rd;
@@ -264,7 +313,8 @@ static void scan(struct load_worker *w, uint64_t now, int timeouts)
         if (v->staged)
             load_scan_staged(w, v, now);
         if (timeouts && v->qn > 0 && now >= load_vu_head(v)->deadline &&
-            (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_WRITING ||
+            (v->st == LOAD_VU_CONNECTING || v->st == LOAD_VU_HANDSHAKE ||
+             v->st == LOAD_VU_WRITING ||
              v->st == LOAD_VU_READING || (v->st == LOAD_VU_WAITING && v->qsent > 0)))
             load_vu_failed(v, LOAD_FAIL_TIMEOUT, why);
     }

@@ -12,6 +12,7 @@
 
 #include "measure/clock.h"
 #include "load/load_conn.h"
+#include "load/load_tls.h"
 #include "load/load_vu.h"
 
 volatile sig_atomic_t load_interrupted;
@@ -34,6 +35,10 @@ void load_counts_add(struct load_counts *dst, const struct load_counts *src)
         timeline_merge(dst->tl, src->tl);
     if (dst->sent && src->sent)
         hist_merge(dst->sent, src->sent);
+    if (dst->hs && src->hs)
+        hist_merge(dst->hs, src->hs);
+    dst->hs_n += src->hs_n;
+    dst->hs_resumed += src->hs_resumed;
     dst->tasks_ok += src->tasks_ok;
     dst->tasks_failed += src->tasks_failed;
     for (int e = 0; e < src->nerr; e++) {
@@ -79,6 +84,9 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
         return -1;
     if (o->rate > 0 && !(w->c.sent = hist_new()))
         return -1;
+    if (o->tls && (!(w->c.hs = hist_new()) ||
+                   (o->pipeline > 1 && !(w->wbuf = malloc(LOAD_WBUF)))))
+        return -1;
     w->vus = calloc((size_t)w->nvu, sizeof(*w->vus));
     w->rbuf = malloc(LOAD_RBUF);
     w->sc = sc->ops->worker_new(sc->state, w->index, (uint64_t)o->seed);
@@ -104,6 +112,8 @@ static void worker_cleanup(struct load_worker *w)
         return;
     const struct load_scenario *sc = w->s->sc;
     for (int64_t i = 0; w->vus && i < w->nvu; i++) {
+        load_tls_close(&w->vus[i]);
+        load_tls_forget(&w->vus[i]);
         if (w->vus[i].fd >= 0)
             close(w->vus[i].fd);
         load_resp_free(&w->vus[i].resp);
@@ -113,6 +123,7 @@ static void worker_cleanup(struct load_worker *w)
     }
     free(w->vus);
     free(w->rbuf);
+    free(w->wbuf);
     if (w->ep >= 0)
         close(w->ep);
     if (w->sc)
@@ -123,6 +134,7 @@ static void worker_cleanup(struct load_worker *w)
         timeline_free(w->c.tl);
     free(w->c.tl);
     hist_free(w->c.sent);
+    hist_free(w->c.hs);
 }
 
 static void poll_progress(const struct load_shared *s, const struct load_worker *w, int64_t nw,
@@ -227,7 +239,7 @@ out:
 const char *load_fail_name(enum load_fail f)
 {
     static const char *const names[LOAD_NFAIL] = {
-        "ok", "connect", "timeout", "io", "http_status", "bad_body",
+        "ok", "connect", "timeout", "io", "http_status", "bad_body", "tls",
     };
     return (unsigned)f < LOAD_NFAIL ? names[f] : "?";
 }

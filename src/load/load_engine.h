@@ -15,12 +15,15 @@
 #ifndef KVTEST_LOAD_ENGINE_H
 #define KVTEST_LOAD_ENGINE_H
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "load/load_http.h"
 #include "load/load_scenario.h"
 #include "measure/hist.h"
 #include "measure/timeline.h"
+
+struct ssl_ctx_st;
 
 struct load_opts {
     const char *command;       /* the JSON "command": "shortener load" */
@@ -33,6 +36,9 @@ struct load_opts {
     double rate;               /* requests/s over all connections; 0: closed loop */
     uint64_t timeline_ns;      /* --interval of --timeline; 0: no timeline */
     int json, allow_failures, progress;
+    struct ssl_ctx_st *tls;    /* https: every connection's context (load_tls.h); else NULL */
+    const char *cacert;        /* --cacert, as given (for the report); or NULL */
+    int insecure;              /* --insecure: certificates not verified */
 };
 
 #define LOAD_NERR_KEEP 5
@@ -57,6 +63,11 @@ struct load_counts {
      * the caller of load_engine_run in the totals when it wants it; the
      * workers keep their own whenever the rate is set. */
     struct hist *sent;
+    /* https: TLS handshakes (from TCP connected to finished; not part of
+     * any request's latency unless --rate), how many resumed a session.
+     * hs is allocated as sent is, whenever the URL is https. */
+    struct hist *hs;
+    uint64_t hs_n, hs_resumed;
 };
 
 /* Set by the first SIGINT/SIGTERM: connections stop starting requests, the

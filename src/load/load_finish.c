@@ -22,8 +22,8 @@ static void note_error(struct load_worker *w, const struct load_req *r, enum loa
     int plen = p && e ? (int)(e - p - 1) : 0;
     struct load_err *er = &w->c.err[w->c.nerr++];
     er->t = clock_now_ns();
-    snprintf(er->msg, sizeof(er->msg), "%s http://%s%.*s: %s: %s", w->s->sc->kinds[r->kind],
-             w->s->o->url->hostport, plen, p ? p + 1 : "", load_fail_name(f), why);
+    snprintf(er->msg, sizeof(er->msg), "%s %s://%s%.*s: %s: %s", w->s->sc->kinds[r->kind],
+             w->s->o->url->tls ? "https" : "http", w->s->o->url->hostport, plen, p ? p + 1 : "", load_fail_name(f), why);
 }
 
 /* Count the head request as finished (f: LOAD_OK or why it failed), take

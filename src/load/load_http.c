@@ -12,11 +12,13 @@
 int load_url_parse(const char *url, struct load_url *u, char *err, size_t errcap)
 {
     memset(u, 0, sizeof(*u));
-    if (strncmp(url, "http://", 7) != 0) {
-        errbuf_say(err, errcap, "only http:// URLs are supported");
+    if (strncmp(url, "https://", 8) == 0) {
+        u->tls = 1;
+    } else if (strncmp(url, "http://", 7) != 0) {
+        errbuf_say(err, errcap, "only http:// and https:// URLs are supported");
         return -1;
     }
-    const char *a = url + 7;
+    const char *a = url + 7 + u->tls;
     size_t alen = strcspn(a, "/?#");
     const char *rest = a + alen;
     if (alen == 0 || alen >= sizeof(u->hostport)) {
@@ -36,7 +38,7 @@ int load_url_parse(const char *url, struct load_url *u, char *err, size_t errcap
         return -1;
     }
     memcpy(u->host, hp.host, hp.hlen);
-    long port = 80;
+    long port = u->tls ? 443 : 80;
     if (hp.port && net_parse_num(hp.port, hp.plen, 1, 65535, &port) != 0) {
         errbuf_say(err, errcap, "invalid port");
         return -1;

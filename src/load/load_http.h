@@ -12,15 +12,16 @@
 
 #include <http_parser.h>
 
-/* http://HOST[:PORT][/PATH] split into what a socket and a request need. */
+/* http[s]://HOST[:PORT][/PATH] split into what a socket and a request need. */
 struct load_url {
+    int tls;              /* https: TLS on every connection (load_tls.h) */
     char host[256];       /* for getaddrinfo: IPv6 without brackets */
-    char port[8];         /* "80" unless given */
+    char port[8];         /* "80" (https: "443") unless given */
     char hostport[300];   /* the Host header value, as written in the URL */
     char path[512];       /* prefix of every request's path: "" or "/x/y" (no trailing '/') */
 };
 
-/* Parse url (must start with http://; trailing '/' removed by the caller).
+/* Parse url (http:// or https://; trailing '/' removed by the caller).
  * 0 ok; -1 with a short reason in err. */
 int load_url_parse(const char *url, struct load_url *u, char *err, size_t errcap);
 

@@ -137,11 +137,31 @@ static int add_kind(struct load_merge *m, int k, const cJSON *j, double secs, ch
         return -1;
     m->t.c.ok[k] += (uint64_t)ok;
     for (int i = 1; i < LOAD_NFAIL; i++) {
+        if (i == LOAD_FAIL_TLS && !get(fo, "tls"))
+            continue;   /* a run made before https came: none */
         if (number(fo, load_fail_name((enum load_fail)i), &f, why, cap))
             return -1;
         m->t.c.fail[k][i] += (uint64_t)f;
     }
     m->rates.kind[k] += req / secs;
+    return 0;
+}
+
+/* https runs: their handshakes into the totals (made for the first one).
+ * Runs over plain http and over https do not target the same URL, so
+ * same_target has kept them apart. 0, or -1 with why. */
+static int add_tls(struct load_merge *m, const cJSON *tls, char *why, size_t cap)
+{
+    double n, resumed;
+    if (!tls || cJSON_IsNull(tls))
+        return 0;
+    if (!m->t.c.hs && !(m->t.c.hs = hist_new()))
+        return snprintf(why, cap, "out of memory"), -1;
+    if (number(tls, "handshakes", &n, why, cap) || number(tls, "resumed", &resumed, why, cap) ||
+        load_histjson_add(m->t.c.hs, get(tls, "histogram"), why, cap))
+        return -1;
+    m->t.c.hs_n += (uint64_t)n;
+    m->t.c.hs_resumed += (uint64_t)resumed;
     return 0;
 }
 
@@ -182,6 +202,8 @@ static int add_run(struct load_merge *m, const cJSON *root, char *why, size_t ca
     for (const cJSON *j = by->child; j; j = j->next)
         if (strcmp(j->string, "all") != 0 && add_kind(m, k++, j, secs, why, cap))
             return -1;
+    if (add_tls(m, get(r, "tls"), why, cap))
+        return -1;
     m->t.c.tasks_ok += (uint64_t)ok;
     m->t.c.tasks_failed += (uint64_t)failed;
     m->rates.tasks += tasks / secs;

@@ -46,6 +46,8 @@ void load_totals_free(struct load_totals *t)
 {
     hist_free(t->all);
     t->all = NULL;
+    hist_free(t->c.hs);
+    t->c.hs = NULL;
     for (int r = 0; r < LOAD_KINDS_MAX; r++) {
         hist_free(t->c.h[r]);
         t->c.h[r] = NULL;
@@ -90,6 +92,18 @@ static void print_latency_row(const char *label, uint64_t req, uint64_t failed, 
            ms(hist_percentile(h, 50)), hist_mean(h) / 1e6, ms(hist_percentile(h, 90)),
            ms(hist_percentile(h, 99)), ms(hist_percentile(h, 99.9)),
            ms(hist_percentile(h, 100)));
+}
+
+/* https: the handshakes, timed apart from the requests. */
+static void print_tls(const struct load_counts *c)
+{
+    printf("TLS handshakes: %llu (%llu resumed a session)", (unsigned long long)c->hs_n,
+           (unsigned long long)c->hs_resumed);
+    if (c->hs->count > 0)
+        printf(", ms from TCP connect: min %.3f p50 %.3f p99 %.3f max %.3f",
+               ms(hist_percentile(c->hs, 0)), ms(hist_percentile(c->hs, 50)),
+               ms(hist_percentile(c->hs, 99)), ms(hist_percentile(c->hs, 100)));
+    printf("\n");
 }
 
 static void print_rate(const struct load_opts *o, double got)
@@ -137,9 +151,13 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
         print_rate(o, rate_of(t, -1));
     printf("Failures by kind:");
     for (int f = 1; f < LOAD_NFAIL; f++)
-        printf(" %s %llu", load_fail_name((enum load_fail)f),
-               (unsigned long long)fail_all(c, f));
-    printf("\n\nLatency (ms, requests with an HTTP answer):\n");
+        if (f != LOAD_FAIL_TLS || c->hs)   /* plain http: the line as it was */
+            printf(" %s %llu", load_fail_name((enum load_fail)f),
+                   (unsigned long long)fail_all(c, f));
+    printf("\n");
+    if (c->hs)   /* https */
+        print_tls(c);
+    printf("\nLatency (ms, requests with an HTTP answer):\n");
     if (o->rate > 0)
         printf("  (--rate: from each request's scheduled send time, so queueing behind a\n"
                "  slow answer counts)\n");
@@ -217,6 +235,25 @@ static void rate_json(cJSON *r, const struct load_opts *o, double got)
     cJSON_AddBoolToObject(ro, "reached", got / o->rate >= LOAD_RATE_REACHED);
 }
 
+/* "tls": null over plain http, else the handshakes: count, resumed,
+ * "handshake" latency (us) and its whole "histogram" (for load-merge). */
+static void tls_json(cJSON *r, const struct load_counts *c)
+{
+    if (!c->hs) {
+        cJSON_AddNullToObject(r, "tls");
+        return;
+    }
+    cJSON *to = cJSON_AddObjectToObject(r, "tls");
+    cJSON_AddNumberToObject(to, "handshakes", (double)c->hs_n);
+    cJSON_AddNumberToObject(to, "resumed", (double)c->hs_resumed);
+    cJSON *lat = report_hist_json(c->hs);
+    if (lat)
+        cJSON_AddItemToObject(to, "handshake", lat);
+    cJSON *whole = load_histjson_new(c->hs);
+    if (whole)
+        cJSON_AddItemToObject(to, "histogram", whole);
+}
+
 void load_report_json(const struct load_opts *o, const struct load_totals *t, const char *url)
 {
     report_json_print(load_report_json_new(o, t, url));
@@ -264,6 +301,7 @@ cJSON *load_report_json_new(const struct load_opts *o, const struct load_totals 
     for (int i = 0; i < c->nerr; i++)
         cJSON_AddItemToArray(errs, cJSON_CreateString(c->err[i].msg));
     rate_json(r, o, rate_of(t, -1));
+    tls_json(r, c);
     cJSON_AddStringToObject(r, "latency_from", o->rate > 0 ? "schedule" : "send");
     cJSON_AddStringToObject(r, "scenario", t->sc->name);
     /* Wall clock, so runs on several machines can be lined up (load-merge). */

@@ -12,13 +12,16 @@
  *                "connections" (= "threads"), "rate": R|null},
  *    "result": {"tasks", "successful", "failed", "seconds", "tasks_per_s",
  *               "requests", "requests_failed", "requests_per_s",
- *               "failures": {"connect", "timeout", "io", "http_status", "bad_body"},
+ *               "failures": {"connect", "timeout", "io", "http_status", "bad_body",
+ *                            "tls"},
  *               "by_type": {KIND (lower case: "post", "get")|"all": {"requests",
  *                           "successful", "failed", "requests_per_s", "failures": {...},
  *                           "latency": report_hist_json() in us}},
  *               "errors": ["first five messages, oldest first"],
  *               "rate": null (closed loop) | {"target_per_s", "achieved_per_s",
  *                        "achieved_share", "reached": achieved >= 98% of target},
+ *               "tls": null (http) | {"handshakes", "resumed", "handshake":
+ *                      report_hist_json() in us, "histogram"},
  *               "latency_from": "send" | "schedule",
  *               "scenario": "shortener" | "get",
  *               "started_at", "ended_at": the timed run's wall-clock start and

@@ -30,6 +30,8 @@ enum load_fail {
     LOAD_FAIL_IO,        /* connection dropped mid-request, other transport error */
     LOAD_FAIL_STATUS,    /* HTTP status other than the expected one */
     LOAD_FAIL_BODY,      /* expected status, but not the expected body */
+    LOAD_FAIL_TLS,       /* https: the handshake failed (a certificate that does not
+                          * verify included), or a TLS error on the connection */
     LOAD_NFAIL
 };
 

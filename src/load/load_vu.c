@@ -9,6 +9,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "load/load_tls.h"
+
 /* n more bytes written: whole requests move into flight. */
 void load_vu_wrote(struct load_vu *v, size_t n)
 {
@@ -24,9 +26,28 @@ void load_vu_wrote(struct load_vu *v, size_t n)
     }
 }
 
+/* https: the requests to write gathered into one buffer (one TLS record
+ * rather than one per request), from the first one's v->off; what fits. */
+static ssize_t tls_send_some(struct load_vu *v, int nw)
+{
+    char *b = v->w->wbuf;
+    size_t n = 0;
+    for (int k = 0; k < nw && n < LOAD_WBUF; k++) {
+        const struct load_req *r = load_vu_req(v, v->qsent + k);
+        size_t o = k == 0 ? v->off : 0, len = r->len - o;
+        if (len > LOAD_WBUF - n)
+            len = LOAD_WBUF - n;
+        memcpy(b + n, r->buf + o, len);
+        n += len;
+    }
+    return load_tls_send(v, b, n);
+}
+
 /* Write the requests to write, several in one call when pipelining. */
 ssize_t load_vu_send_some(struct load_vu *v, int nw)
 {
+    if (v->ssl)
+        return tls_send_some(v, nw);
     const struct load_req *r;
     struct iovec iov[64];
     int k = 0;
@@ -45,6 +66,7 @@ ssize_t load_vu_send_some(struct load_vu *v, int nw)
 
 void load_vu_close(struct load_vu *v)
 {
+    load_tls_close(v);
     if (v->fd >= 0)
         close(v->fd);   /* also leaves the epoll set: nothing dup()s it */
     v->fd = -1;

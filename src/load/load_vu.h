@@ -29,6 +29,7 @@ struct load_shared {
 enum load_vu_state {
     LOAD_VU_IDLE,        /* between requests (connection open or not) */
     LOAD_VU_CONNECTING,
+    LOAD_VU_HANDSHAKE,   /* https: TCP connected, TLS handshake under way */
     LOAD_VU_WRITING,
     LOAD_VU_READING,
     LOAD_VU_WAITING,     /* --rate: request ready, waiting for its send time */
@@ -37,6 +38,8 @@ enum load_vu_state {
 };
 
 struct load_worker;
+struct ssl_st;
+struct ssl_session_st;
 
 /* One request of a connection's queue (--pipeline of them at most). */
 struct load_req {
@@ -56,6 +59,9 @@ struct load_vu {
     struct load_worker *w;
     void *sc;                  /* the scenario's state of this connection */
     int fd;
+    struct ssl_st *ssl;        /* https: the connection's TLS (load_tls.c); else NULL */
+    struct ssl_session_st *sess;   /* https: the last session, to resume */
+    uint64_t t_hs;             /* https: when the handshake began (TCP connected) */
     enum load_vu_state st;
     uint64_t index, nsent;
     int reused, out_armed;
@@ -79,6 +85,8 @@ struct load_worker {
     uint64_t next_scan;        /* next look for expired requests */
     int no_pwait2;             /* the kernel has no epoll_pwait2 */
     char *rbuf;                /* receive buffer, shared by the worker's VUs */
+    char *wbuf;                /* https and --pipeline: requests gathered for one write */
+    char tls_why[160];         /* the reason of the last TLS error (load_tls.c) */
     struct load_counts c;
     atomic_llong tasks_done, requests_done;
     /* Read once per request, so kept here rather than behind w->s (set by
@@ -89,6 +97,7 @@ struct load_worker {
 };
 
 #define LOAD_RBUF 65536
+#define LOAD_WBUF 16384   /* one TLS record */
 
 /* The ring's head: the oldest request (no wrap to compute). */
 static inline struct load_req *load_vu_head(const struct load_vu *v) { return &v->q[v->qhead]; }

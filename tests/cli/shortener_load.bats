@@ -165,9 +165,9 @@ jqo() { jq -r "$1" <<<"$output"; }
     assert_output --partial "another name for --connections"
     run "$KVTEST" shortener load "$PY_URL" --rate 0
     [ "$status" -eq 2 ]
-    run "$KVTEST" shortener load "https://127.0.0.1:$PY_PORT"
+    run "$KVTEST" shortener load "ftp://127.0.0.1:$PY_PORT"
     [ "$status" -eq 2 ]
-    assert_output --partial "https is not supported"
+    assert_output --partial "URL must start with http:// or https://"
     run "$KVTEST" shortener load "http://127.0.0.1:99999"
     [ "$status" -eq 2 ]
     run "$KVTEST" shortener load --help

@@ -11,35 +11,14 @@
 # shellcheck disable=SC2154
 
 load '../lib/common'
+load '../lib/tls'
 
-# A CA, a server certificate it signed for 127.0.0.1 and localhost, the
-# server's key; and the bad inputs: another key, the key encrypted, text
-# that is no PEM at all.
 setup_file() {
-    local c=$BATS_FILE_TMPDIR/certs
-    mkdir -p "$c"
-    (
-        cd "$c" || exit 1
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-            -keyout ca.key -out ca.pem -days 2 -subj /CN=kvtest-test-ca
-        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-            -keyout server.key -out server.csr -subj /CN=localhost
-        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >ext
-        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
-            -days 2 -extfile ext -out server.pem
-        openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out other.key
-        openssl pkey -in server.key -aes256 -passout pass:secret -out encrypted.key
-        echo "not a certificate" >garbage.pem
-    ) >"$BATS_FILE_TMPDIR/openssl.log" 2>&1 || {
-        cat "$BATS_FILE_TMPDIR/openssl.log" >&2
-        return 1
-    }
+    make_test_certs "$BATS_FILE_TMPDIR/certs"
 }
 
 setup() {
-    shortener_setup
-    C=$BATS_FILE_TMPDIR/certs
-    "$KVTEST" shortener init "$DB" --links 20 --seed 4 >/dev/null
+    tls_setup 20
     ID=$("$KVTEST" shortener keys "$DB" | head -n1)
 }
 

@@ -8,18 +8,17 @@
 
 #include "base/cli.h"
 #include "base/units.h"
+#include "load/load_tls.h"
 #include "measure/timeline.h"
 
 #define CMD LOAD_CMD
 
 int load_check_url(const char *url, char *base, size_t cap, struct load_url *u)
 {
-    if (strncmp(url, "https://", 8) == 0)
-        return cli_usage(CMD, "https is not supported: the load engine speaks plain HTTP "
-                         "(give http://...)");
-    if (strncmp(url, "http://", 7) != 0)
-        return cli_usage(CMD, "URL must start with http://, got '%s'", url);
-    const char *host = url + 7;
+    int tls = strncmp(url, "https://", 8) == 0;
+    if (!tls && strncmp(url, "http://", 7) != 0)
+        return cli_usage(CMD, "URL must start with http:// or https://, got '%s'", url);
+    const char *host = url + 7 + tls;
     if (*host == '\0' || *host == '/')
         return cli_usage(CMD, "URL '%s' names no host", url);
     size_t ulen = strlen(url);
@@ -152,6 +151,26 @@ static int check_search(struct load_opts *o, struct load_args *a)
     return 0;
 }
 
+/* https: --cacert or --insecure, and the context every connection will
+ * share, made here so that a CA file that cannot be read costs no run.
+ * 0, or the status of a misuse (2) or of that failure (1). */
+static int check_tls(struct load_opts *o)
+{
+    if (!o->url->tls) {
+        if (o->cacert || o->insecure)
+            return cli_usage(CMD, "--%s applies only to an https:// URL",
+                             o->cacert ? "cacert" : "insecure");
+        return 0;
+    }
+    if (o->cacert && o->insecure)
+        return cli_usage(CMD, "--cacert and --insecure: give one (--insecure checks no "
+                         "certificate)");
+    char err[512];
+    if (!(o->tls = load_tls_ctx_new(o->cacert, o->insecure, err, sizeof err)))
+        return cli_fail(CMD, "%s", err);
+    return 0;
+}
+
 int load_check_opts(struct load_opts *o, struct load_args *a)
 {
     if (a->threads > 0 && o->connections > 0 && a->threads != o->connections)
@@ -186,6 +205,8 @@ int load_check_opts(struct load_opts *o, struct load_args *a)
         o->workers = o->connections;
     if (!o->progress)
         o->progress = isatty(STDERR_FILENO);
+    if ((rc = check_tls(o)) != 0)
+        return rc;
     if (a->spectrum_path && !(a->spectrum = fopen(a->spectrum_path, "w")))
         return cli_usage(CMD, "cannot write --latency-spectrum %s: %s", a->spectrum_path,
                          strerror(errno));

@@ -34,13 +34,14 @@ struct load_args {
     struct load_search_opts search;   /* --slo given: search.slo.n > 0 */
 };
 
-/* The URL: http://HOST[:PORT][/PATH], stored in base (cap bytes) without
+/* The URL: http[s]://HOST[:PORT][/PATH], stored in base (cap bytes) without
  * trailing '/' and parsed into *u, once, for the engine and the scenario. */
 int load_check_url(const char *url, char *base, size_t cap, struct load_url *u);
 
 /* The options that depend on each other, their defaults filled in; the
  * --timeline and --latency-spectrum files opened (a->timeline,
- * a->spectrum), so a bad path costs no run. */
+ * a->spectrum), and over https the TLS context made (o->tls, the caller's
+ * to free), so a bad path costs no run. */
 int load_check_opts(struct load_opts *o, struct load_args *a);
 
 #endif

@@ -44,8 +44,10 @@ static int run_and_report(const struct load_opts *o, const struct load_scenario 
     FILE *tlf = a->timeline;
     struct load_totals t;
     struct timeline tl;
-    if (load_totals_init(&t, sc) != 0)
+    if (load_totals_init(&t, sc) != 0 || (o->url->tls && !(t.c.hs = hist_new()))) {
+        load_totals_free(&t);
         return cli_fail(CMD, "out of memory");
+    }
     timeline_init(&tl, 0, o->timeline_ns);
     t.c.tl = tlf ? &tl : NULL;
     struct sigaction sa, old_int, old_term;

@@ -43,7 +43,20 @@ static void test_url_parse(void **state)
     assert_string_equal(u.port, "8080");
     assert_string_equal(u.hostport, "[::1]:8080");
     assert_string_equal(u.path, "/x");
-    assert_int_equal(load_url_parse("https://h", &u, err, sizeof(err)), -1);
+    assert_int_equal(u.tls, 0);
+    /* https: TLS, 443 unless given */
+    assert_int_equal(load_url_parse("https://h", &u, err, sizeof(err)), 0);
+    assert_int_equal(u.tls, 1);
+    assert_string_equal(u.host, "h");
+    assert_string_equal(u.port, "443");
+    assert_string_equal(u.hostport, "h");
+    assert_int_equal(load_url_parse("https://[::1]:8443/p", &u, err, sizeof(err)), 0);
+    assert_int_equal(u.tls, 1);
+    assert_string_equal(u.host, "::1");
+    assert_string_equal(u.port, "8443");
+    assert_string_equal(u.path, "/p");
+    assert_int_equal(load_url_parse("https://", &u, err, sizeof(err)), -1);
+    assert_int_equal(load_url_parse("ftp://h", &u, err, sizeof(err)), -1);
     assert_int_equal(load_url_parse("http://", &u, err, sizeof(err)), -1);
     assert_int_equal(load_url_parse("http://h:0", &u, err, sizeof(err)), -1);
     assert_int_equal(load_url_parse("http://h:99999", &u, err, sizeof(err)), -1);
