@@ -185,3 +185,37 @@ jqo() { jq -r "$1" <<<"$output"; }
     assert_success
     assert_line --regexp '^TLS handshakes: 5 \(0 resumed a session\)'
 }
+
+@test "every mode over https: --pipeline (requests gathered into one TLS write), --walk with --timeline, --slo" {
+    start_tls
+    # pipelined, GETs of the links the run made (each answer checked against
+    # the link its request asked for); the service answered exactly the
+    # requests the run counted
+    run --separate-stderr "$KVTEST" shortener load "$U" --pipeline 8 --connections 3 \
+        --duration 1 --cacert "$C/ca.pem" --json
+    assert_success
+    assert_equal "$(jqo .result.requests_failed)" 0
+    assert_equal "$(jqo .result.tls.handshakes)" 3
+    local gets
+    gets=$(jqo .result.by_type.get.requests)
+    assert_equal "$(jqo "$gets > 100")" true
+    # a walk: every key twice, each minute of it on the timeline
+    run --separate-stderr "$KVTEST" shortener load "$U" --walk 2 --keys "$D/keys" \
+        --connections 4 --timeline "$D/tl.csv" --cacert "$C/ca.pem" --json
+    assert_success
+    assert_equal "$(jqo .result.requests)" 100
+    assert_equal "$(jqo .result.requests_failed)" 0
+    run awk -F, 'NR > 1 { n += $2 } END { print n }' "$D/tl.csv"
+    assert_output 100
+    stop_service
+    run grep -E '^  GET /link/<id> ' "$SERVICE_OUT"
+    assert_output "  GET /link/<id>   200: $((gets + 100))"
+    # a capacity search: two passing steps up to --rate-max
+    start_tls
+    run --separate-stderr "$KVTEST" shortener load "$U" --scenario get --path /heart-beat \
+        --slo p50=1s --rate-start 20 --rate-max 40 --step-time 200ms --connections 2 \
+        --cacert "$C/ca.pem" --json
+    assert_success
+    assert_equal "$(jqo .result.capacity.outcome)" at_rate_max
+    assert_equal "$(jqo .result.capacity.steps)" 2
+}
