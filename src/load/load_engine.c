@@ -39,6 +39,10 @@ void load_counts_add(struct load_counts *dst, const struct load_counts *src)
         hist_merge(dst->hs, src->hs);
     dst->hs_n += src->hs_n;
     dst->hs_resumed += src->hs_resumed;
+    for (int k = 0; k < LOAD_CLASSES; k++) {
+        hist_merge(dst->cls[k], src->cls[k]);
+        dst->cls_fail[k] += src->cls_fail[k];
+    }
     dst->tasks_ok += src->tasks_ok;
     dst->tasks_failed += src->tasks_failed;
     for (int e = 0; e < src->nerr; e++) {
@@ -79,6 +83,9 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
     w->c.nkinds = sc->nkinds;
     for (int r = 0; r < sc->nkinds; r++)
         if (!(w->c.h[r] = hist_new()))
+            return -1;
+    for (int k = 0; k < LOAD_CLASSES; k++)
+        if (!(w->c.cls[k] = hist_new()))
             return -1;
     if (o->timeline_ns && !(w->c.tl = calloc(1, sizeof(*w->c.tl))))
         return -1;
@@ -135,6 +142,8 @@ static void worker_cleanup(struct load_worker *w)
     free(w->c.tl);
     hist_free(w->c.sent);
     hist_free(w->c.hs);
+    for (int k = 0; k < LOAD_CLASSES; k++)
+        hist_free(w->c.cls[k]);
 }
 
 static void poll_progress(const struct load_shared *s, const struct load_worker *w, int64_t nw,

@@ -43,6 +43,9 @@ struct load_opts {
 
 #define LOAD_NERR_KEEP 5
 
+/* Answers by status class: 2xx, 3xx, 4xx, 5xx (index status / 100 - 2). */
+#define LOAD_CLASSES 4
+
 struct load_err {
     uint64_t t;                /* when it happened, to merge workers in order */
     char msg[1024];
@@ -68,6 +71,10 @@ struct load_counts {
      * hs is allocated as sent is, whenever the URL is https. */
     struct hist *hs;
     uint64_t hs_n, hs_resumed;
+    /* Every answer's latency by its status class, all kinds together, and
+     * how many of them the scenario judged failed; allocated with h. */
+    struct hist *cls[LOAD_CLASSES];
+    uint64_t cls_fail[LOAD_CLASSES];
 };
 
 /* Set by the first SIGINT/SIGTERM: connections stop starting requests, the

@@ -114,6 +114,11 @@ void load_vu_answered(struct load_vu *v, uint64_t t1)
     } else {
         f = w->ops->check(v->sc, q->kind, r->status, r->body, r->len, why, sizeof(why));
     }
+    unsigned cls = (unsigned)r->status / 100u - 2u;   /* 1xx wraps: not a class */
+    if (cls < LOAD_CLASSES) {
+        hist_record(w->c.cls[cls], lat);
+        w->c.cls_fail[cls] += f != LOAD_OK;
+    }
     if (w->c.tl)
         timeline_record(w->c.tl, t1, lat, f != LOAD_OK);
     if (r->keep_alive) {

@@ -165,6 +165,29 @@ static int add_tls(struct load_merge *m, const cJSON *tls, char *why, size_t cap
     return 0;
 }
 
+/* The answers by status class and, for --rate runs, the latency from the
+ * actual send, when the run has them (runs made before they came do
+ * not). 0, or -1 with why. */
+static int add_classes(struct load_merge *m, const cJSON *r, char *why, size_t cap)
+{
+    static const char *const names[LOAD_CLASSES] = {"2xx", "3xx", "4xx", "5xx"};
+    const cJSON *bs = get(r, "by_status");
+    for (int k = 0; k < LOAD_CLASSES && bs; k++) {
+        const cJSON *o = get(bs, names[k]);
+        double failed;
+        if (number(o, "failed", &failed, why, cap) ||
+            load_histjson_add(m->t.c.cls[k], get(o, "histogram"), why, cap))
+            return -1;
+        m->t.c.cls_fail[k] += (uint64_t)failed;
+    }
+    const cJSON *u = get(r, "latency_uncorrected");
+    if (!u || cJSON_IsNull(u))
+        return 0;
+    if (!m->t.c.sent && !(m->t.c.sent = hist_new()))
+        return snprintf(why, cap, "out of memory"), -1;
+    return load_histjson_add(m->t.c.sent, get(u, "histogram"), why, cap);
+}
+
 static void add_errors(struct load_merge *m, const cJSON *errs)
 {
     for (const cJSON *e = errs ? errs->child : NULL; e; e = e->next) {
@@ -202,7 +225,7 @@ static int add_run(struct load_merge *m, const cJSON *root, char *why, size_t ca
     for (const cJSON *j = by->child; j; j = j->next)
         if (strcmp(j->string, "all") != 0 && add_kind(m, k++, j, secs, why, cap))
             return -1;
-    if (add_tls(m, get(r, "tls"), why, cap))
+    if (add_tls(m, get(r, "tls"), why, cap) || add_classes(m, r, why, cap))
         return -1;
     m->t.c.tasks_ok += (uint64_t)ok;
     m->t.c.tasks_failed += (uint64_t)failed;

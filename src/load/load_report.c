@@ -20,6 +20,8 @@ int load_totals_init(struct load_totals *t, const struct load_scenario *sc)
     int ok = t->all != NULL;
     for (int r = 0; r < sc->nkinds; r++)
         ok = (t->c.h[r] = hist_new()) != NULL && ok;
+    for (int k = 0; k < LOAD_CLASSES; k++)
+        ok = (t->c.cls[k] = hist_new()) != NULL && ok;
     if (!ok) {
         load_totals_free(t);
         return -1;
@@ -48,6 +50,12 @@ void load_totals_free(struct load_totals *t)
     t->all = NULL;
     hist_free(t->c.hs);
     t->c.hs = NULL;
+    hist_free(t->c.sent);
+    t->c.sent = NULL;
+    for (int k = 0; k < LOAD_CLASSES; k++) {
+        hist_free(t->c.cls[k]);
+        t->c.cls[k] = NULL;
+    }
     for (int r = 0; r < LOAD_KINDS_MAX; r++) {
         hist_free(t->c.h[r]);
         t->c.h[r] = NULL;
@@ -77,6 +85,15 @@ static double rate_of(const struct load_totals *t, int kind)
     uint64_t n = kind == -2 ? c->tasks_ok + c->tasks_failed : kind == -1 ? t->nreq
                  : t->requests[kind];
     return per_s(n, t->secs);
+}
+
+static const char *const class_names[LOAD_CLASSES] = {"2xx", "3xx", "4xx", "5xx"};
+
+/* The share of the run's requests in h: its rate is that share of the
+ * run's (so load-merge's rates over the shared interval carry over). */
+static double share(const struct load_totals *t, const struct hist *h)
+{
+    return t->nreq ? (double)h->count / (double)t->nreq : 0.0;
 }
 
 static void print_latency_row(const char *label, uint64_t req, uint64_t failed, double rate,
@@ -167,6 +184,16 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
         print_latency_row(t->sc->kinds[r], t->requests[r], t->failed_req[r], rate_of(t, r),
                           c->h[r]);
     print_latency_row("all", nreq, nfail, rate_of(t, -1), a);
+    if (c->sent) {
+        printf("  uncorrected: all from each request's actual send (the service's part; "
+               "not for\n  judging a rate, see coordinated omission):\n");
+        print_latency_row("all", c->sent->count, 0, rate_of(t, -1) * share(t, c->sent), c->sent);
+    }
+    printf("  by status class (answers of every type; failed: judged so by the checks):\n");
+    for (int k = 0; k < LOAD_CLASSES; k++)
+        if (c->cls[k] && c->cls[k]->count > 0)
+            print_latency_row(class_names[k], c->cls[k]->count, c->cls_fail[k],
+                              rate_of(t, -1) * share(t, c->cls[k]), c->cls[k]);
 }
 
 static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double rate,
@@ -233,6 +260,39 @@ static void rate_json(cJSON *r, const struct load_opts *o, double got)
     cJSON_AddNumberToObject(ro, "achieved_per_s", got);
     cJSON_AddNumberToObject(ro, "achieved_share", got / o->rate);
     cJSON_AddBoolToObject(ro, "reached", got / o->rate >= LOAD_RATE_REACHED);
+}
+
+/* "by_status": {"2xx", "3xx", "4xx", "5xx"}, each {"requests" (answers in
+ * the class), "failed" (those the checks failed), "requests_per_s",
+ * "latency", "histogram"}; and "latency_uncorrected": with --rate, the
+ * latency from each request's actual send, else null. */
+static void classes_json(cJSON *r, const struct load_totals *t)
+{
+    const struct load_counts *c = &t->c;
+    cJSON *bs = cJSON_AddObjectToObject(r, "by_status");
+    for (int k = 0; k < LOAD_CLASSES && c->cls[k]; k++) {
+        cJSON *o = cJSON_AddObjectToObject(bs, class_names[k]);
+        cJSON_AddNumberToObject(o, "requests", (double)c->cls[k]->count);
+        cJSON_AddNumberToObject(o, "failed", (double)c->cls_fail[k]);
+        cJSON_AddNumberToObject(o, "requests_per_s", rate_of(t, -1) * share(t, c->cls[k]));
+        cJSON *lat = report_hist_json(c->cls[k]);
+        if (lat)
+            cJSON_AddItemToObject(o, "latency", lat);
+        cJSON *whole = load_histjson_new(c->cls[k]);
+        if (whole)
+            cJSON_AddItemToObject(o, "histogram", whole);
+    }
+    if (!c->sent) {
+        cJSON_AddNullToObject(r, "latency_uncorrected");
+        return;
+    }
+    cJSON *u = cJSON_AddObjectToObject(r, "latency_uncorrected");
+    cJSON *lat = report_hist_json(c->sent);
+    if (lat)
+        cJSON_AddItemToObject(u, "latency", lat);
+    cJSON *whole = load_histjson_new(c->sent);
+    if (whole)
+        cJSON_AddItemToObject(u, "histogram", whole);
 }
 
 /* "tls": null over plain http, else the handshakes: count, resumed,
@@ -302,6 +362,7 @@ cJSON *load_report_json_new(const struct load_opts *o, const struct load_totals 
         cJSON_AddItemToArray(errs, cJSON_CreateString(c->err[i].msg));
     rate_json(r, o, rate_of(t, -1));
     tls_json(r, c);
+    classes_json(r, t);
     cJSON_AddStringToObject(r, "latency_from", o->rate > 0 ? "schedule" : "send");
     cJSON_AddStringToObject(r, "scenario", t->sc->name);
     /* Wall clock, so runs on several machines can be lined up (load-merge). */

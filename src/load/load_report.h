@@ -22,6 +22,10 @@
  *                        "achieved_share", "reached": achieved >= 98% of target},
  *               "tls": null (http) | {"handshakes", "resumed", "handshake":
  *                      report_hist_json() in us, "histogram"},
+ *               "by_status": {"2xx", "3xx", "4xx", "5xx": {"requests", "failed",
+ *                      "requests_per_s", "latency", "histogram"}}: answers by class,
+ *               "latency_uncorrected": null | with --rate, {"latency", "histogram"}
+ *                      timed from each request's actual send,
  *               "latency_from": "send" | "schedule",
  *               "scenario": "shortener" | "get",
  *               "started_at", "ended_at": the timed run's wall-clock start and

@@ -49,6 +49,14 @@ jqo() { jq -r "$1" <<<"$output"; }
     # each stall would be slow: 2 of ~400 a second, under 1%.
     p99=$(jqo .result.by_type.all.latency.p99)
     awk -v p="$p99" 'BEGIN { exit !(p >= 100000) }'
+    # Beside them, the uncorrected latencies, from each request's actual
+    # send: every answer once, each request's at most its corrected one,
+    # and on average lower by the waits the stalls forced (a fifth of the
+    # requests wait about 100 ms each: some 20 ms; 10 ms asserted).
+    assert_equal "$(jqo .result.latency_uncorrected.latency.count)" "$(jqo .result.requests)"
+    assert_equal "$(jqo '.result.latency_uncorrected.latency.min <= .result.by_type.all.latency.min')" true
+    assert_equal "$(jqo '.result.latency_uncorrected.latency.max <= .result.by_type.all.latency.max')" true
+    assert_equal "$(jqo '.result.by_type.all.latency.mean - .result.latency_uncorrected.latency.mean >= 10000')" true
 }
 
 @test "closed loop against the stalling server: correct counts, stalls in the max" {
@@ -65,6 +73,7 @@ jqo() { jq -r "$1" <<<"$output"; }
     [ "$(jqo .result.rate)" = null ]
     [ "$(jqo .options.rate)" = null ]
     [ "$(jqo .result.latency_from)" = send ]
+    assert_equal "$(jqo .result.latency_uncorrected)" null
     # the requests caught in a stall waited for it
     awk -v m="$(jqo .result.by_type.all.latency.max)" 'BEGIN { exit !(m >= 50000) }'
     # and the text report of the same run shape is the classic one
@@ -74,6 +83,43 @@ jqo() { jq -r "$1" <<<"$output"; }
     assert_output --partial "Successful: 8"
     assert_output --partial "Requests: 48 (8 POST, 40 GET), 0 failed"
     refute_output --partial "Target rate"
+}
+
+# ---- latency by status class -----------------------------------------------------
+
+@test "latency by status class: a 200 path and a 404 path in turn; each class counts what the service answered, the 404s failed; the classes add up to all" {
+    "$KVTEST" shortener init "$DB" --links 10 --seed 3 >/dev/null
+    start_service "$DB" --threads 2 --cache none
+    run --separate-stderr "$KVTEST" shortener load "$SERVICE_URL" --scenario get \
+        --path /heart-beat --path /link/nosuchid --tasks 60 --connections 2 --allow-failures --json
+    assert_success
+    local ok nf
+    ok=$(jqo '.result.by_status["2xx"].requests')
+    nf=$(jqo '.result.by_status["4xx"].requests')
+    assert_equal "$((ok + nf))" 60
+    assert_equal "$(jqo '.result.by_status["2xx"].failed')" 0
+    assert_equal "$(jqo '.result.by_status["4xx"].failed')" "$nf"
+    assert_equal "$(jqo '.result.by_status["3xx"].requests + .result.by_status["5xx"].requests')" 0
+    assert_equal "$(jqo .result.failures.http_status)" "$nf"
+    # bucket by bucket, the classes' histograms are the whole one
+    assert_equal "$(jqo '[.result.by_status[].histogram.buckets | select(length > 0) | [recurse(.[2:]; length > 0)[0:2]] | .[]]
+        | group_by(.[0]) | map([.[0][0], (map(.[1]) | add)]) | flatten')" \
+        "$(jqo '.result.by_type.all.histogram.buckets')"
+    stop_service
+    # the service's own counters say which answer was which
+    run grep -E '^  GET /heart-beat ' "$SERVICE_OUT"
+    assert_output "  GET /heart-beat  200: $ok"
+    run grep -cE " 404: $nf\$" "$SERVICE_OUT"
+    assert_output 1
+    # the text: one row per class that had answers
+    start_service "$DB" --threads 2 --cache none
+    run --separate-stderr "$KVTEST" shortener load "$SERVICE_URL" --scenario get \
+        --path /heart-beat --path /link/nosuchid --tasks 4 --connections 1 --allow-failures
+    assert_success
+    assert_line "  by status class (answers of every type; failed: judged so by the checks):"
+    assert_line --regexp '^  2xx +2 +0 '
+    assert_line --regexp '^  4xx +2 +2 '
+    refute_line --regexp '^  [35]xx '
 }
 
 # ---- --rate: achieved vs target ---------------------------------------------------

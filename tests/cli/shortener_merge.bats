@@ -46,6 +46,11 @@ two_runs() {
     [ "$(jqm .result.by_type.get.requests)" -eq 630 ]
     [ "$(jqm .result.by_type.all.latency.count)" -eq 700 ]
     [ "$(jqm .result.by_type.all.histogram.count)" -eq 700 ]
+    # every answer a 2xx, in both runs; and both --rate runs' uncorrected
+    # latencies, added
+    assert_equal "$(jqm '.result.by_status["2xx"].requests')" 700
+    assert_equal "$(jqm '.result.by_status["2xx"].histogram.count')" 700
+    assert_equal "$(jqm '.result.latency_uncorrected.latency.count')" 700
     [ "$(jqm .merge.runs)" -eq 2 ]
     [ "$(jqm .options.connections)" -eq 4 ]
     [ "$(jqm .options.rate)" -eq 400 ]

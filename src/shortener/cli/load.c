@@ -137,7 +137,10 @@ const char help_shortener_load[] =
     "Failures are counted by kind: connect, timeout, io (connection lost\n"
     "mid-request, or not HTTP), http_status, bad_body, tls (a handshake that\n"
     "failed, a certificate that did not verify). Latency percentiles cover\n"
-    "requests that got an HTTP answer. Exit status 1 if any request failed,\n"
+    "requests that got an HTTP answer: by request type, all, and by status class\n"
+    "(2xx, 3xx, 4xx, 5xx: every answer of the class, with how many of them the\n"
+    "checks failed); with --rate also \"uncorrected\", from each request's actual\n"
+    "send (the service's part), beside the corrected ones. Exit status 1 if any request failed,\n"
     "unless --allow-failures. Ctrl-C (or SIGTERM) ends the run early and prints\n"
     "the results so far (exit 1).\n";
 

@@ -36,7 +36,6 @@ static int run_step(void *arg, double rate, double secs, struct load_step *st, c
     }
     double run_secs = 0;
     if (load_engine_run(&o, r->sc, NULL, &t.c, &run_secs, err, cap) != 0) {
-        hist_free(t.c.sent);
         load_totals_free(&t);
         return -1;
     }
@@ -54,8 +53,6 @@ static int run_step(void *arg, double rate, double secs, struct load_step *st, c
     for (int i = 0; i < r->so->slo.n; i++)
         st->sent_pct_us[i] = (double)hist_percentile(t.c.sent, 100 * r->so->slo.q[i]) / 1e3;
     st->sent_p50_us = (double)hist_percentile(t.c.sent, 50) / 1e3;
-    hist_free(t.c.sent);
-    t.c.sent = NULL;
     st->p50_us = (double)hist_percentile(t.all, 50) / 1e3;
     st->p99_us = (double)hist_percentile(t.all, 99) / 1e3;
     st->p999_us = (double)hist_percentile(t.all, 99.9) / 1e3;

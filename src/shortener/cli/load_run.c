@@ -44,7 +44,8 @@ static int run_and_report(const struct load_opts *o, const struct load_scenario 
     FILE *tlf = a->timeline;
     struct load_totals t;
     struct timeline tl;
-    if (load_totals_init(&t, sc) != 0 || (o->url->tls && !(t.c.hs = hist_new()))) {
+    if (load_totals_init(&t, sc) != 0 || (o->url->tls && !(t.c.hs = hist_new())) ||
+        (o->rate > 0 && !(t.c.sent = hist_new()))) {
         load_totals_free(&t);
         return cli_fail(CMD, "out of memory");
     }
