@@ -273,19 +273,42 @@ kv_serve_stop() {
     rm -f "$SERVICE_OUT" "$SERVICE_ERR"
 }
 
-# kv_nginx_start DIR URLPATH CTYPE BODY: nginx returning BODY with
+# kv_nginx_id DB URL: ID and BODY of the first of DB's first 20 links whose
+# body (GET URL/link/ID) nginx can return verbatim: inside a quoted nginx
+# string "$" starts a variable and has no escape.
+kv_nginx_id() {
+    local id b ids
+    mapfile -t ids < <("$KVTEST" shortener keys "$1" | head -n 20)
+    for id in "${ids[@]}"; do
+        b=$(curl -fsS --max-time 5 "$2/link/$id") || die "GET /link/$id failed"
+        case $b in *'$'*) continue ;; esac
+        ID=$id BODY=$b
+        return 0
+    done
+    die "no link among the first 20 whose body nginx can return"
+}
+
+# kv_nginx_start DIR URLPATH CTYPE BODY [CERT KEY]: nginx returning BODY with
 # Content-Type CTYPE for GET URLPATH from its own configuration (no file,
 # no upstream: the HTTP ceiling of the machine), with its prefix, config,
 # logs and temp paths in DIR (Debian's compiled-in ones are under /var and
 # /run and need root), on a free loopback port, tracked for kv_cleanup.
 # Sets NGINX_PORT, NGINX_PID, NGINX_URL and checks that the body comes
 # back verbatim. BODY must hold no "$": inside a quoted nginx string it
-# starts a variable and has no escape.
+# starts a variable and has no escape. With CERT and KEY (PEM files) it
+# also listens for https, HTTP/2 offered by ALPN, on a second free port:
+# NGINX_TLS_PORT, NGINX_TLS_URL (curl checks it against CURL_CA_BUNDLE).
 kv_nginx_start() {
-    local ngx=$1 urlpath=$2 ctype=$3 body=$4 qbody
+    local ngx=$1 urlpath=$2 ctype=$3 body=$4 cert=${5:-} key=${6:-} qbody tls=""
     case $body in *'$'*) die "nginx cannot return a body holding \$ verbatim" ;; esac
     mkdir -p "$ngx/logs" "$ngx/tmp"
     NGINX_PORT=$(free_port) || die "no free port for nginx"
+    if [ -n "$cert" ]; then
+        NGINX_TLS_PORT=$(free_port) || die "no free port for nginx's https"
+        tls="listen 127.0.0.1:$NGINX_TLS_PORT ssl http2;
+        ssl_certificate $cert;
+        ssl_certificate_key $key;"
+    fi
     qbody=${body//\\/\\\\}
     qbody=${qbody//\'/\\\'}
     cat >"$ngx/nginx.conf" <<EOF
@@ -305,6 +328,7 @@ http {
     scgi_temp_path $ngx/tmp/scgi;
     server {
         listen 127.0.0.1:$NGINX_PORT;
+        $tls
         location = $urlpath {
             default_type $ctype;
             return 200 '$qbody';
@@ -321,6 +345,11 @@ EOF
     wait_http "$NGINX_URL$urlpath" "$NGINX_PID" ||
         die "nginx did not start: $(tail -n 2 "$ngx/logs/error.log")"
     [ "$(curl -fsS "$NGINX_URL$urlpath")" = "$body" ] || die "nginx's body differs from the server's"
+    [ -z "$cert" ] || {
+        NGINX_TLS_URL=https://127.0.0.1:$NGINX_TLS_PORT
+        [ "$(curl -fsS "$NGINX_TLS_URL$urlpath")" = "$body" ] ||
+            die "nginx's body over https differs (curl verifies against CURL_CA_BUNDLE)"
+    }
 }
 
 # ------------------------------------------------------------- environment

@@ -106,18 +106,10 @@ if [ "$EXCL" = 1 ]; then
     SERVICE_URL=$SVC_URL SERVICE_PID=$SVC_PID
 fi
 
-# The first id whose body nginx can return verbatim: inside a quoted
-# nginx string "$" starts a variable and has no escape.
-ID="" BODY=""
-while read -r id; do
-    b=$(curl -fsS --max-time 5 "$SERVICE_URL/link/$id") || die "GET /link/$id failed"
-    case $b in *'$'*) continue ;; esac
-    ID=$id BODY=$b
-    break
-done < <("$KVTEST" shortener keys "$WORK/links.db" | head -n 20)
-[ -n "$ID" ] || die "no link among the first 20 whose body nginx can return"
-CTYPE=$(curl -fsS -o /dev/null -w '%{content_type}' "$SERVICE_URL/link/$ID")
+kv_nginx_id "$WORK/links.db" "$SERVICE_URL"
+# shellcheck disable=SC2031  # ID: set by kv_nginx_id, in this shell
 URLPATH=/link/$ID
+CTYPE=$(curl -fsS -o /dev/null -w '%{content_type}' "$SERVICE_URL$URLPATH")
 
 kv_nginx_start "$WORK/nginx" "$URLPATH" "$CTYPE" "$BODY"
 [ "$(curl -fsS -o /dev/null -w '%{content_type}' "$NGINX_URL$URLPATH")" = "$CTYPE" ] ||
