@@ -70,7 +70,7 @@ no_secret() {
     keep bench-json "$KVTEST" shortener bench "$A" --configs postgres --replicas "$A" \
         --lookups 100 --json
     keep bench-csv "$KVTEST" shortener bench "$A" --configs postgres --lookups 100 --csv
-    keep bench-cache "$KVTEST" shortener bench "$A" --configs postgres,valkey --cache "$V" \
+    keep bench-cache "$KVTEST" shortener bench "$A" --configs postgres,valkey --cache "$V" --cache-timeout 2000 \
         --lookups 100 --json
     keep wrong-keys "$KVTEST" shortener keys "$WRONG"
     keep wrong-bench "$KVTEST" shortener bench "$WRONG" --configs postgres --lookups 10
@@ -102,7 +102,7 @@ no_secret() {
     id=$("$KVTEST" shortener keys "$A" | head -n 1)
     for fmt in --json --csv; do
         valkey-cli -p "$VALKEY_PORT" FLUSHALL >/dev/null   # a miss first: the replica is asked
-        start_service "$A" --replicas "$A" --cache "$V" "$fmt"
+        start_service "$A" --replicas "$A" --cache "$V" --cache-timeout 2000 "$fmt"
         curl -fsS --max-time 10 "$SERVICE_URL/link/$id" >"$D/out/get$fmt.out"
         curl -fsS --max-time 10 "$SERVICE_URL/link/$id" >>"$D/out/get$fmt.out"
         curl -fsS --max-time 10 "$SERVICE_URL/stats" >"$D/out/stats$fmt.json"
@@ -122,7 +122,7 @@ no_secret() {
 @test "secrets: the load generator's --json and the study scripts' command log hold no password" {
     "$KVTEST" shortener init "$D/l.db" --links 20 >/dev/null
     "$KVTEST" shortener keys "$D/l.db" >"$D/ids"
-    start_service "$D/l.db" --cache "$V"
+    start_service "$D/l.db" --cache "$V" --cache-timeout 2000
     keep load "$KVTEST" shortener load "$SERVICE_URL" --walk 1 --keys "$D/ids" --json
     assert_equal "$(cat "$D/out/load.status")" 0
     stop_service

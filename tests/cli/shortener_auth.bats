@@ -50,7 +50,7 @@ get_twice() {
 }
 
 @test "auth: bench with the default user's password gets hits; wrong or none is one line, exit 1; none shows it" {
-    run "$KVTEST" shortener bench "$DB" --configs valkey --cache "valkey://:$PW_URL@$H" \
+    run "$KVTEST" shortener bench "$DB" --configs valkey --cache "valkey://:$PW_URL@$H" --cache-timeout 2000 \
         --lookups 200 --json
     assert_success
     printf '%s\n' "$output" >"$D/ok.txt"

@@ -85,7 +85,7 @@ start_wrong_server() {
 @test "bench runs all four configurations against a private Valkey (JSON)" {
     make_db 300
     start_valkey
-    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --lookups 1000 \
+    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --cache-timeout 2000 --lookups 1000 \
         --repeat 2 --threads 2 --json
     [ "$status" -eq 0 ]
     [ "$(jq -r '.result.configs | map(.config) | join(",")' <<<"$output")" = \
@@ -112,7 +112,7 @@ start_wrong_server() {
 @test "bench --miss asks for ids that do not exist, and checks every answer" {
     make_db 200
     start_valkey
-    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --configs valkey \
+    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --cache-timeout 2000 --configs valkey \
         --miss 0.5 --zipf 1.1 --lookups 2000 --repeat 1 --json
     [ "$status" -eq 0 ]
     # about half the lookups asked for ids Valkey cannot hold; every one

@@ -139,7 +139,7 @@ owner_of() {
     for p in $(cluster_primaries); do
         [ "$(valkey-cli -p "$p" dbsize)" -gt 0 ]
     done
-    run "$KVTEST" shortener bench "$DB" --cache "$CLUSTER_URL" --configs valkey \
+    run "$KVTEST" shortener bench "$DB" --cache "$CLUSTER_URL" --cache-timeout 2000 --configs valkey \
         --lookups 200 --repeat 1 --warmup 0
     assert_success
     assert_output --regexp 'Cluster, valkey: moved 0, ask 0, map refreshes [0-9]+; lookups per primary: 127\.0\.0\.1:[0-9]+ [0-9]+, 127\.0\.0\.1:[0-9]+ [0-9]+, 127\.0\.0\.1:[0-9]+ [0-9]+'

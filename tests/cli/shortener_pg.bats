@@ -202,7 +202,7 @@ for (u,) in sqlite3.connect(sys.argv[1]).execute("SELECT link_target FROM links 
 @test "pg: bench on the store: postgres, valkey and valkey-track rows; the break-even names PostgreSQL" {
     "$KVTEST" shortener init "$DB" --links 300 >/dev/null
     start_valkey
-    run "$KVTEST" shortener bench --store "$DB" --cache "valkey+track://127.0.0.1:$VALKEY_PORT" \
+    run "$KVTEST" shortener bench --store "$DB" --cache "valkey+track://127.0.0.1:$VALKEY_PORT" --cache-timeout 2000 \
         --lookups 2000 --repeat 2
     assert_success
     assert_line --regexp '^postgres +[0-9]+'

@@ -86,7 +86,7 @@ print(sqlite3.connect(sys.argv[1]).execute("select link_target from links where 
 @test "bench states the cache break-even from its own figures (text and JSON, warm and --cold)" {
     "$KVTEST" shortener init "$DB" --links 300 --seed 4 >/dev/null
     start_valkey
-    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --configs sqlite,valkey \
+    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --cache-timeout 2000 --configs sqlite,valkey \
         --lookups 1000 --repeat 2 --json
     assert_success
     j=$output
@@ -97,11 +97,11 @@ print(sqlite3.connect(sys.argv[1]).execute("select link_target from links where 
     [ "$(jq '(.result.break_even.cache_hit_us - .result.configs[1].latency.p50) | fabs < 0.01' <<<"$j")" = true ]
     [ "$(jq '.result.break_even | .pays_off == (.sqlite_us > .cache_hit_us)' <<<"$j")" = true ]
     [[ "$(jq -r .result.break_even.statement <<<"$j")" == *"run with --cold for the cost from disk"* ]]
-    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --configs sqlite,valkey \
+    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --cache-timeout 2000 --configs sqlite,valkey \
         --lookups 1000 --repeat 2
     assert_success
     assert_output --regexp "Valkey cache-aside pays off only when an SQLite lookup costs more than [0-9.]+ µs \(the median cost of a cache hit here\); SQLite lookups cost [0-9.]+ µs warm"
-    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --configs sqlite,valkey \
+    run "$KVTEST" shortener bench "$DB" --cache "$VALKEY_URL" --cache-timeout 2000 --configs sqlite,valkey \
         --lookups 500 --repeat 1 --cold --json
     assert_success
     [ "$(jq -r .result.break_even.sqlite_state <<<"$output")" = cold ]

@@ -137,7 +137,7 @@ probe() {
     [ "$(jq .cache.valkey_hits <<<"$output")" -ge 1 ]
     [ "$(jq .cache.invalidations <<<"$output")" -eq 1 ]
     stop_service
-    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --configs valkey-track,valkey \
+    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --cache-timeout 2000 --configs valkey-track,valkey \
         --lookups 500 --repeat 2 --cache-timeout 2000 --json
     assert_success
     [ "$(jq -r '.result.configs | map(.config) | join(",")' <<<"$output")" = "valkey-track,valkey" ]
@@ -149,7 +149,7 @@ probe() {
 }
 
 @test "track: bench --track-size bounds the local map (evictions counted)" {
-    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --configs valkey-track \
+    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --cache-timeout 2000 --configs valkey-track \
         --track-size 10 --lookups 500 --repeat 1 --cache-timeout 2000 --json
     assert_success
     [ "$(jq '.result.configs[0].cache.local_evictions' <<<"$output")" -gt 0 ]
@@ -166,7 +166,7 @@ probe() {
     # or a put is refused (108-122 in 35 runs, idle and under load). With
     # one map per thread each thread pays its own hit: 50 + 4 x 50 = 250
     # (251-256 in 18 runs of that fault). The bound sits between the two.
-    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --configs valkey-track \
+    run "$KVTEST" shortener bench "$DB" --cache "$TRACK_URL" --cache-timeout 2000 --configs valkey-track \
         --threads 4 --lookups 2000 --warmup 0 --repeat 1 --cache-timeout 2000 --json
     assert_success
     local valkey
