@@ -140,9 +140,11 @@ int load_tls_handshake(struct load_vu *v, char *why, size_t whycap)
         snprintf(why, whycap, "certificate verify failed: %s (--cacert FILE to trust its "
                  "CA, --insecure to skip the check)", X509_verify_cert_error_string(vr));
         ERR_clear_error();
-    } else if (e == SSL_ERROR_SYSCALL && ERR_peek_last_error() == 0) {
-        snprintf(why, whycap, "handshake: %s", errno ? strerror(errno)
-                 : "connection closed by the server");
+    } else if ((e == SSL_ERROR_SYSCALL || e == SSL_ERROR_ZERO_RETURN) &&
+               ERR_peek_last_error() == 0) {
+        /* (With SSL_OP_IGNORE_UNEXPECTED_EOF an EOF is a zero return.) */
+        snprintf(why, whycap, "handshake: %s", e == SSL_ERROR_SYSCALL && errno
+                 ? strerror(errno) : "the server closed the connection");
     } else {
         char r[160];
         reason(r, sizeof r, "unknown error");

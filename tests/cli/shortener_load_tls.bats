@@ -87,13 +87,18 @@ jqo() { jq -r "$1" <<<"$output"; }
     assert_equal "$(jqo .result.tls.resumed)" $((n - 1))
 }
 
-@test "the handshake is not in the requests' latency: a server whose handshakes take 2 s, requests answered at once" {
+# start_slow [ARGS]: tests/lib/slow_tls_server.py on SLOW_PORT, ready.
+start_slow() {
     SLOW_PORT=$(free_port)
     python3 "$BATS_TEST_DIRNAME/../lib/slow_tls_server.py" "$SLOW_PORT" "$C/server.pem" \
-        "$C/server.key" --delay 2 --seconds 60 >"$D/slow.out" 2>&1 &
+        "$C/server.key" --seconds 60 "$@" >"$D/slow.out" 2>&1 &
     SLOW_PID=$!
     local _
     for _ in $(seq 1 100); do grep -q ready "$D/slow.out" && break; sleep 0.1; done
+}
+
+@test "the handshake is not in the requests' latency: a server whose handshakes take 2 s, requests answered at once" {
+    start_slow --delay 2
     # four connections, one request each: each request follows a handshake.
     # The server's wait starts at its accept, the client's clock when it
     # sees the connection up, a little later: so the bound is 1 s, not 2,
@@ -141,6 +146,17 @@ jqo() { jq -r "$1" <<<"$output"; }
     assert_failure 1
     assert_equal "$(jqo .result.failures.tls)" 1
     assert_regex "$(jqo '.result.errors[0]')" 'tls: handshake: '
+}
+
+@test "a server that hangs up mid-handshake: each request a tls failure that says so, exit 1, no hang" {
+    start_slow --delay 0 --hangup
+    run --separate-stderr timeout 60 "$KVTEST" shortener load "https://127.0.0.1:$SLOW_PORT" \
+        --scenario get --path /x --connections 2 --tasks 4 --cacert "$C/ca.pem" --json
+    assert_failure 1
+    assert_equal "$(jqo .result.requests_failed)" 4
+    assert_equal "$(jqo .result.failures.tls)" 4
+    assert_equal "$(jqo .result.tls.handshakes)" 0
+    assert_regex "$(jqo '.result.errors[0]')" '^GET https://127\.0\.0\.1:[0-9]+/x: tls: handshake: (the server closed the connection|Connection reset by peer)$'
 }
 
 @test "--cacert and --insecure: only with https, not together; a CA file that is missing or no PEM: one line, exit 1, no request" {
