@@ -40,8 +40,10 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 @test "load https://: the classic task mix over TLS, every answer checked; one handshake per connection, timed apart; the service counted every request" {
     start_tls
+    # one worker: its connections each take a task before any answer comes
+    # (with two, a worker that starts late may find the tasks all done)
     run --separate-stderr "$KVTEST" shortener load "$U" --tasks 12 --gets 5 --connections 4 \
-        --cacert "$C/ca.pem" --json
+        --workers 1 --cacert "$C/ca.pem" --json
     assert_success
     assert_equal "$(jqo .result.requests)" 72
     assert_equal "$(jqo .result.requests_failed)" 0
@@ -61,7 +63,7 @@ jqo() { jq -r "$1" <<<"$output"; }
 @test "load https:// text: failures by kind include tls, one line of handshakes; plain http's text has neither" {
     start_tls
     run --separate-stderr "$KVTEST" shortener load "$U" --tasks 3 --gets 2 --connections 2 \
-        --cacert "$C/ca.pem"
+        --workers 1 --cacert "$C/ca.pem"
     assert_success
     assert_line 'Failures by kind: connect 0 timeout 0 io 0 http_status 0 bad_body 0 tls 0'
     assert_line --regexp '^TLS handshakes: 2 \(0 resumed a session\), ms from TCP connect: min [0-9.]+ p50 [0-9.]+ p99 [0-9.]+ max [0-9.]+$'
@@ -104,7 +106,7 @@ start_slow() {
     # sees the connection up, a little later: so the bound is 1 s, not 2,
     # and a request timed with its handshake would take over 2 s.
     run --separate-stderr "$KVTEST" shortener load "https://127.0.0.1:$SLOW_PORT" \
-        --scenario get --path /x --connections 4 --tasks 4 --cacert "$C/ca.pem" --json
+        --scenario get --path /x --connections 4 --tasks 4 --workers 1 --cacert "$C/ca.pem" --json
     assert_success
     assert_equal "$(jqo .result.tls.handshakes)" 4
     assert_equal "$(jqo '.result.tls.handshake.min >= 1000000')" true
@@ -122,7 +124,8 @@ start_slow() {
     assert_regex "$(jqo '.result.errors[0]')" '^POST https://127\.0\.0\.1:[0-9]+/link: tls: certificate verify failed: unable to get local issuer certificate \(--cacert FILE to trust its CA, --insecure to skip the check\)$'
     assert_equal "${#stderr_lines[@]}" 1
     assert_regex "$stderr" '^kvtest shortener load: 2 of 2 requests failed \(first: POST https://.*certificate verify failed'
-    run --separate-stderr "$KVTEST" shortener load "$U" --tasks 2 --gets 1 --connections 2 --insecure --json
+    run --separate-stderr "$KVTEST" shortener load "$U" --tasks 2 --gets 1 --connections 2 \
+        --workers 1 --insecure --json
     assert_success
     assert_equal "$(jqo .result.requests_failed)" 0
     assert_equal "$(jqo .result.tls.handshakes)" 2
@@ -185,10 +188,10 @@ start_slow() {
 
 @test "load-merge adds https runs: handshakes and their histogram summed" {
     start_tls
-    "$KVTEST" shortener load "$U" --duration 2 --connections 2 --keys "$D/keys" \
+    "$KVTEST" shortener load "$U" --duration 2 --connections 2 --workers 1 --keys "$D/keys" \
         --cacert "$C/ca.pem" --json >"$D/a.json" 2>"$D/a.err" &
     local a=$!
-    "$KVTEST" shortener load "$U" --duration 2 --connections 3 --keys "$D/keys" \
+    "$KVTEST" shortener load "$U" --duration 2 --connections 3 --workers 1 --keys "$D/keys" \
         --cacert "$C/ca.pem" --json >"$D/b.json" 2>"$D/b.err" &
     local b=$!
     wait "$a"
@@ -208,7 +211,7 @@ start_slow() {
     # the link its request asked for); the service answered exactly the
     # requests the run counted
     run --separate-stderr "$KVTEST" shortener load "$U" --pipeline 8 --connections 3 \
-        --duration 1 --cacert "$C/ca.pem" --json
+        --workers 1 --duration 1 --cacert "$C/ca.pem" --json
     assert_success
     assert_equal "$(jqo .result.requests_failed)" 0
     assert_equal "$(jqo .result.tls.handshakes)" 3
