@@ -37,7 +37,7 @@ CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS
               $(if $(ROCKSDB_SONAME),-DKVTEST_ROCKSDB_SONAME='"$(ROCKSDB_SONAME)"') \
               $(if $(LIBPQ_SONAME),-DKVTEST_LIBPQ_SONAME='"$(LIBPQ_SONAME)"')
 OPT         = -O2 -g
-LIBS        = -lhiredis -luriparser -lh2o-evloop -lhttp_parser -lssl -lcrypto -lcjson -llmdb -lpthread -lm
+LIBS        = -lhiredis -luriparser -lh2o-evloop -lhttp_parser -lnghttp2 -lssl -lcrypto -lcjson -llmdb -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone
@@ -399,7 +399,7 @@ FUZZ_LIBS_histjson = -lcjson
 FUZZ_SRCS_loadmerge = $(wildcard src/load/*.c) $(FUZZ_BASE) src/measure/hist.c src/measure/report.c \
                       src/measure/env.c src/measure/timeline.c
 FUZZ_OBJS_loadmerge = build/sqlite3.o
-FUZZ_LIBS_loadmerge = -lcjson -lhttp_parser -lpthread -lm
+FUZZ_LIBS_loadmerge = -lcjson -lhttp_parser -lnghttp2 -lssl -lcrypto -lpthread -lm
 # keys: mix_keys_parse and mix_keys_read (load --keys), sizedist_load_json
 # (init --sizes-from).
 FUZZ_SRCS_keys = src/shortener/mix/mix_keys.c src/shortener/store/linkid.c src/base/errbuf.c \

@@ -35,14 +35,47 @@
 
 #include "load/load_fill.h"
 #include "load/load_finish.h"
+#include "load/load_h2.h"
 #include "load/load_tls.h"
 #include "load/load_wait.h"
 #include "measure/clock.h"
 
 #define SCAN_NS 10000000u   /* how often expired requests are looked for */
 
+/* --http2: the ring's new requests become streams, and the session
+ * writes what it has: load_h2_write's result, a failure counted. */
+static int h2_write(struct load_vu *v)
+{
+    int f = LOAD_FAIL_IO;
+    char why[200];
+    int rc = load_h2_write(v, &f, why, sizeof(why));
+    if (rc < 0)
+        load_vu_failed(v, (enum load_fail)f, why);
+    return rc;
+}
+
+static void vu_write_h2(struct load_vu *v)
+{
+    int rc = h2_write(v);
+    if (rc < 0)
+        return;
+    if (rc == 1) {
+        if (!v->out_armed)
+            load_vu_arm_out(v, 1);
+        v->st = LOAD_VU_WRITING;
+        return;
+    }
+    if (v->out_armed)
+        load_vu_arm_out(v, 0);
+    v->st = v->staged ? LOAD_VU_WAITING : LOAD_VU_READING;
+}
+
 static void vu_write(struct load_vu *v)
 {
+    if (v->h2s) {
+        vu_write_h2(v);
+        return;
+    }
     int nw;
     while ((nw = v->qn - v->staged - v->qsent) > 0) {
         ssize_t n;
@@ -122,6 +155,18 @@ static int vu_connect(struct load_vu *v)
  * times them; with --rate they are timed from their schedule anyway). */
 static void vu_ready(struct load_vu *v)
 {
+    if (v->w->s->o->http2) {
+        char why[200];
+        if (v->ssl && !load_tls_alpn_h2(v)) {
+            load_vu_failed(v, LOAD_FAIL_H2_PROTOCOL, "ALPN: the server did not choose h2 "
+                           "(it may speak HTTP/1.1 only)");
+            return;
+        }
+        if (load_h2_open(v, why, sizeof(why)) != 0) {
+            load_vu_failed(v, LOAD_FAIL_IO, why);
+            return;
+        }
+    }
     uint64_t now = clock_now_ns();
     for (int i = 0; i < v->qn - v->staged; i++)
         load_vu_req(v, i)->t_sent = now;
@@ -225,13 +270,85 @@ static int vu_take(struct load_vu *v, size_t n)
     }
 }
 
-static void vu_readable(struct load_vu *v)
+/* --http2: a read that ends the connection (n: 0 closed, -1 errno), or
+ * a protocol error (f, why): answers complete before it count, the rest
+ * as after a lost HTTP/1.1 connection. */
+static void vu_h2_end(struct load_vu *v, enum load_fail f, const char *why)
+{
+    load_h2_drain(v);
+    if (v->fd < 0)
+        return;
+    if (v->qn == 0 || v->qsent == 0) {
+        load_vu_close(v);   /* nothing in flight: the next request reconnects */
+        return;
+    }
+    load_vu_failed(v, f, why);
+    load_h2_drain(v);
+}
+
+/* One read into the worker's buffer, through TLS or not, EINTR retried:
+ * recv()'s result. */
+static ssize_t vu_recv(struct load_vu *v)
+{
+    ssize_t n;
+    do
+        n = v->ssl ? load_tls_recv(v, v->w->rbuf, LOAD_RBUF) : recv(v->fd, v->w->rbuf, LOAD_RBUF, 0);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+static void vu_readable_h2(struct load_vu *v)
 {
     for (;;) {
-        ssize_t n = v->ssl ? load_tls_recv(v, v->w->rbuf, LOAD_RBUF)
-                           : recv(v->fd, v->w->rbuf, LOAD_RBUF, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
+        ssize_t n = vu_recv(v);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n <= 0) {
+            vu_h2_end(v, n < 0 && errno == EPROTO && v->ssl ? LOAD_FAIL_TLS : LOAD_FAIL_IO,
+                      n == 0 ? "connection closed without an answer"
+                      : errno == EPROTO && v->ssl ? v->w->tls_why : strerror(errno));
+            return;
+        }
+        int f = LOAD_FAIL_IO;
+        char why[200];
+        if (load_h2_read(v, v->w->rbuf, (size_t)n, &f, why, sizeof(why)) != 0) {
+            vu_h2_end(v, (enum load_fail)f, why);
+            return;
+        }
+        load_h2_drain(v);
+        if (v->fd < 0)
+            return;
+        if ((size_t)n < LOAD_RBUF && !(v->ssl && load_tls_pending(v)))
+            break;
+    }
+    if (!load_h2_alive(v)) {
+        if (v->h2_broken) {   /* a protocol error of the server's */
+            char why[160];
+            snprintf(why, sizeof(why), "%s", v->h2_broken);
+            vu_h2_end(v, LOAD_FAIL_H2_PROTOCOL, why);
+            if (v->fd >= 0)
+                load_vu_close(v);
+            return;
+        }
+        /* After a GOAWAY, with its streams over: requests still to send go
+         * on a new connection. */
+        load_h2_drain(v);
+        if (v->fd < 0)
+            return;
+        load_vu_lost(v);
+        if (v->qn - v->staged > 0 && v->st != LOAD_VU_PENDING)
+            load_pend_push(v->w, v);
+    }
+}
+
+static void vu_readable(struct load_vu *v)
+{
+    if (v->h2s) {
+        vu_readable_h2(v);
+        return;
+    }
+    for (;;) {
+        ssize_t n = vu_recv(v);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return;
         if (v->qsent == 0) {
@@ -272,6 +389,16 @@ static void vu_event(struct load_vu *v, uint32_t events)
     if (v->st == LOAD_VU_HANDSHAKE) {
         vu_handshake(v);
         return;
+    }
+    /* --http2: the session may want to write (acknowledgements, window
+     * updates) with nothing of ours to send. */
+    if (v->h2s && (events & EPOLLOUT) && v->st != LOAD_VU_WRITING &&
+        v->st != LOAD_VU_PENDING) {
+        int rc = h2_write(v);
+        if (rc < 0)
+            return;
+        if (rc == 0 && v->out_armed)
+            load_vu_arm_out(v, 0);
     }
     int rd;
     if (v->st == LOAD_VU_WRITING) {

@@ -12,6 +12,7 @@
 
 #include "measure/clock.h"
 #include "load/load_conn.h"
+#include "load/load_h2.h"
 #include "load/load_tls.h"
 #include "load/load_vu.h"
 
@@ -37,6 +38,7 @@ void load_counts_add(struct load_counts *dst, const struct load_counts *src)
         hist_merge(dst->sent, src->sent);
     if (dst->hs && src->hs)
         hist_merge(dst->hs, src->hs);
+    dst->http2 |= src->http2;
     dst->hs_n += src->hs_n;
     dst->hs_resumed += src->hs_resumed;
     for (int k = 0; k < LOAD_CLASSES; k++) {
@@ -81,6 +83,7 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
     const struct load_scenario *sc = w->s->sc;
     w->ep = epoll_create1(EPOLL_CLOEXEC);
     w->c.nkinds = sc->nkinds;
+    w->c.http2 = (int)o->http2;
     for (int r = 0; r < sc->nkinds; r++)
         if (!(w->c.h[r] = hist_new()))
             return -1;
@@ -106,7 +109,7 @@ static int worker_setup(struct load_worker *w, uint64_t first_vu)
         v->index = first_vu + (uint64_t)i;
         v->qcap = o->pipeline > 1 ? (int)o->pipeline : 1;
         v->q = malloc((size_t)v->qcap * sizeof(*v->q));
-        if (!v->q || load_resp_init(&v->resp) != 0 ||
+        if (!v->q || load_resp_init(&v->resp) != 0 || (o->http2 && load_h2_init(v) != 0) ||
             !(v->sc = sc->ops->conn_new(w->sc, v->index)))
             return -1;
     }
@@ -119,6 +122,7 @@ static void worker_cleanup(struct load_worker *w)
         return;
     const struct load_scenario *sc = w->s->sc;
     for (int64_t i = 0; w->vus && i < w->nvu; i++) {
+        load_h2_free(&w->vus[i]);
         load_tls_close(&w->vus[i]);
         load_tls_forget(&w->vus[i]);
         if (w->vus[i].fd >= 0)
@@ -249,6 +253,7 @@ const char *load_fail_name(enum load_fail f)
 {
     static const char *const names[LOAD_NFAIL] = {
         "ok", "connect", "timeout", "io", "http_status", "bad_body", "tls",
+        "h2_refused", "h2_reset", "h2_protocol",
     };
     return (unsigned)f < LOAD_NFAIL ? names[f] : "?";
 }

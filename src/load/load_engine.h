@@ -31,7 +31,9 @@ struct load_opts {
     const struct load_url *url;   /* base, parsed (load_url_parse) */
     int64_t tasks;             /* task mode: tasks the scenario runs (for progress) */
     int64_t connections, timeout_ms, workers, seed;
-    int64_t pipeline;          /* requests in flight per connection (1..LOAD_PIPELINE_MAX) */
+    int64_t pipeline;          /* requests in flight per connection (1..LOAD_PIPELINE_MAX);
+                                * with http2, the streams (--streams) */
+    int http2;                 /* --http2: h2 (ALPN) over https, h2c prior knowledge over http */
     double duration;           /* 0: task mode, the scenario ends the run */
     double rate;               /* requests/s over all connections; 0: closed loop */
     uint64_t timeline_ns;      /* --interval of --timeline; 0: no timeline */
@@ -75,6 +77,7 @@ struct load_counts {
      * how many of them the scenario judged failed; allocated with h. */
     struct hist *cls[LOAD_CLASSES];
     uint64_t cls_fail[LOAD_CLASSES];
+    int http2;                 /* the run spoke HTTP/2: its failure kinds are reported */
 };
 
 /* Set by the first SIGINT/SIGTERM: connections stop starting requests, the

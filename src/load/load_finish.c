@@ -94,6 +94,13 @@ void load_vu_failed(struct load_vu *v, enum load_fail f, const char *why)
     vu_finish(v, f, why, now);
 }
 
+void load_vu_stream_failed(struct load_vu *v, enum load_fail f, const char *why, uint64_t t1)
+{
+    if (v->w->c.tl)
+        timeline_record(v->w->c.tl, t1, TIMELINE_NO_LATENCY, 1);
+    vu_finish(v, f, why, t1);
+}
+
 /* The head request's answer is complete in v->resp. */
 void load_vu_answered(struct load_vu *v, uint64_t t1)
 {

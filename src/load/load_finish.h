@@ -15,6 +15,10 @@ void load_vu_answered(struct load_vu *v, uint64_t t1);
  * counted as failed. */
 void load_vu_failed(struct load_vu *v, enum load_fail f, const char *why);
 
+/* --http2: the head request's stream failed (f, why) at t1; the connection
+ * goes on. */
+void load_vu_stream_failed(struct load_vu *v, enum load_fail f, const char *why, uint64_t t1);
+
 /* v's connection is gone: what is left goes again on a new one. */
 void load_vu_lost(struct load_vu *v);
 

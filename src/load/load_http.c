@@ -69,31 +69,37 @@ static int on_begin(http_parser *p)
     return 0;
 }
 
+void load_body_append(char **body, size_t *len, size_t *cap, int *overflow, const char *at,
+                      size_t n)
+{
+    if (*overflow)
+        return;
+    if (*len + n > LOAD_BODY_MAX) {
+        *overflow = 1;   /* keep parsing so the connection stays usable */
+        return;
+    }
+    if (*len + n > *cap) {
+        /* Answers are a few dozen bytes; grow only for the odd big one, so
+         * thousands of connections do not each hold 64 KiB. */
+        size_t ncap = *cap ? *cap * 2 : 1024;
+        while (ncap < *len + n)
+            ncap *= 2;
+        char *nb = realloc(*body, ncap);
+        if (!nb) {
+            *overflow = 1;
+            return;
+        }
+        *body = nb;
+        *cap = ncap;
+    }
+    memcpy(*body + *len, at, n);
+    *len += n;
+}
+
 static int on_body(http_parser *p, const char *at, size_t n)
 {
     struct load_resp *r = p->data;
-    if (r->overflow)
-        return 0;
-    if (r->len + n > LOAD_BODY_MAX) {
-        r->overflow = 1;   /* keep parsing so the connection stays usable */
-        return 0;
-    }
-    if (r->len + n > r->cap) {
-        /* Answers are a few dozen bytes; grow only for the odd big one, so
-         * thousands of connections do not each hold 64 KiB. */
-        size_t ncap = r->cap ? r->cap * 2 : 1024;
-        while (ncap < r->len + n)
-            ncap *= 2;
-        char *nb = realloc(r->body, ncap);
-        if (!nb) {
-            r->overflow = 1;
-            return 0;
-        }
-        r->body = nb;
-        r->cap = ncap;
-    }
-    memcpy(r->body + r->len, at, n);
-    r->len += n;
+    load_body_append(&r->body, &r->len, &r->cap, &r->overflow, at, n);
     return 0;
 }
 

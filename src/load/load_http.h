@@ -39,6 +39,12 @@ struct load_resp {
     size_t seen;       /* bytes of the current answer parsed so far */
 };
 
+/* n bytes at at onto an answer's body (len of cap bytes so far, grown as
+ * needed); past LOAD_BODY_MAX, or out of memory, *overflow is set and the
+ * rest is dropped. */
+void load_body_append(char **body, size_t *len, size_t *cap, int *overflow, const char *at,
+                      size_t n);
+
 /* 0 ok, -1 out of memory. */
 int load_resp_init(struct load_resp *r);
 void load_resp_free(struct load_resp *r);

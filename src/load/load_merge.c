@@ -137,8 +137,8 @@ static int add_kind(struct load_merge *m, int k, const cJSON *j, double secs, ch
         return -1;
     m->t.c.ok[k] += (uint64_t)ok;
     for (int i = 1; i < LOAD_NFAIL; i++) {
-        if (i == LOAD_FAIL_TLS && !get(fo, "tls"))
-            continue;   /* a run made before https came: none */
+        if (i >= LOAD_FAIL_TLS && !get(fo, load_fail_name((enum load_fail)i)))
+            continue;   /* a run made before https or HTTP/2 came: none */
         if (number(fo, load_fail_name((enum load_fail)i), &f, why, cap))
             return -1;
         m->t.c.fail[k][i] += (uint64_t)f;
@@ -227,6 +227,7 @@ static int add_run(struct load_merge *m, const cJSON *root, char *why, size_t ca
             return -1;
     if (add_tls(m, get(r, "tls"), why, cap) || add_classes(m, r, why, cap))
         return -1;
+    m->t.c.http2 |= cJSON_IsTrue(get(op, "http2"));
     m->t.c.tasks_ok += (uint64_t)ok;
     m->t.c.tasks_failed += (uint64_t)failed;
     m->rates.tasks += tasks / secs;

@@ -168,7 +168,8 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
         print_rate(o, rate_of(t, -1));
     printf("Failures by kind:");
     for (int f = 1; f < LOAD_NFAIL; f++)
-        if (f != LOAD_FAIL_TLS || c->hs)   /* plain http: the line as it was */
+        /* HTTP/1.1 over plain http: the line as it was */
+        if ((f != LOAD_FAIL_TLS || c->hs) && (f < LOAD_FAIL_H2_REFUSED || c->http2))
             printf(" %s %llu", load_fail_name((enum load_fail)f),
                    (unsigned long long)fail_all(c, f));
     printf("\n");
@@ -245,8 +246,12 @@ static void options_json(cJSON *op, const struct load_opts *o, const struct load
         cJSON_AddNullToObject(op, "rate");
     /* Only when pipelining, so that the output of a run without it stays
      * what it always was. */
-    if (o->pipeline > 1)
+    if (o->pipeline > 1 && !o->http2)
         cJSON_AddNumberToObject(op, "pipeline", (double)o->pipeline);
+    if (o->http2) {
+        cJSON_AddBoolToObject(op, "http2", 1);
+        cJSON_AddNumberToObject(op, "streams", (double)o->pipeline);
+    }
 }
 
 static void rate_json(cJSON *r, const struct load_opts *o, double got)

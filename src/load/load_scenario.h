@@ -32,6 +32,10 @@ enum load_fail {
     LOAD_FAIL_BODY,      /* expected status, but not the expected body */
     LOAD_FAIL_TLS,       /* https: the handshake failed (a certificate that does not
                           * verify included), or a TLS error on the connection */
+    LOAD_FAIL_H2_REFUSED,   /* --http2: the stream refused, not processed (GOAWAY) */
+    LOAD_FAIL_H2_RESET,     /* --http2: the stream reset by the server (RST_STREAM) */
+    LOAD_FAIL_H2_PROTOCOL,  /* --http2: the server broke the protocol, or ALPN did
+                             * not choose h2 */
     LOAD_NFAIL
 };
 
@@ -44,6 +48,8 @@ const char *load_fail_name(enum load_fail f);   /* "ok", "connect", "timeout", .
  * pipelining). The bound keeps a connection's queue of built requests
  * (N * LOAD_REQ_MAX bytes) within 256 KiB. */
 #define LOAD_PIPELINE_MAX 128
+/* --streams N: HTTP/2 streams a connection keeps open, the same ring. */
+#define LOAD_STREAMS_MAX LOAD_PIPELINE_MAX
 
 struct load_scenario_ops;
 

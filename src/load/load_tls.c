@@ -36,7 +36,7 @@ static int on_new_session(SSL *ssl, SSL_SESSION *sess)
     return 1;
 }
 
-struct ssl_ctx_st *load_tls_ctx_new(const char *cacert, int insecure, char *err,
+struct ssl_ctx_st *load_tls_ctx_new(const char *cacert, int insecure, int http2, char *err,
                                     size_t errcap)
 {
     char why[160];
@@ -65,8 +65,11 @@ struct ssl_ctx_st *load_tls_ctx_new(const char *cacert, int insecure, char *err,
      * shared by the worker threads. */
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
     SSL_CTX_sess_set_new_cb(ctx, on_new_session);
-    static const unsigned char alpn[] = "\x08http/1.1";
-    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof alpn - 1);
+    static const unsigned char h1[] = "\x08http/1.1", h2[] = "\x02h2";
+    if (http2)
+        SSL_CTX_set_alpn_protos(ctx, h2, sizeof h2 - 1);
+    else
+        SSL_CTX_set_alpn_protos(ctx, h1, sizeof h1 - 1);
     if (!insecure) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
         int ok = cacert ? SSL_CTX_load_verify_locations(ctx, cacert, NULL)
@@ -156,6 +159,14 @@ int load_tls_handshake(struct load_vu *v, char *why, size_t whycap)
 int load_tls_resumed(const struct load_vu *v)
 {
     return v->ssl && SSL_session_reused(v->ssl);
+}
+
+int load_tls_alpn_h2(const struct load_vu *v)
+{
+    const unsigned char *p = NULL;
+    unsigned int n = 0;
+    SSL_get0_alpn_selected(v->ssl, &p, &n);
+    return n == 2 && memcmp(p, "h2", 2) == 0;
 }
 
 /* SSL_read's or SSL_write's result as recv()'s or send()'s. */

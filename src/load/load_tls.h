@@ -15,8 +15,9 @@ struct load_vu;
 
 /* The context every connection of a run shares. cacert: a PEM file of
  * CAs to trust instead of the system's (NULL: the system's); insecure:
- * no verification at all. NULL with the reason in err. */
-struct ssl_ctx_st *load_tls_ctx_new(const char *cacert, int insecure, char *err,
+ * no verification at all; http2: ALPN offers h2 alone, else http/1.1.
+ * NULL with the reason in err. */
+struct ssl_ctx_st *load_tls_ctx_new(const char *cacert, int insecure, int http2, char *err,
                                     size_t errcap);
 void load_tls_ctx_free(struct ssl_ctx_st *ctx);
 
@@ -25,8 +26,9 @@ void load_tls_ctx_free(struct ssl_ctx_st *ctx);
  * failed with the reason in why. */
 int load_tls_handshake(struct load_vu *v, char *why, size_t whycap);
 /* Whether the finished handshake resumed a session of an earlier
- * connection. */
+ * connection; whether ALPN chose h2. */
 int load_tls_resumed(const struct load_vu *v);
+int load_tls_alpn_h2(const struct load_vu *v);
 
 /* As recv() and send() on the socket, for the bytes inside TLS: n > 0
  * bytes, 0 the server closed, -1 with errno (EAGAIN: wait for the

@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "load/load_h2.h"
 #include "load/load_tls.h"
 
 /* n more bytes written: whole requests move into flight. */
@@ -66,6 +67,7 @@ ssize_t load_vu_send_some(struct load_vu *v, int nw)
 
 void load_vu_close(struct load_vu *v)
 {
+    load_h2_close(v);
     load_tls_close(v);
     if (v->fd >= 0)
         close(v->fd);   /* also leaves the epoll set: nothing dup()s it */

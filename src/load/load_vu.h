@@ -40,6 +40,8 @@ enum load_vu_state {
 struct load_worker;
 struct ssl_st;
 struct ssl_session_st;
+struct nghttp2_session;
+struct load_h2_ans;
 
 /* One request of a connection's queue (--pipeline of them at most). */
 struct load_req {
@@ -48,6 +50,7 @@ struct load_req {
     uint64_t t_sched;          /* --rate: when the request was due; else 0 */
     uint64_t t_sent, deadline;
     size_t len;
+    uint32_t h2_body, h2_bodylen, h2_bodyoff;   /* --http2: its body in buf, sent so far */
     char buf[LOAD_REQ_MAX];    /* built by the scenario */
 };
 
@@ -62,6 +65,10 @@ struct load_vu {
     struct ssl_st *ssl;        /* https: the connection's TLS (load_tls.c); else NULL */
     struct ssl_session_st *sess;   /* https: the last session, to resume */
     uint64_t t_hs;             /* https: when the handshake began (TCP connected) */
+    struct nghttp2_session *h2s;   /* --http2: the connection's session (load_h2.c) */
+    struct load_h2_ans *h2a;   /* --http2: the answers, one per ring slot */
+    char *h2_broken;           /* --http2: why the session ended the connection over a
+                                * protocol error of the server's (load_h2.c), or NULL */
     enum load_vu_state st;
     uint64_t index, nsent;
     int reused, out_armed;

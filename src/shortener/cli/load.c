@@ -132,6 +132,17 @@ const char help_shortener_load[] =
     "  --cacert FILE      trust the CAs in FILE (PEM) instead of the system's\n"
     "  --insecure         verify no certificate (a self-signed test server)\n"
     "\n"
+    "HTTP/2 (libnghttp2):\n"
+    "  --http2            speak HTTP/2: h2 chosen by ALPN over https://, h2c with\n"
+    "                     prior knowledge over http://; each request a stream, its\n"
+    "                     answer checked and timed from its own send; answers are\n"
+    "                     handed to the checks in the order the requests were made\n"
+    "  --streams N        streams open at once per connection (default 1, at most\n"
+    "                     128; as h2load's -m); not with --pipeline\n"
+    "  Failure kinds of their own: h2_refused (a stream the server refused, not\n"
+    "  processed: above a GOAWAY's last stream), h2_reset (RST_STREAM),\n"
+    "  h2_protocol (the server broke HTTP/2, or ALPN did not choose h2).\n"
+    "\n"
     "Every answer is checked: POST must give 201\n"
     "{\"short_link\": id}, GET 200 {\"link\": url} with the url that was created.\n"
     "Failures are counted by kind: connect, timeout, io (connection lost\n"
@@ -218,6 +229,8 @@ int shortener_load(int argc, char **argv)
         CLI_STR_OPT("step-time", &a.step_s),
         CLI_PATH_OPT("cacert", &o.cacert),
         CLI_FLAG_OPT("insecure", &o.insecure),
+        CLI_FLAG_OPT("http2", &o.http2),
+        CLI_INT_OPT("streams", &a.streams, 1, LOAD_STREAMS_MAX),
     };
     char **rest = calloc((size_t)argc + 1, sizeof(*rest));
     if (!rest)

@@ -166,8 +166,20 @@ static int check_tls(struct load_opts *o)
         return cli_usage(CMD, "--cacert and --insecure: give one (--insecure checks no "
                          "certificate)");
     char err[512];
-    if (!(o->tls = load_tls_ctx_new(o->cacert, o->insecure, err, sizeof err)))
+    if (!(o->tls = load_tls_ctx_new(o->cacert, o->insecure, o->http2, err, sizeof err)))
         return cli_fail(CMD, "%s", err);
+    return 0;
+}
+
+/* --http2 and --streams: the ring of a connection holds its streams. 0 or
+ * the usage error's status. */
+static int check_http2(struct load_opts *o, const struct load_args *a)
+{
+    if (!o->http2)
+        return a->streams ? cli_usage(CMD, "--streams needs --http2") : 0;
+    if (o->pipeline > 1)
+        return cli_usage(CMD, "--pipeline is HTTP/1.1's: with --http2 give --streams N");
+    o->pipeline = a->streams ? a->streams : 1;
     return 0;
 }
 
@@ -183,7 +195,9 @@ int load_check_opts(struct load_opts *o, struct load_args *a)
             return cli_usage(CMD, "invalid --duration '%s' (seconds, or with ms/s/m/h)",
                              a->duration_s);
     }
-    int rc = check_search(o, a);
+    int rc = check_http2(o, a);
+    if (rc == 0)
+        rc = check_search(o, a);
     if (rc == 0)
         rc = check_scenario(a);
     if (rc == 0 && a->scenario == SCENARIO_SHORTENER && a->mix.walk > 0)

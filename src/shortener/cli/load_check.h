@@ -25,6 +25,7 @@ struct load_args {
     const char *paths[SCENARIO_GET_PATHS_MAX];
     int npaths;
     int64_t threads;
+    int64_t streams;           /* --streams: with --http2, o->pipeline */
     const char *duration_s;
     const char *timeline_path, *interval_s;
     FILE *timeline;            /* opened before the run, so a bad path costs no run */

@@ -1,0 +1,412 @@
+/* load_h2: HTTP/2 for the load engine through libnghttp2 (see load_h2.h). */
+#include "load/load_h2.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include <http_parser.h>
+#include <nghttp2/nghttp2.h>
+
+#include "base/errbuf.h"
+#include "load/load_finish.h"
+#include "load/load_tls.h"
+#include "load/load_vu.h"
+#include "measure/clock.h"
+
+int load_h2_init(struct load_vu *v)
+{
+    v->h2a = calloc((size_t)v->qcap, sizeof(*v->h2a));
+    return v->h2a ? 0 : -1;
+}
+
+void load_h2_free(struct load_vu *v)
+{
+    load_h2_close(v);
+    for (int k = 0; v->h2a && k < v->qcap; k++)
+        free(v->h2a[k].body);
+    free(v->h2a);
+    v->h2a = NULL;
+}
+
+/* ---- nghttp2's callbacks (user_data: the connection) ------------------ */
+
+static ssize_t on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
+                       void *user)
+{
+    (void)s, (void)flags;
+    struct load_vu *v = user;
+    ssize_t n = v->ssl ? load_tls_send(v, data, len) : send(v->fd, data, len, MSG_NOSIGNAL);
+    if (n >= 0)
+        return n;
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return NGHTTP2_ERR_WOULDBLOCK;
+    return NGHTTP2_ERR_CALLBACK_FAILURE;   /* errno (EPROTO: tls_why) tells the caller */
+}
+
+static struct load_h2_ans *ans_of(nghttp2_session *s, int32_t stream)
+{
+    return nghttp2_session_get_stream_user_data(s, stream);
+}
+
+static int on_header(nghttp2_session *s, const nghttp2_frame *fr, const uint8_t *name,
+                     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
+                     void *user)
+{
+    (void)flags, (void)user;
+    struct load_h2_ans *a = ans_of(s, fr->hd.stream_id);
+    if (!a || fr->hd.type != NGHTTP2_HEADERS || namelen != 7 || memcmp(name, ":status", 7))
+        return 0;
+    int st = 0;
+    for (size_t i = 0; i < valuelen && i < 4; i++)
+        st = value[i] >= '0' && value[i] <= '9' ? st * 10 + (value[i] - '0') : -1000;
+    /* 1xx is an interim answer: the final one follows */
+    if (st >= 200 && st <= 599 && valuelen == 3)
+        a->status = st;
+    return 0;
+}
+
+static int on_data(nghttp2_session *s, uint8_t flags, int32_t stream, const uint8_t *data,
+                   size_t len, void *user)
+{
+    (void)flags, (void)user;
+    struct load_h2_ans *a = ans_of(s, stream);
+    if (a)
+        load_body_append(&a->body, &a->len, &a->cap, &a->overflow, (const char *)data, len);
+    return 0;
+}
+
+static int on_close(nghttp2_session *s, int32_t stream, uint32_t code, void *user)
+{
+    (void)user;
+    struct load_h2_ans *a = ans_of(s, stream);
+    if (!a)
+        return 0;
+    a->done = 1;
+    a->t1 = clock_now_ns();
+    a->stream = 0;
+    if (code == NGHTTP2_REFUSED_STREAM) {
+        /* Not processed by the server (a GOAWAY's last stream is below it,
+         * or it said so): the request may be sent again elsewhere. */
+        a->fail = LOAD_FAIL_H2_REFUSED;
+        snprintf(a->why, sizeof a->why, "stream refused by the server (not processed)");
+    } else if (code != NGHTTP2_NO_ERROR) {
+        a->fail = LOAD_FAIL_H2_RESET;
+        snprintf(a->why, sizeof a->why, "stream reset by the server: %s",
+                 nghttp2_http2_strerror(code));
+    } else if (a->status == 0) {
+        a->fail = LOAD_FAIL_H2_PROTOCOL;
+        snprintf(a->why, sizeof a->why, "stream ended without a :status");
+    }
+    return 0;
+}
+
+/* Our GOAWAY with an error: the server broke the protocol (nghttp2 says
+ * how in the frame's debug data); the connection ends, and the request at
+ * the head fails as h2_protocol (load_conn.c). */
+static int on_frame_sent(nghttp2_session *s, const nghttp2_frame *fr, void *user)
+{
+    (void)s;
+    struct load_vu *v = user;
+    if (fr->hd.type != NGHTTP2_GOAWAY || fr->goaway.error_code == NGHTTP2_NO_ERROR)
+        return 0;
+    if (!v->h2_broken && !(v->h2_broken = malloc(160)))
+        return 0;
+    snprintf(v->h2_broken, 160, "the server broke HTTP/2: %s (%.*s)",
+             nghttp2_http2_strerror(fr->goaway.error_code),
+             (int)(fr->goaway.opaque_data_len < 100 ? fr->goaway.opaque_data_len : 100),
+             (const char *)fr->goaway.opaque_data);
+    return 0;
+}
+
+/* ---- requests: the scenario's HTTP/1.1 bytes as HTTP/2 ----------------- */
+
+#define H2_NV_MAX 24
+
+/* What http_parser found in one request: its target, headers and body,
+ * pointing into the request's buffer. */
+struct h2_req {
+    const char *url;
+    size_t urllen;
+    const char *hname[H2_NV_MAX], *hval[H2_NV_MAX];
+    size_t hnlen[H2_NV_MAX], hvlen[H2_NV_MAX];
+    int nh;
+    const char *body;
+    size_t bodylen;
+    int complete;
+};
+
+static int rq_url(http_parser *p, const char *at, size_t n)
+{
+    struct h2_req *q = p->data;
+    if (!q->url)
+        q->url = at;
+    q->urllen += n;   /* one buffer: the pieces are contiguous */
+    return 0;
+}
+
+static int rq_field(http_parser *p, const char *at, size_t n)
+{
+    struct h2_req *q = p->data;
+    if (q->nh >= H2_NV_MAX)
+        return 1;
+    q->hname[q->nh] = at;
+    q->hnlen[q->nh] = n;
+    q->hval[q->nh] = "";
+    q->hvlen[q->nh] = 0;
+    q->nh++;
+    return 0;
+}
+
+static int rq_value(http_parser *p, const char *at, size_t n)
+{
+    struct h2_req *q = p->data;
+    if (q->nh == 0)
+        return 1;
+    if (q->hvlen[q->nh - 1] == 0)
+        q->hval[q->nh - 1] = at;
+    q->hvlen[q->nh - 1] += n;
+    return 0;
+}
+
+static int rq_body(http_parser *p, const char *at, size_t n)
+{
+    struct h2_req *q = p->data;
+    if (!q->body)
+        q->body = at;
+    q->bodylen += n;
+    return 0;
+}
+
+static int rq_done(http_parser *p)
+{
+    ((struct h2_req *)p->data)->complete = 1;
+    return 0;
+}
+
+static const http_parser_settings rq_settings = {
+    .on_url = rq_url,
+    .on_header_field = rq_field,
+    .on_header_value = rq_value,
+    .on_body = rq_body,
+    .on_message_complete = rq_done,
+};
+
+/* The body of a request with one (POST): read by nghttp2 as it sends. */
+static ssize_t body_read(nghttp2_session *s, int32_t stream, uint8_t *buf, size_t len,
+                         uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+    (void)s, (void)stream, (void)user;
+    struct load_req *r = src->ptr;
+    size_t blen = r->h2_bodylen, left = blen - r->h2_bodyoff;
+    size_t n = left < len ? left : len;
+    memcpy(buf, r->buf + r->h2_body + r->h2_bodyoff, n);
+    r->h2_bodyoff += n;
+    if (r->h2_bodyoff == blen)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
+/* Lower case, as HTTP/2 requires of header names (into out[cap]). */
+static size_t lower(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t i = 0;
+    for (; i < n && i < cap; i++)
+        out[i] = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] + 32) : s[i];
+    return i;
+}
+
+static int is_hop_by_hop(const char *n, size_t len)
+{
+    static const char *const hop[] = {"host", "connection", "keep-alive", "proxy-connection",
+                                      "transfer-encoding", "upgrade", NULL};
+    for (int i = 0; hop[i]; i++)
+        if (strlen(hop[i]) == len && memcmp(hop[i], n, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Submit request r as a stream whose answer goes to a. The stream id, or
+ * a negative nghttp2 error (-1000: the scenario's bytes are not one whole
+ * HTTP/1.1 request). */
+static int32_t submit(struct load_vu *v, struct load_req *r, struct load_h2_ans *a)
+{
+    struct h2_req q;
+    memset(&q, 0, sizeof q);
+    http_parser p;
+    http_parser_init(&p, HTTP_REQUEST);
+    p.data = &q;
+    size_t used = http_parser_execute(&p, &rq_settings, r->buf, r->len);
+    if (!q.complete || used != r->len || HTTP_PARSER_ERRNO(&p) != HPE_OK)
+        return -1000;
+    const struct load_url *u = v->w->s->o->url;
+    const char *method = http_method_str((enum http_method)p.method);
+    char names[H2_NV_MAX][32];
+    nghttp2_nv nv[H2_NV_MAX + 4];
+    int n = 0;
+    const char *authority = u->hostport;
+    size_t alen = strlen(u->hostport);
+    for (int i = 0; i < q.nh; i++)
+        if (q.hnlen[i] == 4 && strncasecmp(q.hname[i], "host", 4) == 0)
+            authority = q.hval[i], alen = q.hvlen[i];
+#define NV(N, NL, V, VL) \
+    nv[n++] = (nghttp2_nv){(uint8_t *)(N), (uint8_t *)(V), (NL), (VL), NGHTTP2_NV_FLAG_NONE}
+    NV(":method", 7, method, strlen(method));
+    NV(":scheme", 7, u->tls ? "https" : "http", u->tls ? 5u : 4u);
+    NV(":authority", 10, authority, alen);
+    NV(":path", 5, q.url, q.urllen);
+    for (int i = 0; i < q.nh; i++) {
+        size_t nl = lower(q.hname[i], q.hnlen[i], names[i], sizeof names[i]);
+        if (nl < q.hnlen[i] || is_hop_by_hop(names[i], nl))
+            continue;
+        NV(names[i], nl, q.hval[i], q.hvlen[i]);
+    }
+#undef NV
+    r->h2_body = q.body ? (uint32_t)(q.body - r->buf) : 0;
+    r->h2_bodylen = (uint32_t)q.bodylen;
+    r->h2_bodyoff = 0;
+    nghttp2_data_provider dp = {.source = {.ptr = r}, .read_callback = body_read};
+    return nghttp2_submit_request(v->h2s, NULL, nv, (size_t)n, q.bodylen ? &dp : NULL, a);
+}
+
+/* ---- the session ------------------------------------------------------- */
+
+int load_h2_open(struct load_vu *v, char *why, size_t whycap)
+{
+    nghttp2_session_callbacks *cb;
+    if (nghttp2_session_callbacks_new(&cb) != 0) {
+        errbuf_say(why, whycap, "out of memory");
+        return -1;
+    }
+    nghttp2_session_callbacks_set_send_callback(cb, on_send);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_sent);
+    int rc = nghttp2_session_client_new(&v->h2s, cb, v);
+    nghttp2_session_callbacks_del(cb);
+    if (rc != 0) {
+        v->h2s = NULL;
+        errbuf_say(why, whycap, "cannot start an HTTP/2 session: %s", nghttp2_strerror(rc));
+        return -1;
+    }
+    /* No server push. (The server's own limit of concurrent streams
+     * holds back any of --streams beyond it: nghttp2 sends them as
+     * others end.) */
+    nghttp2_settings_entry set[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0}};
+    nghttp2_submit_settings(v->h2s, NGHTTP2_FLAG_NONE, set, 1);
+    return 0;
+}
+
+void load_h2_close(struct load_vu *v)
+{
+    if (v->h2s)
+        nghttp2_session_del(v->h2s);   /* no callbacks: answers not done stay so */
+    v->h2s = NULL;
+    free(v->h2_broken);
+    v->h2_broken = NULL;
+    for (int k = 0; v->h2a && k < v->qcap; k++)
+        v->h2a[k].stream = 0;
+}
+
+int load_h2_alive(const struct load_vu *v)
+{
+    return v->h2s && (nghttp2_session_want_read(v->h2s) || nghttp2_session_want_write(v->h2s));
+}
+
+/* What the session has to write, written; 0, 1 (the socket is full), or
+ * -1 with the kind and reason. */
+static int flush(struct load_vu *v, int *f, char *why, size_t whycap)
+{
+    int rc = nghttp2_session_send(v->h2s);
+    if (rc == 0)
+        return nghttp2_session_want_write(v->h2s) ? 1 : 0;
+    if (errno == EPROTO && v->ssl) {
+        *f = LOAD_FAIL_TLS;
+        errbuf_say(why, whycap, "%s", v->w->tls_why);
+    } else {
+        *f = LOAD_FAIL_IO;
+        errbuf_say(why, whycap, "%s", rc == NGHTTP2_ERR_CALLBACK_FAILURE && errno
+                   ? strerror(errno) : nghttp2_strerror(rc));
+    }
+    return -1;
+}
+
+int load_h2_write(struct load_vu *v, int *f, char *why, size_t whycap)
+{
+    int end = v->qn - v->staged;
+    for (int i = v->qsent; i < end; i++) {
+        int k = v->qhead + i;
+        k = k >= v->qcap ? k - v->qcap : k;
+        struct load_h2_ans *a = &v->h2a[k];
+        if (a->done || a->stream)
+            continue;   /* answered before the connection was lost, or sent */
+        a->status = 0;
+        a->fail = LOAD_OK;
+        a->overflow = 0;
+        a->len = 0;
+        int32_t id = submit(v, &v->q[k], a);
+        if (id < 0) {
+            *f = LOAD_FAIL_IO;
+            errbuf_say(why, whycap, id == -1000 ? "the request is not one HTTP/1.1 request "
+                       "to send as HTTP/2" : "cannot send as HTTP/2: %s",
+                       nghttp2_strerror(id));
+            return -1;
+        }
+        a->stream = id;
+    }
+    v->qsent = end;
+    return flush(v, f, why, whycap);
+}
+
+int load_h2_read(struct load_vu *v, const char *buf, size_t n, int *f, char *why,
+                 size_t whycap)
+{
+    ssize_t rc = nghttp2_session_mem_recv(v->h2s, (const uint8_t *)buf, n);
+    if (rc < 0) {
+        *f = LOAD_FAIL_H2_PROTOCOL;
+        errbuf_say(why, whycap, "the server broke HTTP/2: %s", nghttp2_strerror((int)rc));
+        return -1;
+    }
+    /* Acknowledgements (SETTINGS, PING) and window updates go out now. */
+    int w = flush(v, f, why, whycap);
+    if (w == 1 && !v->out_armed)
+        load_vu_arm_out(v, 1);
+    return w < 0 ? -1 : 0;
+}
+
+void load_h2_drain(struct load_vu *v)
+{
+    while (v->qn > 0 && v->h2a) {
+        struct load_h2_ans *a = &v->h2a[v->qhead];
+        if (!a->done)
+            return;
+        a->done = 0;
+        if (a->fail != LOAD_OK) {
+            load_vu_stream_failed(v, (enum load_fail)a->fail, a->why, a->t1);
+            continue;
+        }
+        /* The answer into the engine's answer, buffers swapped: no copy
+         * (an answer without a body has no buffer: the engine's stays). */
+        struct load_resp *r = &v->resp;
+        r->len = 0;
+        if (a->body) {
+            char *b = r->body;
+            size_t cap = r->cap;
+            r->body = a->body;
+            r->cap = a->cap;
+            r->len = a->len;
+            a->body = b;
+            a->cap = cap;
+        }
+        a->len = 0;
+        r->status = a->status;
+        r->overflow = a->overflow;
+        r->complete = 1;
+        r->keep_alive = 1;
+        load_vu_answered(v, a->t1);
+    }
+}
