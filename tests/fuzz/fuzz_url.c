@@ -23,8 +23,9 @@
  *    the URL's own authority (http, or a port written) it is 1 exactly when
  *    the path, percent-decoded as the service routes it, starts /link/.
  *  - load_url_parse: on success host, port, hostport and path are
- *    terminated in their arrays, the port is 1..65535, and "http://" +
- *    hostport + path + the trailing '/'s it dropped gives the URL back.
+ *    terminated in their arrays, the port is 1..65535, and "http://" (or
+ *    "https://" when it says tls) + hostport + path + the trailing '/'s it
+ *    dropped gives the URL back.
  *  - url_mask: the output is terminated within cap for caps 1, 8, 64 and
  *    4096, and each is a prefix of the whole output (truncation only);
  *    masking is idempotent (masking the output changes nothing); a return
@@ -202,11 +203,13 @@ static void check_load_url(const char *s)
     CHECK(memchr(u.path, '\0', sizeof u.path), "load_url path unterminated");
     long port;
     CHECK(net_parse_num(u.port, strlen(u.port), 1, 65535, &port) == 0, "load_url port outside 1..65535");
-    size_t hp = strlen(u.hostport), pl = strlen(u.path);
-    CHECK(strncmp(s, "http://", 7) == 0 && strncmp(s + 7, u.hostport, hp) == 0 &&
-              strncmp(s + 7 + hp, u.path, pl) == 0,
+    size_t hp = strlen(u.hostport), pl = strlen(u.path), sl = u.tls ? 8 : 7;
+    CHECK(strncmp(s, u.tls ? "https://" : "http://", sl) == 0 &&
+              strncmp(s + sl, u.hostport, hp) == 0 && strncmp(s + sl + hp, u.path, pl) == 0,
           "load_url parts do not give the URL back");
-    for (const char *t = s + 7 + hp + pl; *t; t++)
+    CHECK(strchr(u.port, ':') == NULL && (hp == 0 || strstr(u.hostport, "://") == NULL),
+          "load_url hostport holds a scheme");
+    for (const char *t = s + sl + hp + pl; *t; t++)
         CHECK(*t == '/', "load_url dropped more than trailing '/'s");
     CHECK(pl == 0 || (u.path[0] == '/' && u.path[pl - 1] != '/'), "load_url path not /x without a trailing '/'");
 }
