@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tls.sh: kvtest shortener load over https against wrk, the same target in
-# the same round, and what TLS costs a GET, for the service and for nginx.
+# tls.sh: kvtest shortener load over https against wrk and over HTTP/2
+# against h2load, the same target in the same round, and what TLS and
+# HTTP/2 streams do to a GET, for the service and for nginx.
 #
 #   scripts/study/http/tls.sh [--rounds 6] [--duration 3] [--connections 30]
-#       [--workers 2] [--kvtest PATH] [--out DIR]
+#       [--workers 2] [--streams 10] [--kvtest PATH] [--out DIR]
 #
 # A scratch CA and a server certificate for 127.0.0.1 (openssl, as the
 # tests make them), a database of 1000 links (seed 1), and four servers
@@ -11,27 +12,32 @@
 # --cache none" plain and with --tls-cert (each on its own copy of the
 # database), and one nginx (Debian's nginx-light, lib.sh's configuration:
 # the body of GET /link/<first id> from its config, no storage) listening
-# for http and for https. Then ROUNDS rounds; each runs the eight cells
-# {service, nginx} x {http, https} x {wrk, kvtest load}, in one order on odd
+# for http and for https (h2 offered by ALPN). Then ROUNDS rounds; each
+# runs the twelve cells {service, nginx} x {http, https, h2}, each with its
+# anchor (wrk, or h2load for h2) and with kvtest load, in one order on odd
 # rounds and reversed on even ones (ABBA), each for DURATION seconds on
 # the one path with CONNECTIONS connections and WORKERS threads:
 #   wrk -tWORKERS -cCONNECTIONS -dDURATIONs URL/link/ID
+#   h2load -tWORKERS -cCONNECTIONS -mSTREAMS -DDURATION URL/link/ID
 #   kvtest shortener load URL --scenario get --path /link/ID --connections
 #       CONNECTIONS --workers WORKERS --duration DURATION --json
-#       [--cacert ca.pem]
-# wrk checks no certificate; load verifies it once per connection (at the
-# handshake: no cost per request on a kept-alive connection). A run with a
-# failure (wrk: a non-2xx answer or a socket error) is refused.
+#       [--cacert ca.pem] [--http2 --streams STREAMS]
+# wrk and h2load check no certificate; load verifies it once per
+# connection (at the handshake: no cost per request on a kept-alive
+# connection). A run with a failure (wrk: a non-2xx answer or a socket
+# error; h2load: a request not 2xx) is refused.
 #
 # Prints, per target and scheme, each client's requests/s (median [95%
-# CI]) and the per-round ratio load/wrk; per target and client the ratio
+# CI]) and the per-round ratio load/anchor; per target and client the ratio
 # https/http (TLS's cost to a kept-alive GET, as throughput) and the time
 # it adds per request, 1/rate(https) - 1/rate(http), in microseconds of
 # the two cores' time; and load's handshake time (median of the rounds'
-# p50, from TCP connect to the finished handshake). Intervals: build/ratioci
+# p50, from TCP connect to the finished handshake); per target and client,
+# HTTP/2 with STREAMS streams against HTTP/1.1 over TLS (h2load against
+# wrk, load --http2 against load). Intervals: build/ratioci
 # (4 rounds or more reach 95%). With --out DIR: DIR/tls.tsv (round,
 # target, scheme, client, requests_per_s, handshake_p50_us) and DIR/tls.md.
-# About 8 x ROUNDS x (DURATION + 1) seconds: 3 minutes with the defaults.
+# About 12 x ROUNDS x (DURATION + 1) seconds: 5 minutes with the defaults.
 set -euo pipefail
 KV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 # shellcheck source=scripts/study/lib.sh
@@ -39,25 +45,26 @@ source "$KV_ROOT/scripts/study/lib.sh"
 # shellcheck source=tests/lib/tls.bash
 source "$KV_ROOT/tests/lib/tls.bash"
 
-ROUNDS=6 DURATION=3 CONNS=30 WORKERS=2 KV="" OUTDIR=""
+ROUNDS=6 DURATION=3 CONNS=30 WORKERS=2 STREAMS=10 KV="" OUTDIR=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case $1 in
-        --rounds|--duration|--connections|--workers|--kvtest|--out)
+        --rounds|--duration|--connections|--workers|--streams|--kvtest|--out)
             [ $# -ge 2 ] || usage_die "$1 needs a value"
             case $1 in
                 --rounds) ROUNDS=$2 ;; --duration) DURATION=$2 ;; --connections) CONNS=$2 ;;
-                --workers) WORKERS=$2 ;; --kvtest) KV=$2 ;; --out) OUTDIR=$2 ;;
+                --workers) WORKERS=$2 ;; --streams) STREAMS=$2 ;; --kvtest) KV=$2 ;;
+                --out) OUTDIR=$2 ;;
             esac
             shift 2 ;;
         -h|--help) usage 0 ;;
         *) usage_die "unknown argument '$1' (see --help)" ;;
     esac
 done
-for v in "$ROUNDS" "$DURATION" "$CONNS" "$WORKERS"; do
+for v in "$ROUNDS" "$DURATION" "$CONNS" "$WORKERS" "$STREAMS"; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || usage_die "not a positive whole number: $v"
 done
-need_tools wrk curl nginx openssl jq
+need_tools wrk h2load curl nginx openssl jq
 kv_find_ratioci
 kv_find_kvtest "$KV"
 
@@ -86,8 +93,8 @@ say "service on $SVC_HTTP and $SVC_HTTPS, nginx on $NGINX_URL and $NGINX_TLS_URL
 
 url_of() {   # url_of TARGET SCHEME
     case $1/$2 in
-        service/http) echo "$SVC_HTTP" ;; service/https) echo "$SVC_HTTPS" ;;
-        nginx/http) echo "$NGINX_URL" ;; nginx/https) echo "$NGINX_TLS_URL" ;;
+        service/http) echo "$SVC_HTTP" ;; service/https|service/h2) echo "$SVC_HTTPS" ;;
+        nginx/http) echo "$NGINX_URL" ;; nginx/https|nginx/h2) echo "$NGINX_TLS_URL" ;;
     esac
 }
 
@@ -99,12 +106,28 @@ run_wrk() {
     echo "$out" | awk '/^Requests\/sec:/ { print $2, "-"; f = 1 } END { exit !f }' ||
         die "no Requests/sec in wrk's output for $1"
 }
-# run_load URL SECONDS: "requests/s handshake_p50_us" ("-" over http).
+# run_h2load URL SECONDS: "requests/s -"; refused unless every request
+# got a 2xx.
+run_h2load() {
+    local out
+    out=$(h2load -t"$WORKERS" -c"$CONNS" -m"$STREAMS" -D"$2" "$1$URLPATH" 2>&1) ||
+        die "h2load failed on $1"
+    # "requests: N total, N started, D done, S succeeded, F failed, E errored, ..."
+    # and "status codes: N 2xx, ...": every request done, a 2xx, no error
+    echo "$out" | awk '/^requests:/ { d = $6 + 0; if ($8 + 0 != d || d == 0 || $10 + 0 || $12 + 0) bad = 1 }
+                       /^status codes:/ { if ($3 + 0 != d) bad = 1 }
+                       END { exit bad }' || die "h2load saw failures on $1: $(echo "$out" | grep -E '^requests:|^status')"
+    echo "$out" | awk '/^finished in/ { r = $4; sub(/,$/, "", r); print r, "-"; f = 1 } END { exit !f }' ||
+        die "no req/s in h2load's output for $1"
+}
+# run_load URL SECONDS [ARGS]: "requests/s handshake_p50_us" ("-" over http).
 run_load() {
-    local out ca=()
-    case $1 in https:*) ca=(--cacert "$CA") ;; esac
-    out=$("$KVTEST" shortener load "$1" --scenario get --path "$URLPATH" --connections "$CONNS" \
-        --workers "$WORKERS" --duration "$2" "${ca[@]}" --json) || die "kvtest load failed on $1"
+    local out ca=() u=$1 secs=$2
+    shift 2
+    case $u in https:*) ca=(--cacert "$CA") ;; esac
+    out=$("$KVTEST" shortener load "$u" --scenario get --path "$URLPATH" --connections "$CONNS" \
+        --workers "$WORKERS" --duration "$secs" "${ca[@]}" "$@" --json) ||
+        die "kvtest load failed on $u"
     jq -e -r '.result.requests_failed == 0 and .result.requests > 0' <<<"$out" >/dev/null ||
         die "kvtest load saw failures on $1"
     jq -r '"\(.result.requests_per_s) \(.result.tls.handshake.p50 // "-")"' <<<"$out"
@@ -112,11 +135,19 @@ run_load() {
 measure() {   # measure TARGET SCHEME CLIENT SECONDS
     local u
     u=$(url_of "$1" "$2")
-    if [ "$3" = wrk ]; then run_wrk "$u" "$4"; else run_load "$u" "$4"; fi
+    case $3/$2 in
+        wrk/*) run_wrk "$u" "$4" ;;
+        h2load/*) run_h2load "$u" "$4" ;;
+        load/h2) run_load "$u" "$4" --http2 --streams "$STREAMS" ;;
+        *) run_load "$u" "$4" ;;
+    esac
 }
+anchor() { if [ "$1" = h2 ]; then echo h2load; else echo wrk; fi; }   # anchor SCHEME
 
 CELLS=()
-for t in service nginx; do for s in http https; do for c in wrk load; do CELLS+=("$t $s $c"); done; done; done
+for t in service nginx; do
+    for s in http https h2; do for c in "$(anchor "$s")" load; do CELLS+=("$t $s $c"); done; done
+done
 for cell in "${CELLS[@]}"; do   # a 1 s warm-up of each
     read -r t s c <<<"$cell"
     measure "$t" "$s" "$c" 1 >/dev/null
@@ -158,14 +189,15 @@ us_added() {
     pairs "$1 https $2" "$1 http $2" | awk '{ printf "%.3f\n", 1e6 / $1 - 1e6 / $2 }'
 }
 {
-    echo "| $ROUNDS rounds, ${DURATION} s each, $CONNS connections, $WORKERS threads, GET $URLPATH | wrk requests/s | kvtest load requests/s | load / wrk |"
-    echo "|:--|--:|--:|--:|"
+    echo "| $ROUNDS rounds, ${DURATION} s each, $CONNS connections, $WORKERS threads, GET $URLPATH (h2: $STREAMS streams a connection) | anchor | anchor requests/s | kvtest load requests/s | load / anchor |"
+    echo "|:--|:--|--:|--:|--:|"
     for t in service nginx; do
-        for s in http https; do
+        for s in http https h2; do
+            an=$(anchor "$s")
             PREC=0
-            w=$(col "$t" "$s" wrk | ci --median) l=$(col "$t" "$s" load | ci --median)
+            w=$(col "$t" "$s" "$an" | ci --median) l=$(col "$t" "$s" load | ci --median)
             PREC=3
-            echo "| $t, $s | $w | $l | $(pairs "$t $s load" "$t $s wrk" | ci) |"
+            echo "| $t, $s | $an | $w | $l | $(pairs "$t $s load" "$t $s $an" | ci) |"
         done
     done
     echo
@@ -181,6 +213,14 @@ us_added() {
             [ "$c" = wrk ] || hs=$(col "$t" https load 6 | ci --median)
             echo "| $t, $c | $ratio | $added | $hs |"
         done
+    done
+    echo
+    echo "| HTTP/2, $STREAMS streams a connection, against HTTP/1.1 over TLS | h2 / https requests/s |"
+    echo "|:--|--:|"
+    PREC=3
+    for t in service nginx; do
+        echo "| $t, h2load / wrk | $(pairs "$t h2 h2load" "$t https wrk" | ci) |"
+        echo "| $t, load --http2 / load | $(pairs "$t h2 load" "$t https load" | ci) |"
     done
 } >"$TABLE"
 cat "$TABLE"
