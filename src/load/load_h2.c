@@ -34,19 +34,6 @@ void load_h2_free(struct load_vu *v)
 
 /* ---- nghttp2's callbacks (user_data: the connection) ------------------ */
 
-static ssize_t on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
-                       void *user)
-{
-    (void)s, (void)flags;
-    struct load_vu *v = user;
-    ssize_t n = v->ssl ? load_tls_send(v, data, len) : send(v->fd, data, len, MSG_NOSIGNAL);
-    if (n >= 0)
-        return n;
-    if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return NGHTTP2_ERR_WOULDBLOCK;
-    return NGHTTP2_ERR_CALLBACK_FAILURE;   /* errno (EPROTO: tls_why) tells the caller */
-}
-
 static struct load_h2_ans *ans_of(nghttp2_session *s, int32_t stream)
 {
     return nghttp2_session_get_stream_user_data(s, stream);
@@ -281,14 +268,18 @@ int load_h2_open(struct load_vu *v, char *why, size_t whycap)
         errbuf_say(why, whycap, "out of memory");
         return -1;
     }
-    nghttp2_session_callbacks_set_send_callback(cb, on_send);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_sent);
     int rc = nghttp2_session_client_new(&v->h2s, cb, v);
     nghttp2_session_callbacks_del(cb);
+    if (rc == 0 && !v->h2buf && !(v->h2buf = malloc(LOAD_WBUF)))
+        rc = NGHTTP2_ERR_NOMEM;
+    v->h2len = v->h2off = v->h2restlen = 0;
     if (rc != 0) {
+        if (v->h2s)
+            nghttp2_session_del(v->h2s);
         v->h2s = NULL;
         errbuf_say(why, whycap, "cannot start an HTTP/2 session: %s", nghttp2_strerror(rc));
         return -1;
@@ -308,31 +299,78 @@ void load_h2_close(struct load_vu *v)
     v->h2s = NULL;
     free(v->h2_broken);
     v->h2_broken = NULL;
+    free(v->h2buf);
+    v->h2buf = NULL;
     for (int k = 0; v->h2a && k < v->qcap; k++)
         v->h2a[k].stream = 0;
 }
 
 int load_h2_alive(const struct load_vu *v)
 {
-    return v->h2s && (nghttp2_session_want_read(v->h2s) || nghttp2_session_want_write(v->h2s));
+    return v->h2s && (nghttp2_session_want_read(v->h2s) || nghttp2_session_want_write(v->h2s) ||
+                      v->h2off < v->h2len);
 }
 
-/* What the session has to write, written; 0, 1 (the socket is full), or
- * -1 with the kind and reason. */
+/* Gather what the session has to send into h2buf, frames after frames,
+ * up to its size (a frame that does not fit waits in h2rest: nghttp2 keeps
+ * it until the next call). 0, or a negative nghttp2 error. */
+static int gather(struct load_vu *v)
+{
+    for (;;) {
+        if (v->h2restlen == 0) {
+            ssize_t n = nghttp2_session_mem_send(v->h2s, &v->h2rest);
+            if (n <= 0)
+                return (int)n;
+            v->h2restlen = (size_t)n;
+        }
+        size_t room = LOAD_WBUF - v->h2len, n = v->h2restlen < room ? v->h2restlen : room;
+        memcpy(v->h2buf + v->h2len, v->h2rest, n);
+        v->h2len += n;
+        v->h2rest += n;
+        v->h2restlen -= n;
+        if (v->h2restlen > 0)
+            return 0;   /* full */
+    }
+}
+
+/* What the session has to write, written, in one write per LOAD_WBUF
+ * bytes (a write per frame made a TLS record and a system call of each
+ * stream's HEADERS); 0, 1 (the socket is full: the rest waits in h2buf),
+ * or -1 with the kind and reason. */
 static int flush(struct load_vu *v, int *f, char *why, size_t whycap)
 {
-    int rc = nghttp2_session_send(v->h2s);
-    if (rc == 0)
-        return nghttp2_session_want_write(v->h2s) ? 1 : 0;
-    if (errno == EPROTO && v->ssl) {
-        *f = LOAD_FAIL_TLS;
-        errbuf_say(why, whycap, "%s", v->w->tls_why);
-    } else {
-        *f = LOAD_FAIL_IO;
-        errbuf_say(why, whycap, "%s", rc == NGHTTP2_ERR_CALLBACK_FAILURE && errno
-                   ? strerror(errno) : nghttp2_strerror(rc));
+    for (;;) {
+        while (v->h2off < v->h2len) {
+            const char *p = v->h2buf + v->h2off;
+            size_t left = v->h2len - v->h2off;
+            ssize_t n = v->ssl ? load_tls_send(v, p, left) : send(v->fd, p, left, MSG_NOSIGNAL);
+            if (n > 0) {
+                v->h2off += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                return 1;
+            if (n < 0 && errno == EPROTO && v->ssl) {
+                *f = LOAD_FAIL_TLS;
+                errbuf_say(why, whycap, "%s", v->w->tls_why);
+            } else {
+                *f = LOAD_FAIL_IO;
+                errbuf_say(why, whycap, "%s", n < 0 ? strerror(errno) : "wrote nothing");
+            }
+            return -1;
+        }
+        v->h2off = v->h2len = 0;
+        int rc = gather(v);
+        if (rc < 0) {
+            *f = LOAD_FAIL_IO;
+            errbuf_say(why, whycap, "cannot send HTTP/2: %s", nghttp2_strerror(rc));
+            return -1;
+        }
+        if (v->h2len == 0)
+            return 0;
     }
-    return -1;
 }
 
 int load_h2_write(struct load_vu *v, int *f, char *why, size_t whycap)

@@ -69,6 +69,10 @@ struct load_vu {
     struct load_h2_ans *h2a;   /* --http2: the answers, one per ring slot */
     char *h2_broken;           /* --http2: why the session ended the connection over a
                                 * protocol error of the server's (load_h2.c), or NULL */
+    char *h2buf;               /* --http2: frames gathered for one write (LOAD_WBUF) */
+    size_t h2len, h2off;       /* bytes in h2buf, and written of them */
+    const uint8_t *h2rest;     /* what nghttp2 gave that did not fit in h2buf yet */
+    size_t h2restlen;
     enum load_vu_state st;
     uint64_t index, nsent;
     int reused, out_armed;
