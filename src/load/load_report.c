@@ -197,6 +197,18 @@ void load_report_text(const struct load_opts *o, const struct load_totals *t)
                               rate_of(t, -1) * share(t, c->cls[k]), c->cls[k]);
 }
 
+/* h into o twice: its percentiles as name (report_hist_json, us) and
+ * whole as "histogram" (load_histjson, for load-merge). */
+static void hist_json_pair(cJSON *o, const char *name, const struct hist *h)
+{
+    cJSON *lat = report_hist_json(h);
+    if (lat)
+        cJSON_AddItemToObject(o, name, lat);
+    cJSON *whole = load_histjson_new(h);
+    if (whole)
+        cJSON_AddItemToObject(o, "histogram", whole);
+}
+
 static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double rate,
                         const struct hist *h)
 {
@@ -208,12 +220,7 @@ static cJSON *type_json(uint64_t req, uint64_t ok, const uint64_t *fail, double 
     cJSON *fo = cJSON_AddObjectToObject(o, "failures");
     for (int f = 1; f < LOAD_NFAIL; f++)
         cJSON_AddNumberToObject(fo, load_fail_name((enum load_fail)f), (double)fail[f]);
-    cJSON *lat = report_hist_json(h);
-    if (lat)
-        cJSON_AddItemToObject(o, "latency", lat);
-    cJSON *whole = load_histjson_new(h);
-    if (whole)
-        cJSON_AddItemToObject(o, "histogram", whole);
+    hist_json_pair(o, "latency", h);
     return o;
 }
 
@@ -280,24 +287,14 @@ static void classes_json(cJSON *r, const struct load_totals *t)
         cJSON_AddNumberToObject(o, "requests", (double)c->cls[k]->count);
         cJSON_AddNumberToObject(o, "failed", (double)c->cls_fail[k]);
         cJSON_AddNumberToObject(o, "requests_per_s", rate_of(t, -1) * share(t, c->cls[k]));
-        cJSON *lat = report_hist_json(c->cls[k]);
-        if (lat)
-            cJSON_AddItemToObject(o, "latency", lat);
-        cJSON *whole = load_histjson_new(c->cls[k]);
-        if (whole)
-            cJSON_AddItemToObject(o, "histogram", whole);
+        hist_json_pair(o, "latency", c->cls[k]);
     }
     if (!c->sent) {
         cJSON_AddNullToObject(r, "latency_uncorrected");
         return;
     }
     cJSON *u = cJSON_AddObjectToObject(r, "latency_uncorrected");
-    cJSON *lat = report_hist_json(c->sent);
-    if (lat)
-        cJSON_AddItemToObject(u, "latency", lat);
-    cJSON *whole = load_histjson_new(c->sent);
-    if (whole)
-        cJSON_AddItemToObject(u, "histogram", whole);
+    hist_json_pair(u, "latency", c->sent);
 }
 
 /* "tls": null over plain http, else the handshakes: count, resumed,
@@ -311,12 +308,7 @@ static void tls_json(cJSON *r, const struct load_counts *c)
     cJSON *to = cJSON_AddObjectToObject(r, "tls");
     cJSON_AddNumberToObject(to, "handshakes", (double)c->hs_n);
     cJSON_AddNumberToObject(to, "resumed", (double)c->hs_resumed);
-    cJSON *lat = report_hist_json(c->hs);
-    if (lat)
-        cJSON_AddItemToObject(to, "handshake", lat);
-    cJSON *whole = load_histjson_new(c->hs);
-    if (whole)
-        cJSON_AddItemToObject(to, "histogram", whole);
+    hist_json_pair(to, "handshake", c->hs);
 }
 
 void load_report_json(const struct load_opts *o, const struct load_totals *t, const char *url)
