@@ -35,7 +35,8 @@ int load_tls_alpn_h2(const struct load_vu *v);
  * socket; EPROTO: a TLS error, its reason in v->w->tls_why). */
 ssize_t load_tls_recv(struct load_vu *v, void *buf, size_t n);
 ssize_t load_tls_send(struct load_vu *v, const void *buf, size_t n);
-/* Whether decrypted bytes wait inside OpenSSL (epoll cannot see them). */
+/* Whether bytes wait inside OpenSSL, decrypted or read ahead (epoll
+ * cannot see them): read again before waiting for the socket. */
 int load_tls_pending(const struct load_vu *v);
 
 /* End v's TLS state (close_notify when the connection is sound, so its
