@@ -41,6 +41,9 @@ struct load_opts {
     struct ssl_ctx_st *tls;    /* https: every connection's context (load_tls.h); else NULL */
     const char *cacert;        /* --cacert, as given (for the report); or NULL */
     int insecure;              /* --insecure: certificates not verified */
+    int reconnect;             /* --reconnect: one request per connection, timed
+                                * from the connect (handshake included) */
+    int no_resume;             /* --no-resume: https offers no session back */
 };
 
 #define LOAD_NERR_KEEP 5

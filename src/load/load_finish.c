@@ -128,9 +128,11 @@ void load_vu_answered(struct load_vu *v, uint64_t t1)
     }
     if (w->c.tl)
         timeline_record(w->c.tl, t1, lat, f != LOAD_OK);
-    if (r->keep_alive) {
+    if (r->keep_alive && !w->s->o->reconnect) {
         v->reused = 1;
     } else {
+        /* --reconnect: closed by us after each answer, as by a server
+         * that does not keep connections alive */
         load_vu_lost(v);   /* the requests behind go again on a new connection */
     }
     load_resp_begin(r);

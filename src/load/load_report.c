@@ -259,6 +259,10 @@ static void options_json(cJSON *op, const struct load_opts *o, const struct load
         cJSON_AddBoolToObject(op, "http2", 1);
         cJSON_AddNumberToObject(op, "streams", (double)o->pipeline);
     }
+    if (o->reconnect)
+        cJSON_AddBoolToObject(op, "reconnect", 1);
+    if (o->no_resume)
+        cJSON_AddBoolToObject(op, "no_resume", 1);
 }
 
 static void rate_json(cJSON *r, const struct load_opts *o, double got)

@@ -11,7 +11,8 @@
  *                "workers", "seed", "allow_failures",
  *                "connections" (= "threads"), "rate": R|null,
  *                "pipeline" (only above 1), "http2": true and "streams" (only
- *                with --http2)},
+ *                with --http2), "reconnect": true, "no_resume": true (only
+ *                when given)},
  *    "result": {"tasks", "successful", "failed", "seconds", "tasks_per_s",
  *               "requests", "requests_failed", "requests_per_s",
  *               "failures": {"connect", "timeout", "io", "http_status", "bad_body",

@@ -120,7 +120,7 @@ static int start(struct load_vu *v, char *why, size_t whycap)
         return -1;
     }
     SSL_set_app_data(ssl, v);
-    if (v->sess)
+    if (v->sess && !v->w->s->o->no_resume)
         SSL_set_session(ssl, v->sess);
     v->ssl = ssl;
     return 0;

@@ -196,6 +196,25 @@ jqo() { jq -r "$1" <<<"$output"; }
 
 # ---- names ---------------------------------------------------------------------
 
+@test "load --reconnect: every request on its own connection, each checked; without it, one connection per virtual user" {
+    start_stall_server --stall-ms 0 --log-connections
+    # the server's own count, after the start's readiness probe
+    local n0
+    n0=$(grep -c '^connection ' "$PY_OUT")
+    run --separate-stderr "$KVTEST" shortener load "$PY_URL" --tasks 3 --gets 2 --connections 2 \
+        --workers 1 --reconnect --json
+    assert_success
+    assert_equal "$(jqo .result.requests)" 9
+    assert_equal "$(jqo .result.requests_failed)" 0
+    run grep -c '^connection ' "$PY_OUT"
+    assert_output $((n0 + 9))
+    run --separate-stderr "$KVTEST" shortener load "$PY_URL" --tasks 3 --gets 2 --connections 2 \
+        --workers 1 --json
+    assert_success
+    run grep -c '^connection ' "$PY_OUT"
+    assert_output $((n0 + 11))
+}
+
 @test "load: --connections names the virtual users, --threads is its alias" {
     start_stall_server --stall-ms 0
     run "$KVTEST" shortener load "$PY_URL" --tasks 4 --gets 1 --connections 3 --json

@@ -238,3 +238,55 @@ start_slow() {
     assert_equal "$(jqo .result.capacity.outcome)" at_rate_max
     assert_equal "$(jqo .result.capacity.steps)" 2
 }
+
+@test "--reconnect: every request on a new connection, resumed after each one's first; --no-resume: every handshake full; the service counted every request" {
+    start_tls
+    run --separate-stderr "$KVTEST" shortener load "$U" --scenario get --path /heart-beat \
+        --tasks 8 --connections 2 --workers 1 --reconnect --cacert "$C/ca.pem" --json
+    assert_success
+    assert_equal "$(jqo .result.requests)" 8
+    assert_equal "$(jqo .result.requests_failed)" 0
+    assert_equal "$(jqo .result.tls.handshakes)" 8
+    # each connection's first handshake is full, each later one offers the
+    # session the one before got
+    assert_equal "$(jqo .result.tls.resumed)" 6
+    assert_equal "$(jqo .options.reconnect)" true
+    assert_equal "$(jqo .options.no_resume)" null
+    run --separate-stderr "$KVTEST" shortener load "$U" --scenario get --path /heart-beat \
+        --tasks 8 --connections 2 --workers 1 --reconnect --no-resume --cacert "$C/ca.pem" --json
+    assert_success
+    assert_equal "$(jqo .result.tls.handshakes)" 8
+    assert_equal "$(jqo .result.tls.resumed)" 0
+    assert_equal "$(jqo .options.no_resume)" true
+    # without --reconnect, --no-resume changes nothing on kept-alive connections
+    run --separate-stderr "$KVTEST" shortener load "$U" --scenario get --path /heart-beat \
+        --tasks 8 --connections 2 --workers 1 --no-resume --cacert "$C/ca.pem" --json
+    assert_success
+    assert_equal "$(jqo .result.tls.handshakes)" 2
+    assert_equal "$(jqo .options.reconnect)" null
+    stop_service
+    run grep -E '^  GET /heart-beat ' "$SERVICE_OUT"
+    assert_output --regexp ' 200: 24$'
+}
+
+@test "--reconnect times each request from its connect: a server whose handshakes take 2 s makes every request over 1 s" {
+    start_slow --delay 2
+    run --separate-stderr "$KVTEST" shortener load "https://127.0.0.1:$SLOW_PORT" \
+        --scenario get --path /x --connections 2 --tasks 2 --workers 1 --reconnect \
+        --cacert "$C/ca.pem" --json
+    assert_success
+    assert_equal "$(jqo .result.tls.handshakes)" 2
+    assert_equal "$(jqo '.result.by_type.all.latency.min >= 1000000')" true
+}
+
+@test "--reconnect with --pipeline or --http2, --no-resume over http: one line, exit 2" {
+    run --separate-stderr "$KVTEST" shortener load https://127.0.0.1:1 --reconnect --pipeline 2
+    assert_failure 2
+    assert_equal "$stderr" "kvtest shortener load: --reconnect sends one request a connection: not with --pipeline"
+    run --separate-stderr "$KVTEST" shortener load https://127.0.0.1:1 --reconnect --http2
+    assert_failure 2
+    assert_equal "$stderr" "kvtest shortener load: --reconnect sends one request a connection: not with --http2"
+    run --separate-stderr "$KVTEST" shortener load http://127.0.0.1:1 --no-resume
+    assert_failure 2
+    assert_equal "$stderr" "kvtest shortener load: --no-resume applies only to an https:// URL"
+}

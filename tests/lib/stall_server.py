@@ -19,6 +19,8 @@ Options:
                     answer (as a server with a keep-alive limit does)
   --seconds S       exit after S seconds (default 120), so a test that
                     forgets it cannot leave it behind
+  --log-connections print "connection N" on stdout as the N-th connection
+                    is accepted (how many a client opened)
 
 Binds 127.0.0.1 only. Single-threaded, so a stall stops everything at once.
 """
@@ -37,6 +39,7 @@ def parse_args():
     p.add_argument("--wrong", choices=["get", "post"])
     p.add_argument("--close-every", type=int, default=0)
     p.add_argument("--seconds", type=float, default=120)
+    p.add_argument("--log-connections", action="store_true")
     return p.parse_args()
 
 
@@ -115,14 +118,15 @@ def listen(sel, port):
 
 def accept(sel, lsock, conn_class):
     """One waiting client, non-blocking and without Nagle, in sel with
-    conn_class(sock) as its data."""
+    conn_class(sock) as its data; whether one was there."""
     try:
         s, _ = lsock.accept()
     except BlockingIOError:
-        return
+        return False
     s.setblocking(False)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sel.register(s, selectors.EVENT_READ, conn_class(s))
+    return True
 
 
 def receive(sel, c):
@@ -148,6 +152,7 @@ def serve(args):
     lsock = listen(sel, args.port)
     t0 = time.monotonic()
     period, stall = args.every_ms / 1000.0, args.stall_ms / 1000.0
+    accepted = 0
     while time.monotonic() - t0 < args.seconds:
         phase = (time.monotonic() - t0) % period
         if stall > 0 and phase < stall:
@@ -155,7 +160,9 @@ def serve(args):
             continue
         for key, _ in sel.select(timeout=0.01):
             if key.data is None:
-                accept(sel, lsock, Conn)
+                if accept(sel, lsock, Conn) and args.log_connections:
+                    accepted += 1
+                    print(f"connection {accepted}", flush=True)
                 continue
             handle(sel, key.data, service, args.close_every)
 

@@ -69,6 +69,10 @@ const char help_shortener_load[] =
     "                     request in order, checked, and timed from that request's\n"
     "                     send (or scheduled) time; in task mode a task's GETs\n"
     "                     wait for its POST's answer, then go together\n"
+    "  --reconnect        every request on a new connection, closed after its\n"
+    "                     answer (as ab without -k); each request is timed from\n"
+    "                     its connect, the TLS handshake included. Not with\n"
+    "                     --pipeline or --http2\n"
     "  --timeout MS       per-request timeout, connect included (default 5000)\n"
     "  --workers N        OS threads, each running one event loop over its share\n"
     "                     of the connections (default 2, or 1 on a single CPU;\n"
@@ -131,6 +135,8 @@ const char help_shortener_load[] =
     "are not part of the request latencies, except from the schedule of --rate.\n"
     "  --cacert FILE      trust the CAs in FILE (PEM) instead of the system's\n"
     "  --insecure         verify no certificate (a self-signed test server)\n"
+    "  --no-resume        offer no session when a connection is opened again:\n"
+    "                     every handshake a full one (a first visit's cost)\n"
     "\n"
     "HTTP/2 (libnghttp2):\n"
     "  --http2            speak HTTP/2: h2 chosen by ALPN over https://, h2c with\n"
@@ -229,6 +235,8 @@ int shortener_load(int argc, char **argv)
         CLI_STR_OPT("step-time", &a.step_s),
         CLI_PATH_OPT("cacert", &o.cacert),
         CLI_FLAG_OPT("insecure", &o.insecure),
+        CLI_FLAG_OPT("no-resume", &o.no_resume),
+        CLI_FLAG_OPT("reconnect", &o.reconnect),
         CLI_FLAG_OPT("http2", &o.http2),
         CLI_INT_OPT("streams", &a.streams, 1, LOAD_STREAMS_MAX),
     };

@@ -157,9 +157,9 @@ static int check_search(struct load_opts *o, struct load_args *a)
 static int check_tls(struct load_opts *o)
 {
     if (!o->url->tls) {
-        if (o->cacert || o->insecure)
+        if (o->cacert || o->insecure || o->no_resume)
             return cli_usage(CMD, "--%s applies only to an https:// URL",
-                             o->cacert ? "cacert" : "insecure");
+                             o->cacert ? "cacert" : o->insecure ? "insecure" : "no-resume");
         return 0;
     }
     if (o->cacert && o->insecure)
@@ -171,10 +171,13 @@ static int check_tls(struct load_opts *o)
     return 0;
 }
 
-/* --http2 and --streams: the ring of a connection holds its streams. 0 or
- * the usage error's status. */
+/* --http2 and --streams: the ring of a connection holds its streams;
+ * --reconnect, one request a connection. 0 or the usage error's status. */
 static int check_http2(struct load_opts *o, const struct load_args *a)
 {
+    if (o->reconnect && (o->http2 || o->pipeline > 1))
+        return cli_usage(CMD, "--reconnect sends one request a connection: not with --%s",
+                         o->http2 ? "http2" : "pipeline");
     if (!o->http2)
         return a->streams ? cli_usage(CMD, "--streams needs --http2") : 0;
     if (o->pipeline > 1)
