@@ -15,10 +15,12 @@
 #          tier, SQLite beside PostgreSQL (20k links, 5 rounds, 2 s HTTP
 #          runs: about 5 minutes), and the capacity of each shortener
 #          configuration at a p99 bound (100k links, 2 s steps: about 7.5
-#          minutes): about 38 minutes on 2 cores
+#          minutes), then HTTPS and HTTP/2 (5 rounds of 2 s cells: about 6
+#          minutes): about 44 minutes on 2 cores
 #   small  the same steps at a tenth of the scale, 3-4 rounds each (about
 #          9 minutes, 552 s on 2026-12-03: 1 for the database larger than
-#          memory, 1-1.5 for the store tier, 2.5 for the capacity searches)
+#          memory, 1-1.5 for the store tier, 2.5 for the capacity searches;
+#          about 2 more for HTTPS and HTTP/2 since)
 #
 # Rounds are what the report's 95% intervals are made of (a bootstrap over
 # paired rounds needs at least 4 for 95%), so full scale runs at least 5 of
@@ -42,7 +44,11 @@
 # creates, replicas; PostgreSQL 15 and pgbench needed, else it fails in one
 # line and the rest stands) and scripts/study/capacity.sh (the highest
 # constant rate each shortener configuration holds with its p99 under one
-# bound chosen from the unloaded latency, beside its closed-loop rate) into
+# bound chosen from the unloaded latency, beside its closed-loop rate) and
+# scripts/study/http/tlscost.sh (what TLS, a new connection per request
+# and HTTP/2 streams cost the service's GET, without a cache and with
+# Valkey) and scripts/study/http/tls.sh (kvtest load beside wrk over https
+# and h2load over h2, against the service and nginx) into
 # one output directory (default bench-out/DATE-SCALE; an existing one is
 # refused unless --force), then draws the charts and writes DIR/REPORT.md. Builds nothing:
 # "make bench" has already installed the dependencies and built ./kvtest.
@@ -63,7 +69,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-need_tools jq gnuplot awk du valkey-server valkey-cli wrk curl nginx
+need_tools jq gnuplot awk du valkey-server valkey-cli wrk curl nginx h2load openssl
 kv_find_kvtest ""
 kv_find_ratioci   # the report's intervals: fail now, not after the study
 if [ -z "$OUTDIR" ]; then
@@ -99,7 +105,9 @@ case $SCALE in
         STORETIER=(--links 20k --lookups 10k --rounds 5 --duration 2)
         # 2 s steps (2000 p99 samples from 1000/s on); uniform sqlite is
         # searched twice, to show how far two searches agree.
-        CAPACITY=(--scale full --links 100k --step-time 2s --closed-time 3s --again uniform/sqlite) ;;
+        CAPACITY=(--scale full --links 100k --step-time 2s --closed-time 3s --again uniform/sqlite)
+        TLSCOST=(--rounds 5 --duration 2 --links 10000)
+        TLSANCHOR=(--rounds 5 --duration 2) ;;
     small)
         BLOBS=(--count 10k --size 10k --variance 2k --repeat 4 --write-repeat 4 --warmup 1
                --writes 2k --cold-count 500 --cold-repeat 4
@@ -110,7 +118,9 @@ case $SCALE in
         NGINX=(--repeat 4 --duration 2)
         MEMLIMIT=(--links 400k --limits 24MiB --rounds 4 --lookups 5k --duration 1 --warmup 500ms)
         STORETIER=(--links 10k --lookups 5k --rounds 3 --duration 500ms)
-        CAPACITY=(--scale small --links 10k --step-time 500ms --closed-time 1s) ;;
+        CAPACITY=(--scale small --links 10k --step-time 500ms --closed-time 1s)
+        TLSCOST=(--rounds 3 --duration 1 --links 2000)
+        TLSANCHOR=(--rounds 3 --duration 1) ;;
 esac
 EXTRA=(--out "$OUT" --force --no-report)
 TRASH=$OUT/scratch/.delete-later
@@ -120,7 +130,7 @@ printf 'scale\t%s\ncommand\t%s\nstarted_utc\t%s\n' "$SCALE" \
 
 failed=()
 say "scale $SCALE; results in $OUT"
-say "part 1/7: blobs in SQLite, files, LMDB or RocksDB, with the anchors (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
+say "part 1/8: blobs in SQLite, files, LMDB or RocksDB, with the anchors (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
 DEFER=()
 [ "$KEEP" = 1 ] || DEFER=(--defer-delete "$TRASH")
 bash "$KV_SCRIPTS/fasterthanfs.sh" "${BLOBS[@]}" "${EXTRA[@]}" "${DEFER[@]}" --kvtest "$KVTEST" ||
@@ -133,15 +143,15 @@ if [ -s "$TRASH" ]; then
     RM_PID=$!
     kv_track_pid "$RM_PID"
 fi
-say "part 2/7: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
+say "part 2/8: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
 bash "$KV_SCRIPTS/shortener.sh" "${SHORT[@]}" "${EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(shortener.sh)
-say "part 3/7: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
+say "part 3/8: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
 CL_EXTRA=(--force --no-report)
 [ "$KEEP" = 1 ] && CL_EXTRA+=(--keep)
 bash "$KV_SCRIPTS/cluster.sh" "$OUT" "${CLUSTER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" ||
     failed+=(cluster.sh)
-say "part 4/7: the HTTP ceiling, nginx beside the service (scripts/study/nginx.sh ${NGINX[*]})"
+say "part 4/8: the HTTP ceiling, nginx beside the service (scripts/study/nginx.sh ${NGINX[*]})"
 bash "$KV_SCRIPTS/nginx.sh" "${NGINX[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
     >"$OUT/logs/nginx.txt" || failed+=(nginx.sh)
 
@@ -151,17 +161,22 @@ if [ -n "$RM_PID" ]; then
     wait "$RM_PID" || true
     stop_pid "$RM_PID"
 fi
-say "part 5/7: a database larger than memory (scripts/study/memlimit.sh ${MEMLIMIT[*]})"
+say "part 5/8: a database larger than memory (scripts/study/memlimit.sh ${MEMLIMIT[*]})"
 ML_EXTRA=(--force --no-report)
 [ "$KEEP" = 1 ] && ML_EXTRA+=(--keep)
 bash "$KV_SCRIPTS/memlimit.sh" "${MEMLIMIT[@]}" --out "$OUT" "${ML_EXTRA[@]}" --kvtest "$KVTEST" \
     >"$OUT/logs/memlimit.txt" || failed+=(memlimit.sh)
-say "part 6/7: the store tier, SQLite beside PostgreSQL (scripts/study/storetier.sh ${STORETIER[*]})"
+say "part 6/8: the store tier, SQLite beside PostgreSQL (scripts/study/storetier.sh ${STORETIER[*]})"
 bash "$KV_SCRIPTS/storetier.sh" "$OUT" "${STORETIER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" \
     >"$OUT/logs/storetier.txt" || failed+=(storetier.sh)
-say "part 7/7: capacity at a p99 bound (scripts/study/capacity.sh ${CAPACITY[*]})"
+say "part 7/8: capacity at a p99 bound (scripts/study/capacity.sh ${CAPACITY[*]})"
 bash "$KV_SCRIPTS/capacity.sh" "$OUT" "${CAPACITY[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" \
     >"$OUT/logs/capacity.txt" || failed+=(capacity.sh)
+say "part 8/8: HTTPS and HTTP/2 (scripts/study/http/tlscost.sh ${TLSCOST[*]}; tls.sh ${TLSANCHOR[*]})"
+bash "$KV_SCRIPTS/http/tlscost.sh" "${TLSCOST[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
+    >"$OUT/logs/tlscost.txt" || failed+=(tlscost.sh)
+bash "$KV_SCRIPTS/http/tls.sh" "${TLSANCHOR[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
+    >"$OUT/logs/tls.txt" || failed+=(tls.sh)
 printf 'elapsed_s\t%s\n' "$(kv_since "$T0")" >>"$OUT/raw/bench.tsv"
 kv_report "$OUT"
 [ "$LATEST" = 0 ] || ln -sfn "$(basename "$OUT")" "$(dirname "$OUT")/latest"

@@ -67,6 +67,27 @@ kv_has_opt() {
 source "$KV_ROOT/tests/lib/servers.bash"
 kv_track_pid() { SERVERS_PIDS+=("$1"); }
 kv_track_dir() { KV_RMDIRS+=("$1"); }
+# kv_tls_scratch NAME: a scratch directory WORK for a TLS study (removed at
+# exit; SERVERS_DIR too), with a CA and a certificate for 127.0.0.1 and
+# localhost made by openssl as the tests make them (tests/lib/tls.bash);
+# CA: the CA's PEM.
+kv_tls_scratch() {
+    # shellcheck source=tests/lib/tls.bash
+    source "$KV_ROOT/tests/lib/tls.bash"
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvtest-$1.XXXXXX")
+    kv_track_dir "$WORK"
+    export SERVERS_DIR=$WORK
+    make_test_certs "$WORK/certs" || die "openssl could not make the certificates"
+    CA=$WORK/certs/ca.pem
+}
+# kv_abba ROUND ITEM...: the items one a line, in their order on odd
+# rounds and reversed on even ones (ABBA: a drift over a round falls on
+# every item alike).
+kv_abba() {
+    local r=$1
+    shift
+    if [ $((r % 2)) -eq 1 ]; then printf '%s\n' "$@"; else printf '%s\n' "$@" | tac; fi
+}
 kv_cleanup() {
     local rc=$? p d
     trap - EXIT

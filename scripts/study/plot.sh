@@ -11,6 +11,9 @@
 #   shortener-throughput, shortener-latency   per cache configuration
 #   shortener-timeline   p50/p99 and requests/s per interval of each
 #                        configuration's first measured HTTP run (--timeline)
+#   tlscost         the service's GETs over http, https and h2, kept alive
+#                   or a new connection each, no cache and Valkey
+#                   (scripts/study/http/tlscost.sh)
 #
 # Each chart is regenerated alone with the gnuplot command this script
 # prints in OUTDIR/charts/commands.txt. Safe to re-run (charts are replaced).
@@ -99,5 +102,8 @@ if [ -n "$tl" ] && has_data "${tl%%$'\n'*}"; then
     names=$(sed 's|.*/shortener-timeline-||; s|-r1\.csv$||' <<<"$tl" | tr '\n' ' ')
     step=$(awk -F, 'NR == 3 { print $1; exit }' "${tl%%$'\n'*}")
     chart shortener-timeline "files='$(tr '\n' ' ' <<<"$tl")'; names='$names'; step=${step:-1}; subtitle='$sub'"
+fi
+if has_data "$C/tlscost.csv"; then
+    chart tlscost "in='$C/tlscost.csv'; subtitle='$sub'"
 fi
 exit 0

@@ -76,7 +76,8 @@ j() {
 # figure and interval, for scripts/study/repro.sh to set two runs side by side:
 #   id  label  estimate  lo  hi  kind
 # kind: ratio (of times, NUM/DEN: below 1 NUM is faster), rate (of rates:
-# above 1 NUM is faster) or bytes (a crossover size). lo/hi: NA when the
+# above 1 NUM is faster), us (time added to a request, report-tls.sh) or
+# bytes (a crossover size). lo/hi: NA when the
 # run gave no interval; -inf/inf for an open end of a crossover interval.
 # A crossover that did not happen has its kind (db_wins, files_win) as the
 # estimate.
@@ -154,6 +155,8 @@ findings_tsv() {
                .est, .lo, .hi, "ratio"] | map(tostring) | join("\t")' "$CIF"
         # The store tier (scripts/study/storetier.sh), from its own intervals.
         if [ -s "$C/storetier-summary.csv" ]; then bash "$KV_SCRIPTS/report-storetier.sh" --findings "$OUT"; fi
+        # HTTPS and HTTP/2 (scripts/study/http/tlscost.sh).
+        if [ -s "$C/tlscost.json" ]; then bash "$KV_SCRIPTS/report-tls.sh" --findings "$OUT"; fi
     } >"$OUT/findings.tsv"
 }
 param() { [ -s "$1" ] || return 0; awk -F'\t' -v k="$2" '$1 == k { print $2; exit }' "$1"; }
@@ -567,6 +570,9 @@ fi
 if [ -n "$CAPRAW" ]; then
     bash "$KV_SCRIPTS/report-capacity.sh" --headline "$OUT" >>"$R"
 fi
+if [ -s "$C/tlscost.json" ]; then
+    bash "$KV_SCRIPTS/report-tls.sh" --headline "$OUT" >>"$R"
+fi
 if [ -s "$OUT/logs/blobs-skipped.txt" ] || [ -s "$OUT/logs/anchors-skipped.txt" ]; then
     w "- **Not measured in this run:** $(cat "$OUT/logs/blobs-skipped.txt" "$OUT/logs/anchors-skipped.txt" 2>/dev/null | paste -sd';' | sed 's/;/; /g')."
 fi
@@ -655,6 +661,11 @@ if [ -s "$C/nginx.md" ]; then
     w "" "### The HTTP ceiling: the service against nginx" "" \
       "nginx (Debian's \`nginx-light\`, one worker per core, its own configuration in a scratch directory) returns the body of one \`GET /link/<id>\` from its configuration: no storage at all: a ceiling for an HTTP server on this machine with this client. \`kvtest shortener serve --cache none\` answers the same path with one SQLite lookup per request. Both run side by side and the same \`wrk\` alternates between them round by round (ABBA). The service reaches **${frac:-–}** of nginx's rate (median of the per-round ratios, 95% CI). \`results/http/NOTES.md\` profiles where the service spends the difference." ""
     cat "$C/nginx.md" >>"$R"
+fi
+if [ -s "$C/tlscost.json" ]; then
+    # TLS, new connections and HTTP/2 streams (scripts/study/http/tlscost.sh,
+    # and tls.sh's comparison with wrk and h2load; report-tls.sh's section).
+    bash "$KV_SCRIPTS/report-tls.sh" "$OUT" >>"$R"
 fi
 if [ -s "$C/memlimit.json" ]; then
     # scripts/study/memlimit.sh: the links database several times a memory

@@ -42,8 +42,6 @@ set -euo pipefail
 KV_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 # shellcheck source=scripts/study/lib.sh
 source "$KV_ROOT/scripts/study/lib.sh"
-# shellcheck source=tests/lib/tls.bash
-source "$KV_ROOT/tests/lib/tls.bash"
 
 ROUNDS=6 DURATION=3 CONNS=30 WORKERS=2 STREAMS=10 KV="" OUTDIR=""
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
@@ -68,11 +66,7 @@ need_tools wrk h2load curl nginx openssl jq
 kv_find_ratioci
 kv_find_kvtest "$KV"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvtest-tls.XXXXXX")
-kv_track_dir "$WORK"
-export SERVERS_DIR=$WORK
-make_test_certs "$WORK/certs" || die "openssl could not make the certificates"
-CA=$WORK/certs/ca.pem
+kv_tls_scratch tls
 export CURL_CA_BUNDLE=$CA   # every curl below verifies against the scratch CA
 "$KVTEST" shortener init "$WORK/plain.db" --links 1000 --seed 1 >/dev/null
 cp "$WORK/plain.db" "$WORK/tls.db"
@@ -155,11 +149,7 @@ done
 RAW=$WORK/tls.tsv TABLE=$WORK/tls.md
 : >"$RAW"
 for r in $(seq 1 "$ROUNDS"); do
-    order=("${CELLS[@]}")
-    if [ $((r % 2)) -eq 0 ]; then
-        order=()
-        for ((i = ${#CELLS[@]} - 1; i >= 0; i--)); do order+=("${CELLS[i]}"); done
-    fi
+    mapfile -t order < <(kv_abba "$r" "${CELLS[@]}")
     for cell in "${order[@]}"; do
         read -r t s c <<<"$cell"
         read -r rps hs <<<"$(measure "$t" "$s" "$c" "$DURATION")"
