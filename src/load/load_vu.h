@@ -42,6 +42,7 @@ struct ssl_st;
 struct ssl_session_st;
 struct nghttp2_session;
 struct load_h2_ans;
+struct load_h2_last;
 
 /* One request of a connection's queue (--pipeline of them at most). */
 struct load_req {
@@ -67,6 +68,8 @@ struct load_vu {
     uint64_t t_hs;             /* https: when the handshake began (TCP connected) */
     struct nghttp2_session *h2s;   /* --http2: the connection's session (load_h2.c) */
     struct load_h2_ans *h2a;   /* --http2: the answers, one per ring slot */
+    struct load_h2_last *h2last;   /* --http2: the last request read back as HTTP/2
+                                * headers, for the next one with the same bytes */
     char *h2_broken;           /* --http2: why the session ended the connection over a
                                 * protocol error of the server's (load_h2.c), or NULL */
     char *h2buf;               /* --http2: frames gathered for one write (LOAD_WBUF) */

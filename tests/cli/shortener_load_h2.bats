@@ -65,6 +65,22 @@ get20() {
     assert_output "$(printf '  POST /link       201: 12\n  GET /link/<id>   200: 108')"
 }
 
+@test "load --http2: requests of the same length but other bytes each go as themselves (two paths in turn), the same bytes again as they were" {
+    start_service "$DB" --threads 2 --tls-cert "$C/server.pem" --tls-key "$C/server.key"
+    # /heart-beat and /nosuchpage: 11 bytes each, a 200 and a 404
+    run --separate-stderr "$KVTEST" shortener load "https://127.0.0.1:$SERVICE_PORT" --http2 \
+        --streams 4 --connections 1 --scenario get --path /heart-beat --path /nosuchpage \
+        --tasks 16 --cacert "$C/ca.pem" --allow-failures --json
+    assert_success
+    assert_equal "$(jqo .result.requests)" 16
+    assert_equal "$(jqo .result.failures.http_status)" 8
+    stop_service
+    run grep -E '^  GET /heart-beat ' "$SERVICE_OUT"
+    assert_output --regexp ' 200: 8$'
+    run grep -cE ' 404: 8$' "$SERVICE_OUT"
+    assert_output 1
+}
+
 @test "load --http2 http://: h2c with prior knowledge; answers out of order (newest first) still go to their own requests" {
     start_h2 --reverse 4
     # twelve links made first, four POSTs at a time (three full batches for
