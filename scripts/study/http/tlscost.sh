@@ -237,9 +237,13 @@ if [ -n "$OUTDIR" ]; then
       cat "$RAW"; } >"$OUTDIR/tlscost.tsv"
     cp "$TABLE" "$OUTDIR/tlscost.md"
     cp "$CSV" "$OUTDIR/tlscost.csv"
+    # when and on what code, for a report that gathers parts run apart
+    commit=$(git -C "$KV_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
     jq --argjson rounds "$ROUNDS" --argjson duration "$DURATION" --argjson connections "$CONNS" \
         --argjson streams "$STREAMS" --argjson links "$LINKS" --argjson workers "$WORKERS" \
+        --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg commit "$commit" \
         '{rounds: $rounds, duration_s: $duration, connections: $connections, streams: $streams,
-          links: $links, workers: $workers, intervals: .}' "$CI" >"$OUTDIR/tlscost.json"
+          links: $links, workers: $workers, date_utc: $date, commit: $commit, intervals: .}' \
+        "$CI" >"$OUTDIR/tlscost.json"
     say "wrote $OUTDIR/tlscost.{tsv,csv,json,md}"
 fi
