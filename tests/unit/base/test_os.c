@@ -35,10 +35,17 @@ static void test_random_bytes(void **state)
     assert_true(zeros < 64);   /* ~16 expected; all-zero means unfilled */
 }
 
-/* A scratch file of 5 pages in the current directory; returns its fd. */
+/* A scratch file of 5 pages in the current directory (the tree's disk),
+ * or in $TMPDIR (else /tmp) when that is read-only (a tree mounted
+ * read-only after its build); returns its fd. */
 static int scratch(char *path, size_t cap)
 {
-    snprintf(path, cap, "test_os.%ld.tmp", (long)getpid());
+    const char *dir = getenv("TMPDIR");
+    if (access(".", W_OK) == 0)
+        dir = ".";
+    else if (!dir || !*dir)
+        dir = "/tmp";
+    snprintf(path, cap, "%s/test_os.%ld.tmp", dir, (long)getpid());
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
     assert_true(fd >= 0);
     char page[4096];
@@ -51,7 +58,7 @@ static int scratch(char *path, size_t cap)
 static void test_fds_on_path(void **state)
 {
     (void)state;
-    char path[64];
+    char path[4096];
     int fd = scratch(path, sizeof path);
     int fd2 = open(path, O_RDONLY);
     assert_true(fd2 >= 0);
@@ -69,7 +76,7 @@ static void test_fds_on_path(void **state)
 static void test_writeback_evict_resident(void **state)
 {
     (void)state;
-    char path[64];
+    char path[4096];
     int fd = scratch(path, sizeof path);
     os_writeback_start(fd);
     assert_int_equal(os_writeback_wait(fd), 0);
@@ -93,7 +100,7 @@ static void test_writeback_evict_resident(void **state)
 static void test_readahead(void **state)
 {
     (void)state;
-    char path[64];
+    char path[4096];
     int fd = scratch(path, sizeof path);
     /* posix_fadvise is POSIX (ADV option): the fallback keeps it here. */
     assert_null(os_readahead_missing());
