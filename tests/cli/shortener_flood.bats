@@ -22,9 +22,12 @@ teardown() {
 
 # flood PORT N HOLD_S: open N connections to 127.0.0.1:PORT, send half a
 # request line on each, print "opened K", then hold them HOLD_S seconds
-# (or until killed). Raises its own soft open-file limit first.
+# (or until killed). Raises its own soft open-file limit first. exec: run
+# in the background, the subshell becomes python, so $! is python's PID
+# and teardown's kill reaches it (a bash parent killed left python holding
+# its connections for HOLD_S).
 flood() {
-    python3 - "$@" <<'PY'
+    exec python3 - "$@" <<'PY'
 import resource, socket, sys, time
 port, n, hold = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -160,6 +163,12 @@ PY
     kill -0 "$FLOOD_PID" || fail "the flood helper no longer holds its connections"
     run fd_count "$SERVICE_PID"
     [ "$output" -le "$before" ] || fail "server holds $output descriptors, $before before the flood"
+    # Stopping the helper stops what holds the connections (its python
+    # left behind held 2000 sockets for the rest of its 600 s)
+    stop_pid "$FLOOD_PID" TERM
+    FLOOD_PID=
+    run pgrep -f "python3 - $SERVICE_PORT $FLOOD 600\$"
+    assert_failure 1
 }
 
 @test "serve --header-timeout does not cut a keep-alive connection that already sent a request" {
