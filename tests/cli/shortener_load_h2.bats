@@ -172,8 +172,12 @@ get20() {
     assert_equal "$(jqo .result.requests)" 100
     run awk -F, 'NR > 1 { n += $2 } END { print n }' "$D/tl.csv"
     assert_output 100
+    # steps of 200 and 400 requests: a step's last slot on a connection
+    # still waiting for an answer at its end is not sent, and at 40
+    # requests a step (20/s) that one slot read as the generator falling
+    # short on a loaded machine (achieved 19.5/s of 20)
     run --separate-stderr "$KVTEST" shortener load "$u" "${h2[@]}" --scenario get \
-        --path /heart-beat --slo p50=1s --rate-start 20 --rate-max 40 --step-time 200ms \
+        --path /heart-beat --slo p50=1s --rate-start 50 --rate-max 100 --step-time 4s \
         --connections 2 --json
     assert_success
     assert_equal "$(jqo .result.capacity.outcome)" at_rate_max
