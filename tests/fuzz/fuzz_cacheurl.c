@@ -24,7 +24,8 @@
  *    five schemes, PW is what cache_parse_url takes as the password (from
  *    the first ':' after the scheme to the last '@'); PW must not appear
  *    in err unless it also appears elsewhere in the input (or holds a '*',
- *    which the mask writes), and no byte of PW that occurs nowhere else in
+ *    which the mask writes, or a '?' in an input with a control byte,
+ *    which the message writes '?'), and no byte of PW that occurs nowhere else in
  *    the input may show in the URL quoted (the mask writes only input
  *    bytes and "***", so such a byte can only come from the password).
  *  - cluster_redirect_parse: on success "MOVED " or "ASK " (ask set to
@@ -80,7 +81,13 @@ static void check_password(const char *text, const char *shown)
         return;
     const char *pw = colon + 1;
     size_t n = (size_t)(at - pw);
-    if (!memchr(pw, '*', n) && !elsewhere(text, pw, n)) {
+    /* the message writes '*' (the mask) and '?' (a control byte) itself */
+    int controls = 0;
+    for (const char *q = text; *q; q++)
+        controls |= (unsigned char)*q < 0x20 || *q == 0x7f;
+    /* A '?' in the password may be matched by a control byte's '?' in the
+     * message: then only the byte check below can tell. */
+    if (!memchr(pw, '*', n) && !(controls && memchr(pw, '?', n)) && !elsewhere(text, pw, n)) {
         char *p = malloc(n + 1);
         if (!p)
             abort();
@@ -92,10 +99,6 @@ static void check_password(const char *text, const char *shown)
         free(p);
         CHECK(!shown_pw, "cache_parse_url's message shows the password");
     }
-    /* the message writes '*' (the mask) and '?' (a control byte) itself */
-    int controls = 0;
-    for (const char *q = text; *q; q++)
-        controls |= (unsigned char)*q < 0x20 || *q == 0x7f;
     for (size_t i = 0; i < n; i++) {
         unsigned char b = (unsigned char)pw[i];
         int other = b == '*' || (b == '?' && controls);
