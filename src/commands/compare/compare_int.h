@@ -57,6 +57,14 @@ struct compare_side {
     size_t ng, gcap;
     size_t objects, warmups, others;   /* measured, warm-up, not measuring */
     char where[COMPARE_WHERE_MAX]; /* FILE:LINE being read */
+    /* Set by a caller that reads through this reader (history): the
+     * command its messages name (NULL: compare), and a call with each
+     * object before it is measured (history ends a commit's point when
+     * the next commit starts); a non-zero return stops the read with that
+     * exit status. */
+    const char *cmd;
+    int (*on_object)(struct compare_side *s, const cJSON *obj);
+    void *ctx;
 };
 
 /* Building a key: the label starts as the command; words are appended
@@ -116,6 +124,10 @@ void compare_print_text(const struct compare_side *old, const struct compare_sid
                     const struct compare_row *rows, size_t n);
 int compare_print_json(const struct compare_side *old, const struct compare_side *nw,
                    const struct compare_row *rows, size_t n);
+
+/* {"n", "median", "lo", "hi"} of a median and its interval over n samples
+ * (history reports its segments in the same form). */
+cJSON *compare_ci_json(const struct stats_ci *c, size_t n);
 
 /* ---- JSON input (compare_json.c) ---------------------------------------- */
 

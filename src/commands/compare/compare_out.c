@@ -6,6 +6,7 @@
 
 #include "commands/compare/compare_int.h"
 #include "base/cli.h"
+#include "base/json_alloc.h"
 #include "measure/report.h"
 
 #define NCOL 8
@@ -120,7 +121,7 @@ void compare_print_text(const struct compare_side *old, const struct compare_sid
            n - count[STATS_TOO_FEW], STATS_MIN_SAMPLES);
 }
 
-static cJSON *ci_json(const struct stats_ci *c, size_t n)
+cJSON *compare_ci_json(const struct stats_ci *c, size_t n)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "n", (double)n);
@@ -137,8 +138,8 @@ static cJSON *row_json(const struct compare_row *r)
     cJSON_AddStringToObject(o, "metric", r->mo->name);
     cJSON_AddStringToObject(o, "unit", r->mo->unit);
     cJSON_AddBoolToObject(o, "higher_better", r->mo->higher_better);
-    cJSON_AddItemToObject(o, "old", ci_json(&r->c.old, r->c.nold));
-    cJSON_AddItemToObject(o, "new", ci_json(&r->c.nw, r->c.nnew));
+    cJSON_AddItemToObject(o, "old", compare_ci_json(&r->c.old, r->c.nold));
+    cJSON_AddItemToObject(o, "new", compare_ci_json(&r->c.nw, r->c.nnew));
     cJSON *ratio = cJSON_AddObjectToObject(o, "ratio");
     cJSON_AddNumberToObject(ratio, "est", r->c.ratio.est);
     cJSON_AddNumberToObject(ratio, "lo", r->c.ratio.lo);
@@ -152,6 +153,7 @@ static cJSON *row_json(const struct compare_row *r)
 int compare_print_json(const struct compare_side *old, const struct compare_side *nw,
                    const struct compare_row *rows, size_t n)
 {
+    json_alloc_reset();   /* a member cJSON could not add: see below */
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "compare");
     cJSON_AddStringToObject(o, "cmdline", cli_cmdline());
@@ -170,5 +172,11 @@ int compare_print_json(const struct compare_side *old, const struct compare_side
     cJSON_AddNumberToObject(sum, "slower", count[STATS_SLOWER]);
     cJSON_AddNumberToObject(sum, "same", count[STATS_SAME]);
     cJSON_AddNumberToObject(sum, "too_few", count[STATS_TOO_FEW]);
+    /* cJSON's adders return NULL when out of memory and the object goes on
+     * without the member: never print an object short of one. */
+    if (json_alloc_failed()) {
+        cJSON_Delete(o);
+        return -1;
+    }
     return report_json_print(o);   /* or its rows, under --csv */
 }

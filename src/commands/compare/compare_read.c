@@ -11,6 +11,13 @@
 #include "base/json_alloc.h"
 #include "commands/compare/compare_int.h"
 
+/* The command whose messages these are: compare, or history reading its
+ * series through the same reader. */
+static const char *cmd(const struct compare_side *s)
+{
+    return s->cmd ? s->cmd : "compare";
+}
+
 /* One line of FILE (s->where names it). 0, or 2 after the message. */
 static int read_line(struct compare_side *s, const char *line, size_t len)
 {
@@ -22,14 +29,18 @@ static int read_line(struct compare_side *s, const char *line, size_t len)
     json_alloc_reset();
     cJSON *obj = cJSON_ParseWithLength(line, len);
     if (!obj && json_alloc_failed())
-        return cli_fail("compare", "%s: out of memory", s->where);
+        return cli_fail(cmd(s), "%s: out of memory", s->where);
     if (!obj || !cJSON_IsObject(obj)) {
         cJSON_Delete(obj);
-        return cli_usage("compare", "%s: not a JSON object (a line of kvtest --json output "
+        return cli_usage(cmd(s), "%s: not a JSON object (a line of kvtest --json output "
                          "was expected)", s->where);
     }
+    int rc = s->on_object ? s->on_object(s, obj) : 0;
+    if (rc) {
+        cJSON_Delete(obj);
+        return rc;
+    }
     const char *command = compare_jstr(obj, "command");
-    int rc = 0;
     char err[200] = "";
     if (!command) {
         /* bench.sh stores records of other tools (wrk, valkey-benchmark)
@@ -37,7 +48,7 @@ static int read_line(struct compare_side *s, const char *line, size_t len)
         if (compare_jstr(obj, "tool"))
             s->others++;
         else
-            rc = cli_usage("compare", "%s: not kvtest JSON (no \"command\")", s->where);
+            rc = cli_usage(cmd(s), "%s: not kvtest JSON (no \"command\")", s->where);
     } else if (compare_jtrue(compare_j(obj, "bench"), "warmup")) {
         s->warmups++;
     } else {
@@ -47,9 +58,9 @@ static int read_line(struct compare_side *s, const char *line, size_t len)
         else if (e == 1)
             s->others++;
         else if (e == -1)
-            rc = cli_usage("compare", "%s: not kvtest JSON (%s)", s->where, err);
+            rc = cli_usage(cmd(s), "%s: not kvtest JSON (%s)", s->where, err);
         else
-            rc = cli_fail("compare", "out of memory");
+            rc = cli_fail(cmd(s), "out of memory");
     }
     cJSON_Delete(obj);
     return rc;
@@ -57,11 +68,11 @@ static int read_line(struct compare_side *s, const char *line, size_t len)
 
 /* A file that cannot be read is bad input (exit 2), but out of memory is
  * this run's failure (exit 1), as in every other command. */
-static int unreadable(const char *shown, int err)
+static int unreadable(const struct compare_side *s, const char *shown, int err)
 {
     if (err == ENOMEM)
-        return cli_fail("compare", "%s: %s", shown, strerror(err));
-    return cli_usage("compare", "%s: %s", shown, strerror(err));
+        return cli_fail(cmd(s), "%s: %s", shown, strerror(err));
+    return cli_usage(cmd(s), "%s: %s", shown, strerror(err));
 }
 
 static int read_stream(struct compare_side *s, FILE *f, const char *shown)
@@ -76,7 +87,7 @@ static int read_stream(struct compare_side *s, FILE *f, const char *shown)
         if ((len = getline(&line, &cap, f)) < 0) {
             /* the end, or an error: getline's ENOMEM leaves no ferror */
             if (ferror(f) || errno == ENOMEM)
-                rc = unreadable(shown, errno ? errno : EIO);
+                rc = unreadable(s, shown, errno ? errno : EIO);
             break;
         }
         snprintf(s->where, sizeof s->where, "%s:%ld", shown, ++no);
@@ -90,7 +101,7 @@ static int read_file(struct compare_side *s, const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
-        return unreadable(path, errno);
+        return unreadable(s, path, errno);
     int rc = read_stream(s, f, path);
     fclose(f);
     return rc;
@@ -115,17 +126,17 @@ static int read_dir(struct compare_side *s, const char *dir)
     snprintf(pat, sizeof pat, "%s/raw", dir);
     int raw = stat(pat, &sb) == 0 && S_ISDIR(sb.st_mode);
     if (snprintf(pat, sizeof pat, "%s%s/*.jsonl", dir, raw ? "/raw" : "") >= (int)sizeof pat)
-        return cli_usage("compare", "%s: path too long", dir);
+        return cli_usage(cmd(s), "%s: path too long", dir);
     /* GLOB_ERR: without it a directory glob cannot open is taken as one
      * with no match, and "no .jsonl files" would hide the real cause. */
     glob_t gl;
     glob_errno = ENOMEM;   /* GLOB_NOSPACE calls no errfunc */
     int g = glob(pat, GLOB_ERR, note_glob_errno, &gl);
     if (g == GLOB_NOMATCH)
-        return cli_usage("compare", "%s: no .jsonl files in %s", dir, raw ? "raw/" : "it");
+        return cli_usage(cmd(s), "%s: no .jsonl files in %s", dir, raw ? "raw/" : "it");
     if (g != 0) {
         globfree(&gl);
-        return cli_usage("compare", "%s: cannot list its .jsonl files: %s", dir,
+        return cli_usage(cmd(s), "%s: cannot list its .jsonl files: %s", dir,
                          strerror(glob_errno));
     }
     int rc = 0;
@@ -142,6 +153,6 @@ int compare_side_read(struct compare_side *s, const char *path)
         return read_stream(s, stdin, "-");
     struct stat sb;
     if (stat(path, &sb) != 0)
-        return cli_usage("compare", "%s: %s", path, strerror(errno));
+        return cli_usage(cmd(s), "%s: %s", path, strerror(errno));
     return S_ISDIR(sb.st_mode) ? read_dir(s, path) : read_file(s, path);
 }
