@@ -37,7 +37,7 @@ CFLAGS_OURS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS
               $(if $(ROCKSDB_SONAME),-DKVTEST_ROCKSDB_SONAME='"$(ROCKSDB_SONAME)"') \
               $(if $(LIBPQ_SONAME),-DKVTEST_LIBPQ_SONAME='"$(LIBPQ_SONAME)"')
 OPT         = -O2 -g
-LIBS        = -lhiredis -luriparser -lh2o-evloop -lhttp_parser -lnghttp2 -lssl -lcrypto -lcjson -llmdb -lpthread -lm
+LIBS        = -lhiredis -luriparser -lh2o-evloop -lhttp_parser -lnghttp2 -lssl -lcrypto -lcjson -lcsv -llmdb -lpthread -lm
 
 # The core (make core): init, stat, export, run, space, sweep with nothing
 # but a C11 compiler, libc and SQLite. POSIX.1-2008 only; base/os.c alone
@@ -73,9 +73,9 @@ SANITIZE_LINK := $(if $(shell $(CC) -v 2>&1 | grep '^gcc version'),-static-libas
 ALL_SRCS  := $(sort $(shell find src -name '*.c'))
 SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 # The core leaves out what needs the Debian libraries: the shortener, the
-# HTTP load engine, compare (it parses JSON), and the LMDB and RocksDB
+# HTTP load engine, compare and history (they parse JSON), and the LMDB and RocksDB
 # stores (stores/kv/store_kv.c then says they are left out).
-CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/% \
+CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/% src/commands/history/% \
                src/stores/kv/store_lmdb% src/stores/kv/store_rocksdb% src/base/dynlib.c,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
@@ -355,7 +355,7 @@ clean:
 FUZZ_TIME ?= 30
 FUZZ_INPUT_TIMEOUT ?= 10
 FUZZ_SEED ?=
-FUZZ_TARGETS = request url cacheurl units compare histjson loadmerge keys httpresp
+FUZZ_TARGETS = request url cacheurl units compare histjson loadmerge keys httpresp history
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # Any header may change what a target compiles: each depends on all.
@@ -391,6 +391,14 @@ FUZZ_SRCS_compare = $(addprefix src/commands/compare/,compare_read.c compare_ext
                       compare_group.c compare_json.c) src/base/json_alloc.c \
                     src/base/cli.c src/base/url_mask.c src/base/units.c
 FUZZ_LIBS_compare = -lcjson -lm
+# history: history_read_csv (over libcsv) and history_find (the search,
+# the state file's reader is not reached: no --state).
+FUZZ_SRCS_history = $(addprefix src/commands/history/,history_series.c history_csv.c \
+                      history_find.c history_state.c) \
+                    $(addprefix src/commands/compare/,compare_read.c compare_extract.c \
+                      compare_group.c compare_json.c) \
+                    src/measure/stats.c src/measure/change_find.c src/measure/keys/rng.c $(FUZZ_BASE)
+FUZZ_LIBS_history = -lcjson -lcsv -lpthread -lm
 # histjson: load_histjson_add (and load_histjson_new for the round trip).
 FUZZ_SRCS_histjson = src/load/load_histjson.c src/measure/hist.c
 FUZZ_LIBS_histjson = -lcjson

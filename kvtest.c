@@ -63,9 +63,12 @@ static const char usage[] =
     "Results:\n"
 #ifdef KVTEST_CORE
     "  compare                        not in this build (core build; see make)\n"
+    "  history                        not in this build (core build; see make)\n"
 #else
     "  compare OLD NEW [options]      set two sets of --json results side by\n"
     "                                 side: faster, slower or no difference\n"
+    "  history SERIES... [options]    where a series of results over commits\n"
+    "                                 changed level: the commit, by how much\n"
 #endif
     "\n"
     "  help [COMMAND]                 the reference for COMMAND\n"
@@ -82,11 +85,19 @@ static int no_shortener(int argc, char **argv)
                      "build the full kvtest with make)");
 }
 
-/* compare reads --json output: it needs the JSON parser the core lacks. */
+/* compare and history read --json output: they need the JSON parser the
+ * core lacks. */
 static int no_compare(int argc, char **argv)
 {
     (void)argc, (void)argv;
     return cli_usage("compare", "this build has no compare (core build: "
+                     "build the full kvtest with make)");
+}
+
+static int no_history(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    return cli_usage("history", "this build has no history (core build: "
                      "build the full kvtest with make)");
 }
 #else
@@ -109,9 +120,11 @@ static const struct command commands[] = {
 #ifdef KVTEST_CORE
     {"shortener", no_shortener, NULL},   /* NULL help: the refusal is the help */
     {"compare", no_compare, NULL},
+    {"history", no_history, NULL},
 #else
     {"shortener", cmd_shortener, help_shortener},
     {"compare", cmd_compare, help_compare},
+    {"history", cmd_history, help_history},
 #endif
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -22,6 +22,7 @@ PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs
 PKGS+=(libh2o-evloop-dev)   # the shortener's HTTP server library (src/shortener/http/service_http.c)
 PKGS+=(libnghttp2-dev nghttp2-client python3-h2)   # load --http2 (src/load/load_h2.c); h2load, the anchor; a broken HTTP/2 server in the tests (tests/lib/h2_server.py)
 PKGS+=(libssl-dev openssl)   # serve --tls-cert: OpenSSL 3 (src/shortener/http/service_tls.c); the openssl command makes the test certificates (tests/cli/shortener_tls.bats)
+PKGS+=(libcsv-dev)   # kvtest history reads CSV series with libcsv (src/commands/history/history_csv.c)
 PKGS+=(liburiparser-dev)   # RFC 3986: percent-decoding a cache URL's credentials (src/shortener/cache/cache_url.c)
 PKGS+=(libpq-dev postgresql-15 postgresql-client-15)   # the PostgreSQL link store: libpq (linked), a private server for tests and the study (initdb, postgres, pg_basebackup), pgbench (the round-trip reference)
 PKGS+=(liblmdb-dev librocksdb-dev lmdb-utils rocksdb-tools)   # the LMDB and RocksDB blob stores (linked), mdb_stat and db_bench: their own tools, checked against ours (scripts/study/anchors.sh)

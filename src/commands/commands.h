@@ -12,9 +12,11 @@ int cmd_space(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_shortener(int argc, char **argv);
 int cmd_compare(int argc, char **argv);   /* not in the core build */
+int cmd_history(int argc, char **argv);   /* not in the core build */
 
 /* Help text of a subcommand (NULL if unknown); each module owns its own. */
 extern const char help_init[], help_stat[], help_export[], help_run[],
-    help_space[], help_sweep[], help_shortener[], help_compare[];
+    help_space[], help_sweep[], help_shortener[], help_compare[],
+    help_history[];
 
 #endif

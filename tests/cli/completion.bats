@@ -50,11 +50,11 @@ complete_line() {
 
 @test "the commands, and after help the commands it explains" {
     complete_line "kvtest "
-    assert_output "--version compare export help init run shortener space stat sweep"
+    assert_output "--version compare export help history init run shortener space stat sweep"
     complete_line "kvtest s"
     assert_output "shortener space stat sweep"
     complete_line "kvtest help "
-    assert_output "compare export init run shortener space stat sweep"
+    assert_output "compare export history init run shortener space stat sweep"
 }
 
 @test "the shortener's subcommands" {

@@ -161,20 +161,20 @@ links_whole() { [ "$("$REL" shortener keys l.db | wc -l)" -eq 300 ]; }
     done
 }
 
-# compare_swept ARGS...: kvtest compare ARGS with each allocation failing in
-# turn: exit 1 with one line, or exit 0 with the very table of a run
-# without failures. Every allocation, also without KVTEST_FAILNTH_FULL: a
-# compare is milliseconds, and the statistics' allocations are a handful
-# among a thousand (a stride passed over the one whose failure widened an
-# interval). Sets TRIED and FAILED.
+# compare_swept CMD ARGS...: kvtest CMD ARGS (compare, history) with each
+# allocation failing in turn: exit 1 with one line, or exit 0 with the very
+# table of a run without failures. Every allocation, also without
+# KVTEST_FAILNTH_FULL: a compare is milliseconds, and the statistics'
+# allocations are a handful among a thousand (a stride passed over the one
+# whose failure widened an interval). Sets TRIED and FAILED.
 compare_swept() {
     local n st
-    "$REL" compare "$@" >"$D/ref.txt"
-    counts "$REL" compare "$@"
+    "$REL" "$@" >"$D/ref.txt"
+    counts "$REL" "$@"
     TRIED=0 FAILED=0
     for ((n = 1; n <= CALLS[malloc]; n++)); do
         st=0
-        KVTEST_FAIL=malloc:$n LD_PRELOAD=$SHIM "$REL" compare "$@" >"$D/out" 2>"$D/err" || st=$?
+        KVTEST_FAIL=malloc:$n LD_PRELOAD=$SHIM "$REL" "$@" >"$D/out" 2>"$D/err" || st=$?
         TRIED=$((TRIED + 1))
         case $st in
         0)
@@ -197,12 +197,33 @@ compare_swept() {
     "$REL" init "$D/x.db" --count 300 --size 1k >/dev/null
     "$REL" run "$D/x.db" --count 300 --random --repeat 6 --json >"$D/a.jsonl"
     "$REL" run "$D/x.db" --count 300 --random --repeat 6 --json >"$D/b.jsonl"
-    compare_swept "$D/a.jsonl" "$D/b.jsonl"
+    compare_swept compare "$D/a.jsonl" "$D/b.jsonl"
     echo "compare: $TRIED runs, $FAILED exit 1"
     [ "$FAILED" -gt 3 ]
     # paired: the signed-rank test's own allocations (6 pairs: an interval)
-    compare_swept "$D/a.jsonl" "$D/b.jsonl" --paired
+    compare_swept compare "$D/a.jsonl" "$D/b.jsonl" --paired
     echo "compare --paired: $TRIED runs, $FAILED exit 1"
+    [ "$FAILED" -gt 3 ]
+    # --json: an object short of a member it could not add is never printed
+    compare_swept compare "$D/a.jsonl" "$D/b.jsonl" --json
+    echo "compare --json: $TRIED runs, $FAILED exit 1"
+    [ "$FAILED" -gt 3 ]
+}
+
+@test "failnth: history (CSV and --json lines) with each allocation failing in turn: one line and exit 1, or its very table" {
+    awk 'BEGIN { print "commit,time,metric,value,unit"
+        for (i = 0; i < 40; i++) printf "c%02d,t%02d,m,%d,us/op\n", i, i, (i < 20 ? 100 : 130) + i % 4 }' >"$D/s.csv"
+    compare_swept history "$D/s.csv"
+    echo "history: $TRIED runs, $FAILED exit 1"
+    [ "$FAILED" -gt 3 ]
+    "$REL" init "$D/x.db" --count 100 --size 1k >/dev/null
+    "$REL" run "$D/x.db" --count 100 --random --json >"$D/one.json"
+    local i
+    for i in $(seq 10 29); do
+        jq -c --arg c "k$i" --argjson u "$((i < 20 ? 10 : 20)).$i" '.commit = $c | .result.runs |= map(.us_per_blob = $u)' "$D/one.json"
+    done >"$D/h.jsonl"
+    compare_swept history "$D/h.jsonl" --json --min-segment 3
+    echo "history --json: $TRIED runs, $FAILED exit 1"
     [ "$FAILED" -gt 3 ]
 }
 
