@@ -2,8 +2,9 @@
 # ci-perf-layers.sh: the measuring and judging of scripts/ci/ci-perf.sh
 # (sourced by it, never run). Reads the caller's KVTEST (current), REF_KV
 # (reference), INJECT, PATHS, the data paths (DB FLAT DBW FLATW LDB KEYS),
-# OUT, SCR and the limits; writes OUT/instr.tsv, OUT/sys.tsv (path side n
-# value), OUT/wall/PATH.SIDE.jsonl and OUT/verdicts.tsv.
+# OUT, SCR, HISTORY and the limits; writes OUT/instr.tsv, OUT/sys.tsv (path
+# side n value), OUT/wall/PATH.SIDE.jsonl, OUT/verdicts.tsv and
+# OUT/history.csv.
 
 # count_n PATH LAYER: operations per run of PATH in a counting layer, N1 and
 # N2 (the per-operation figure is the difference over N2 - N1); wall_n PATH:
@@ -308,9 +309,49 @@ judge_wall() {
         }'
 }
 
+# history_record: OUT/history.csv, this commit's measurements as kvtest
+# history reads them (docs/ci-check.md), and the same rows appended to
+# HISTORY (--history FILE) when set: the current build's instructions per
+# operation; per wall path its median (us/blob, lookups/s, requests/s) and
+# its paired slowdown against the reference, a series of its own per
+# reference ("ci-perf wall vs REF"): the median moves with the machine's
+# hour (11-19% between A/A runs here), the ratio of a round's two runs
+# does not (1-3%). System calls are left out: most paths make none, and a
+# series read as ratios cannot hold a zero.
+history_record() {
+    local commit when ref p med slow
+    commit=$(git -C "$KV_ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+    if [ "$commit" != unknown ] && [ -n "$(git -C "$KV_ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+        commit="$commit-dirty"
+    fi
+    when=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    ref=$(awk '{ print $1 == "binary" ? "binary" : substr($1, 1, 12) }' "$OUT/reference.txt" 2>/dev/null)
+    {
+        echo "commit,time,measurement,metric,value,unit"
+        awk -F'\t' -v c="$commit" -v t="$when" '$1 == "instr" && $4 + 0 > 0 {
+            printf "%s,%s,ci-perf instr,%s,%s,instr/op\n", c, t, $2, $4 }' "$OUT/verdicts.tsv"
+        for p in $PATHS; do
+            if [ ! -s "$OUT/wall/$p.cur.jsonl" ] || [ ! -s "$OUT/wall/$p.ref.jsonl" ]; then continue; fi
+            med=$("$KVTEST" compare "$OUT/wall/$p.ref.jsonl" "$OUT/wall/$p.cur.jsonl" --json 2>/dev/null |
+                jq -r --arg m "$(wall_metric "$p")" '[.rows[] | select(.metric == $m)][0].new.median // empty')
+            slow=$(awk -F'\t' -v p="$p" '$1 == "wall" && $2 == p && $5 ~ /^x[0-9]/ { sub(/^x/, "", $5); split($5, a, " "); print a[1] }' "$OUT/verdicts.tsv")
+            [ -z "$med" ] || echo "$commit,$when,ci-perf wall,$p,$med,$(wall_metric "$p")"
+            [ -z "$slow" ] || echo "$commit,$when,ci-perf wall vs $ref,$p,$slow,x"
+        done
+    } >"$OUT/history.csv"
+    [ -n "${HISTORY:-}" ] || return 0
+    if [ -s "$HISTORY" ]; then
+        tail -n +2 "$OUT/history.csv" >>"$HISTORY"
+    else
+        cat "$OUT/history.csv" >"$HISTORY"
+    fi || { say "could not append to --history $HISTORY"; return 1; }
+    say "history: $(($(wc -l <"$OUT/history.csv") - 1)) rows of ${commit:0:12} appended to $HISTORY"
+}
+
 # judge_all: OUT/verdicts.tsv and the table; 1 if any row fails.
 judge_all() {
     { judge_counts instr; judge_counts sys; judge_wall; } >"$OUT/verdicts.tsv"
+    history_record || return 1
     [ -f "$OUT/reference.txt" ] && say "reference: $(cat "$OUT/reference.txt")"
     awk -F'\t' 'BEGIN { printf "%-6s %-12s %14s %14s %26s %12s  %s\n", "layer", "path", "reference", "current", "change", "limit", "verdict" }
         { printf "%-6s %-12s %14s %14s %26s %12s  %s\n", $1, $2, $3, $4, $5, $6, $7

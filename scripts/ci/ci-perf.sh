@@ -69,6 +69,10 @@
 #                         full check (ci-perf-validate.sh does, for speed)
 #   --out DIR             keep the measurements, logs and verdicts in DIR
 #   --judge DIR           judge DIR's measurements again, measuring nothing
+#   --history FILE        append this commit's measurements (OUT/history.csv:
+#                         commit, time, measurement, metric, value, unit) to
+#                         FILE, the series kvtest history reads; a CI job
+#                         that keeps FILE between runs has its history
 #   --set-reference COMMIT   write COMMIT into the baseline file
 #   --baseline FILE       another baseline file than results/baseline.json
 #
@@ -85,11 +89,11 @@ source "$CI_DIR/ci-perf-layers.sh"
 BASELINE=$KV_ROOT/results/baseline.json
 ALL_PATHS="sql-read blob-read files-read db-write files-write lookup http"
 REF=${KVTEST_REF:-} LAYERS=instr,sys,wall PATHS=$ALL_PATHS KV="" REF_KV="" INJECT=""
-MIN_PAIRS=8 MAX_PAIRS=24 MORE_PAIRS=96 WALL_BUDGET=300 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF=""
+MIN_PAIRS=8 MAX_PAIRS=24 MORE_PAIRS=96 WALL_BUDGET=300 HOLM_FAMILY="" OUTDIR="" JUDGE="" SET_REF="" HISTORY=""
 INSTR_LIMIT=${INSTR_LIMIT:-0.02} SYS_LIMIT=${SYS_LIMIT:-0.05} WALL_LIMIT=${WALL_LIMIT:-1.04}
 while [ $# -gt 0 ]; do
     case $1 in
-        --ref|--layers|--paths|--kvtest|--ref-kvtest|--inject|--min-pairs|--max-pairs|--more-pairs|--wall-budget|--holm-family|--out|--judge|--set-reference|--baseline)
+        --ref|--layers|--paths|--kvtest|--ref-kvtest|--inject|--min-pairs|--max-pairs|--more-pairs|--wall-budget|--holm-family|--out|--judge|--set-reference|--baseline|--history)
             if [ $# -lt 2 ] || [ -z "$2" ]; then usage_die "$1 needs a value"; fi
             case $1 in
                 --ref) REF=$2 ;; --layers) LAYERS=$2 ;; --paths) PATHS=${2//,/ } ;;
@@ -99,6 +103,7 @@ while [ $# -gt 0 ]; do
                 --holm-family) HOLM_FAMILY=$2 ;;
                 --out) OUTDIR=$2 ;; --judge) JUDGE=$2 ;; --set-reference) SET_REF=$2 ;;
                 --baseline) BASELINE=$2 ;;
+                --history) HISTORY=$2 ;;
             esac
             shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;

@@ -252,3 +252,31 @@ EOF
     run wc -l <"$D/s/wall/files-read.cur.jsonl"
     assert_output 8
 }
+
+@test "ci-perf --history: each run appends its commit's rows, which kvtest history reads as one series" {
+    mkdir -p "$D/j/wall"
+    "$KV" init "$D/x.db" --count 20 --size 1k >/dev/null
+    "$KV" run "$D/x.db" --random --count 20 --no-latency --json >"$D/one.json"
+    counts instr sql-read 5000 5050
+    samples sql-read ref 1
+    samples sql-read cur 1.5
+    echo "$(git -C "$BATS_TEST_DIRNAME/../.." rev-parse HEAD)" >"$D/j/reference.txt"
+    run bash "$CI" --judge "$D/j" --kvtest "$KV" --paths sql-read --history "$D/h.csv"
+    assert_failure 1
+    assert_output --regexp 'history: 3 rows of [0-9a-f]{12} appended to '
+    run cat "$D/j/history.csv"
+    assert_line --index 0 'commit,time,measurement,metric,value,unit'
+    assert_line --regexp '^[0-9a-f]{40}(-dirty)?,20[0-9-]+T[0-9:]+Z,ci-perf instr,sql-read,5050\.0,instr/op$'
+    assert_line --regexp '^[0-9a-f]{40}(-dirty)?,[^,]+,ci-perf wall,sql-read,1[0-9.]+,us/blob$'
+    assert_line --regexp '^[0-9a-f]{40}(-dirty)?,[^,]+,ci-perf wall vs [0-9a-f]{12},sql-read,1\.500,x$'
+    # A second run appends without a second header; history reads the file
+    # (one commit twice in a row: its samples pool into one point)
+    run bash "$CI" --judge "$D/j" --kvtest "$KV" --paths sql-read --history "$D/h.csv"
+    run grep -c '^commit,' "$D/h.csv"
+    assert_output 1
+    run grep -c ',ci-perf instr,' "$D/h.csv"
+    assert_output 2
+    run "$KV" history "$D/h.csv" --min-segment 2 --json
+    assert_failure 2
+    assert_output --partial 'no series has the 4 points of two segments'
+}
