@@ -143,6 +143,21 @@ merge() {
     fresh=$("$KVTEST" history "$S/t.csv" --json)
     run jq -e --argjson f "$fresh" '.change_points == $f.change_points' <<<"$inc"
     assert_success
+    # --window 50: only the last 50 points are searched; the changes
+    # before them are kept; the answer is the fresh one
+    head -n 200 "$S/t.csv" >"$S/t199.csv"
+    rm "$S/st.json"
+    "$KVTEST" history "$S/t199.csv" --state "$S/st.json" --window 50 >/dev/null
+    run "$KVTEST" history "$S/t.csv" --state "$S/st.json" --window 50 --json
+    assert_success
+    run jq -e --argjson f "$fresh" '.work.points_searched == 50 and .series[0].searched_from == 150
+               and .change_points == $f.change_points' <<<"$output"
+    assert_success
+    # a state written with another window is another analysis: searched whole
+    run "$KVTEST" history "$S/t.csv" --state "$S/st.json" --json
+    assert_success
+    run jq -e '.work.series_from_state == 0 and .work.points_searched == 200' <<<"$output"
+    assert_success
     # an edited past: analysed whole again
     sed 's/^c005,\(.*\),sql-read,[0-9.]*,/c005,\1,sql-read,99.5,/' "$S/t.csv" >"$S/edited.csv"
     run "$KVTEST" history "$S/edited.csv" --state "$S/st.json" --json

@@ -16,7 +16,7 @@
 
 const char help_history[] =
     "Usage: kvtest history SERIES... [--p P] [--min-change F] [--min-segment N]\n"
-    "                      [--test mw|welch] [--state FILE] [--by-time]\n"
+    "                      [--test mw|welch] [--state FILE [--window N]] [--by-time]\n"
     "                      [--fail-on-regression] [--json | --csv]\n"
     "\n"
     "Where did a measurement change level over a project's history, and by how\n"
@@ -69,9 +69,13 @@ const char help_history[] =
     "                 100 where mw raised 1: results/history/validation)\n"
     "  --state FILE   keep what this analysis found in FILE and start from it\n"
     "                 next time: a series whose earlier points are unchanged is\n"
-    "                 searched again only from its last change point but one, so\n"
-    "                 appending a point costs the square of the points since then,\n"
-    "                 not of the series (--json \"work\" says how much was done)\n"
+    "                 searched again only from its last change point but one, or\n"
+    "                 over its last --window points when those are fewer, so\n"
+    "                 appending a point costs the square of those points, not of\n"
+    "                 the series (--json \"work\" says how much was done). The\n"
+    "                 change points before stay as they were found\n"
+    "  --window N     with --state, search an appended series' last N points at\n"
+    "                 most (default 1000; 0: from the last change point but one)\n"
     "  --by-time      order the commits by their time (the CSV's time, env's\n"
     "                 time_utc) instead of the order read: CI artifacts in any order\n"
     "  --fail-on-regression  exit 1 when a series' latest segment is slower than\n"
@@ -160,7 +164,7 @@ int cmd_history(int argc, char **argv)
 {
     int json = 0, csv = 0, by_time = 0, fail_reg = 0, test = CHANGE_TEST_MW;
     double alpha = 0.001, min_change = 0;
-    int64_t min_seg = 5;
+    int64_t min_seg = 5, window = 1000;
     const char *state = NULL;
     const struct cli_opt opts[] = {
         CLI_DOUBLE_OPT("p", &alpha, 1e-12, 0.5),
@@ -168,6 +172,7 @@ int cmd_history(int argc, char **argv)
         CLI_INT_OPT("min-segment", &min_seg, 2, 100000),
         CLI_ENUM_OPT("test", &test, tests),
         CLI_PATH_OPT("state", &state),
+        CLI_INT_OPT("window", &window, 0, 1000000000),
         CLI_FLAG_OPT("by-time", &by_time),
         CLI_FLAG_OPT("fail-on-regression", &fail_reg),
         CLI_FLAG_OPT("json", &json),
@@ -190,7 +195,7 @@ int cmd_history(int argc, char **argv)
     memset(&h, 0, sizeof h);
     h.opts = (struct change_opts){.alpha = alpha, .min_change = min_change,
                                   .min_seg = (size_t)min_seg, .test = (enum change_test)test};
-    h.by_time = by_time, h.state = state;
+    h.by_time = by_time, h.state = state, h.window = (size_t)window;
     for (int i = 0; i < npos && rc == 0; i++)
         rc = history_read(&h, pos[i]);
     if (rc == 0 && history_close(&h) < 0)

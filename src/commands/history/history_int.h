@@ -68,6 +68,7 @@ struct history {
     struct change_opts opts;
     int by_time;
     const char *state;             /* --state FILE or NULL */
+    size_t window;                 /* --window: an appended series searches at most its last N points */
     struct change_work work;
     size_t reused;                 /* series whose state let them skip their head */
 };
@@ -103,8 +104,9 @@ int history_find(struct history *h);
 
 /* The state saved by an earlier run: a series it names, analysed with the
  * same options, whose first points are those saved (commits and values,
- * by digest) is searched again only from its last change point but one;
- * the change points before that are kept (from, fixed). 0 (also when the
+ * by digest) is searched again only from its last change point but one,
+ * or from its last --window points when that is later; the change points
+ * before that are kept (from, fixed). 0 (also when the
  * file does not exist yet), 1 on out of memory, or 2 after one line when
  * the file is not a state file of history. */
 int history_state_load(struct history *h);

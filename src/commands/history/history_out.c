@@ -126,6 +126,7 @@ int history_print_json(const struct history *h, const char *const *inputs, int n
     cJSON_AddNumberToObject(opt, "min_segment", (double)h->opts.min_seg);
     cJSON_AddStringToObject(opt, "test", h->opts.test == CHANGE_TEST_MW ? "mw" : "welch");
     cJSON_AddBoolToObject(opt, "by_time", h->by_time);
+    cJSON_AddNumberToObject(opt, "window", (double)h->window);
     if (h->state)
         cJSON_AddStringToObject(opt, "state", h->state);
     else

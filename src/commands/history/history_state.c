@@ -42,6 +42,7 @@ static cJSON *options_json(const struct history *h)
     if (o && (!cJSON_AddNumberToObject(o, "p", h->opts.alpha) ||
               !cJSON_AddNumberToObject(o, "min_change", h->opts.min_change) ||
               !cJSON_AddNumberToObject(o, "min_segment", (double)h->opts.min_seg) ||
+              !cJSON_AddNumberToObject(o, "window", (double)h->window) ||
               !cJSON_AddStringToObject(o, "test", test_name(h->opts.test)))) {
         cJSON_Delete(o);
         return NULL;
@@ -103,23 +104,32 @@ static int reuse(struct history *h, const cJSON *js)
     char want[17];
     snprintf(want, sizeof want, "%016" PRIx64, digest(h, s, (size_t)saved));
     int k = cJSON_GetArraySize(cps);
-    if (strcmp(want, dg) != 0 || k < 2)
-        return 0;   /* fewer than two change points: nothing before the last to keep */
-    s->fixed = malloc((size_t)k * sizeof *s->fixed);
-    if (!s->fixed)
+    if (strcmp(want, dg) != 0)
+        return 0;   /* its past was edited: analysed whole */
+    size_t *at = malloc(((size_t)k + 1) * sizeof *at);
+    if (!at)
         return -1;
     size_t prev = 0;
-    for (int i = 0; i < k - 1; i++) {
+    for (int i = 0; i < k; i++) {
         const cJSON *it = cJSON_GetArrayItem(cps, i);
         double a = cJSON_IsNumber(it) ? it->valuedouble : -1;
         if (a < (double)(prev + h->opts.min_seg) || a >= saved) {
-            s->nfixed = 0;   /* not what this program writes: analysed whole */
+            free(at);   /* not what this program writes: analysed whole */
             return 0;
         }
-        s->fixed[s->nfixed++] = prev = (size_t)a;
+        at[i] = prev = (size_t)a;
     }
-    /* the search starts at the last kept change point, which stays one */
-    s->from = s->fixed[s->nfixed - 1];
+    /* Searched again from the last change point but one, so that the last
+     * can move with the new points; or from the window's start, when that
+     * is later, so that a long series without changes costs the window's
+     * square and not its own. The change points before stay as they were. */
+    size_t from = k >= 2 ? at[k - 2] : 0;
+    if (h->window && s->npt > h->window && s->npt - h->window > from)
+        from = s->npt - h->window;
+    s->fixed = at, s->nfixed = 0;
+    while (s->nfixed < (size_t)k && at[s->nfixed] <= from)
+        s->nfixed++;
+    s->from = from;
     h->reused++;
     return 0;
 }
