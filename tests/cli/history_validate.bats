@@ -67,5 +67,5 @@ print("ok")'
     assert_equal "${#lines[@]}" 63
     run python3 "$V" --aa 0
     assert_failure 2
-    assert_output 'validate.py: --aa must be at least 1 and --per-step at least 2'
+    assert_output 'validate.py: --aa and --long must be at least 1 and --per-step at least 2'
 }

@@ -35,9 +35,13 @@ all change points; position error: the mean distance of a matched change
 point from its step. A/A: series with any change point, and change points,
 per 100 series.
 
+Then A/A series of 1000 points (--long a path and kind): false alarms grow
+with a series' length, since every candidate split is a test.
+
 Writes OUT/validation.tsv (kind test shape step series true found matched
 reported recall precision pos_err), OUT/aa.tsv (kind test path series
-series_alarmed alarms per_100) and OUT/summary.md; prints the summary.
+series_alarmed alarms per_100), OUT/aa-long.tsv (kind test series points
+alarms per_series) and OUT/summary.md; prints the summary.
 """
 import argparse
 import collections
@@ -58,6 +62,7 @@ STEPS = (1.02, 1.05, 1.10, 1.20)
 CONFIGS = (("mw", []), ("welch", ["--test", "welch"]), ("mw-1%", ["--min-change", "0.01"]))
 N = 50
 TOL = 2
+LONG = 1000
 
 
 def die(msg, code=2):
@@ -115,9 +120,9 @@ def pools(runs):
     return out
 
 
-def make_series(rng, pool, shape, step):
+def make_series(rng, pool, shape, step, n=N):
     """(values, true change positions, drift window or None)."""
-    v = [rng.choice(pool) for _ in range(N)]
+    v = [rng.choice(pool) for _ in range(n)]
     truth, window = [], None
     if shape == "single":
         t = rng.randint(10, 40)
@@ -143,14 +148,14 @@ def make_series(rng, pool, shape, step):
     return v, truth, window
 
 
-def analyse(kvtest, series, args, tmp):
+def analyse(kvtest, series, args, tmp, n=N):
     """{series id: [change point positions, 0-based]} from one history run."""
     csv = os.path.join(tmp, "series.csv")
     with open(csv, "w") as f:
         f.write("commit,time,metric,value,unit\n")
-        for i in range(N):
+        for i in range(n):
             for sid, s in series.items():
-                f.write(f"c{i:03d},2026-12-01T00:{i:02d}:00Z,{sid},{s['v'][i]!r},x\n")
+                f.write(f"c{i:05d},t{i:05d},{sid},{s['v'][i]!r},x\n")
     out = subprocess.run([kvtest, "history", csv, "--json"] + args, capture_output=True,
                          text=True, check=False)
     if out.returncode != 0:
@@ -185,11 +190,12 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "results/history/validation"))
     ap.add_argument("--seed", type=int, default=49)
     ap.add_argument("--aa", type=int, default=100, help="A/A series per path and kind")
+    ap.add_argument("--long", type=int, default=3, help=f"A/A series of {LONG} points per path")
     ap.add_argument("--per-step", type=int, default=20,
                     help="series per path, shape and step (several, drift: half)")
     a = ap.parse_args()
-    if a.aa < 1 or a.per_step < 2:
-        die("--aa must be at least 1 and --per-step at least 2")
+    if a.aa < 1 or a.per_step < 2 or a.long < 1:
+        die("--aa and --long must be at least 1 and --per-step at least 2")
     if not os.access(a.kvtest, os.X_OK):
         die(f"no kvtest at {a.kvtest} (make, or --kvtest PATH)")
     with tempfile.TemporaryDirectory(prefix="kvtest-validate.") as tmp:
@@ -244,6 +250,23 @@ def main():
                                   statistics.mean(g[5]) if g[5] else float("nan")])
                 for path, r in sorted(aa.items()):
                     arows.append([kind, test, path, r[0], r[1], r[2], 100 * r[1] / r[0]])
+        # false alarms grow with a series' length: each candidate is a test
+        longrows = []
+        for kind in ("wall", "ratio", "instr"):
+            rng = random.Random(f"{a.seed}-{kind}-long")
+            series = {}
+            for path in sorted(pool[kind]):
+                for i in range(a.long):
+                    series[f"{path}/aa/1/{i}"] = {"v": make_series(rng, pool[kind][path], "aa", 1,
+                                                                   LONG)[0]}
+            for test, args in CONFIGS:
+                found = analyse(a.kvtest, series, args, tmp, LONG)
+                alarms = sum(len(found.get(sid, [])) for sid in series)
+                longrows.append([kind, test, len(series), LONG, alarms, alarms / len(series)])
+    with open(os.path.join(a.out, "aa-long.tsv"), "w") as f:
+        f.write("kind\ttest\tseries\tpoints\talarms\tper_series\n")
+        for r in longrows:
+            f.write("\t".join(str(x) if not isinstance(x, float) else f"{x:.4g}" for x in r) + "\n")
     with open(os.path.join(a.out, "validation.tsv"), "w") as f:
         f.write("kind\ttest\tshape\tstep\tseries\ttrue\tfound\tmatched\treported\trecall\t"
                 "precision\tpos_err\n")
@@ -253,13 +276,13 @@ def main():
         f.write("kind\ttest\tpath\tseries\tseries_alarmed\talarms\tper_100\n")
         for r in arows:
             f.write("\t".join(str(x) if not isinstance(x, float) else f"{x:.4g}" for x in r) + "\n")
-    lines = summary(vrows, arows, pool, a)
+    lines = summary(vrows, arows, pool, a, longrows)
     with open(os.path.join(a.out, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
-def summary(vrows, arows, pool, a):
+def summary(vrows, arows, pool, a, longrows):
     out = [f"# kvtest history on synthetic series from the CI check's A/A runs",
            "",
            f"Series of {N} commits, points drawn from each path's A/A pool (seed {a.seed}); "
@@ -294,6 +317,12 @@ def summary(vrows, arows, pool, a):
             tot = sum(r[4] for r in rs) * 100 / sum(r[3] for r in rs)
             out.append(f"| {kind} | {test} | " + " | ".join(f"{r[6]:.0f}" for r in rs) +
                        f" | {tot:.1f} |")
+    out += ["", f"False alarms in A/A series of {LONG} points ({a.long} a path, every change "
+            "point is one):", "", "| noise | " + " | ".join(t for t, _ in CONFIGS) + " |",
+            "|---|" + "---|" * len(CONFIGS)]
+    for kind in ("wall", "ratio", "instr"):
+        cells = [f"{r[5]:.2f} per series" for r in longrows if r[0] == kind]
+        out.append(f"| {kind} | " + " | ".join(cells) + " |")
     out += ["", "Smallest step found 9 times in 10 (single steps):", ""]
     for kind in ("wall", "ratio", "instr"):
         for test, _ in CONFIGS:
