@@ -107,14 +107,16 @@ http_count() {
 }
 
 # layer_counts LAYER: instructions (instr) or system calls (sys) per
-# operation of each path, reference and current. 0, or 1 when a run failed.
+# operation of each path, reference and current (COUNT_SIDES: "ref" alone
+# for scripts/study/history/own.sh, which measures one build a commit).
+# 0, or 1 when a run failed.
 layer_counts() {
     local layer=$1 p side n log v rc=0
     local T=$OUT/$layer.tsv
     : >"$T"
-    say "$layer: $([ "$layer" = instr ] && echo 'instructions (cachegrind)' || echo 'system calls (strace -c)') per operation, reference and current"
+    say "$layer: $([ "$layer" = instr ] && echo 'instructions (cachegrind)' || echo 'system calls (strace -c)') per operation, ${COUNT_SIDES:-reference and current}"
     for p in $PATHS; do
-        for side in ref cur; do
+        for side in ${COUNT_SIDES:-ref cur}; do
             for n in $(count_n "$p" "$layer"); do
                 log=$OUT/logs/$layer-$p-$side-$n.txt
                 if [ "$p" = http ]; then
