@@ -73,6 +73,22 @@ merge() {
     assert_line 'sql-read: no change in 60 points'
 }
 
+@test "CSV: other columns are ignored, however long, and the columns may come in any order" {
+    series "$S/s.csv" 40 20 1.5
+    long=$(printf 'x%.0s' $(seq 1 3000))
+    awk -F, -v OFS=, -v l="$long" 'NR == 1 { print "subject", $4, $2, $3, $1, $5, "more"; next }
+        { print "\"a, " l "\"", $4, $2, $3, $1, $5, l }' "$S/s.csv" >"$S/wide.csv"
+    run "$KVTEST" history "$S/wide.csv" --json
+    assert_success
+    run jq -e '[.change_points[].commit] == ["c020"]' <<<"$output"
+    assert_success
+    # a column that is read, too long, is refused in one line
+    { head -n 3 "$S/s.csv"; echo "c099,t,sql-read,1,$long"; } >"$S/longunit.csv"
+    run "$KVTEST" history "$S/longunit.csv"
+    assert_failure 2
+    assert_output "kvtest history: $S/longunit.csv:4: a commit, time, metric, value, unit or measurement longer than 255 bytes"
+}
+
 @test "--csv: one row per change point under one header" {
     series "$S/a.csv" 40 20 1.2 m1
     series "$S/b.csv" 40 10 0.8 m2

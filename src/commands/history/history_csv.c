@@ -25,24 +25,26 @@ struct csv_ctx {
     long row;                       /* 1 is the header */
     char field[MAX_FIELDS][FIELD_MAX];
     int nfield;
-    int too_long;                   /* a field of this row was longer than FIELD_MAX */
+    int too_long;                   /* a field read of this row was longer than FIELD_MAX */
     int col[NCOLS];                 /* each column's position, -1 when absent */
+    int used[MAX_FIELDS];           /* the positions read after the header */
     int rc;                         /* the first failure: the rest is not read */
 };
 
+/* A field: the header's all (up to MAX_FIELDS), a row's only those in the
+ * columns read; the others (a commit's subject, anything) are skipped
+ * whatever their length. */
 static void on_field(void *s, size_t len, void *data)
 {
     struct csv_ctx *x = data;
-    if (x->rc)
+    int i = x->nfield++;
+    if (x->rc || i >= MAX_FIELDS || (x->row > 0 && !x->used[i]))
         return;
-    if (x->nfield < MAX_FIELDS) {
-        if (len >= FIELD_MAX)
-            x->too_long = 1;
-        size_t n = len < FIELD_MAX ? len : FIELD_MAX - 1;
-        memcpy(x->field[x->nfield], s ? s : "", n);
-        x->field[x->nfield][n] = '\0';
-    }
-    x->nfield++;
+    if (len >= FIELD_MAX)
+        x->too_long = 1;
+    size_t n = len < FIELD_MAX ? len : FIELD_MAX - 1;
+    memcpy(x->field[i], s ? s : "", n);
+    x->field[i][n] = '\0';
 }
 
 static int header(struct csv_ctx *x)
@@ -53,6 +55,9 @@ static int header(struct csv_ctx *x)
         for (int c = 0; c < NCOLS; c++)
             if (strcmp(x->field[i], col_name[c]) == 0 && x->col[c] < 0)
                 x->col[c] = i;
+    for (int c = 0; c < NCOLS; c++)
+        if (x->col[c] >= 0)
+            x->used[x->col[c]] = 1;
     for (int c = 0; c <= COL_VALUE; c++)
         if (x->col[c] < 0)
             return cli_usage("history", "%s:1: no column '%s' (a CSV series starts with a header "
@@ -63,7 +68,8 @@ static int header(struct csv_ctx *x)
 
 static const char *get(const struct csv_ctx *x, enum col c)
 {
-    return x->col[c] >= 0 && x->col[c] < x->nfield ? x->field[x->col[c]] : "";
+    return x->col[c] >= 0 && x->col[c] < x->nfield && x->col[c] < MAX_FIELDS ? x->field[x->col[c]]
+                                                                            : "";
 }
 
 static int row(struct csv_ctx *x)
@@ -71,9 +77,8 @@ static int row(struct csv_ctx *x)
     char where[COMPARE_WHERE_MAX];
     snprintf(where, sizeof where, "%s:%ld", x->path, x->row);
     if (x->too_long)
-        return cli_usage("history", "%s: a field longer than %d bytes", where, FIELD_MAX - 1);
-    if (x->nfield > MAX_FIELDS)
-        return cli_usage("history", "%s: more than %d columns", where, MAX_FIELDS);
+        return cli_usage("history", "%s: a commit, time, metric, value, unit or measurement "
+                         "longer than %d bytes", where, FIELD_MAX - 1);
     const char *commit = get(x, COL_COMMIT), *metric = get(x, COL_METRIC), *val = get(x, COL_VALUE);
     if (!*commit || !*metric)
         return cli_usage("history", "%s: no %s", where, *commit ? "metric" : "commit");
