@@ -183,15 +183,18 @@ samples() {
     assert_output 8
 }
 
-@test "ci-perf: the instruction layer counts the http path of a build against itself within 0.1%" {
+@test "ci-perf: the instruction layer counts the http path of a build against itself within 0.5%" {
     # Every counting run must read the same links: when each run read a link
     # of its own (a fresh random id), where it fell in the index moved the
-    # count per request by up to 1.3% between runs of one build.
+    # count per request by up to 1.3% between runs of one build. With the
+    # same links a quiet machine reads within 0.1%; another CPU-heavy job
+    # moves the service's timers and idle loop (x1.0011 beside a cachegrind
+    # job), so the bound is 0.5%: far from 1.3%, and from the 2% limit.
     command -v valgrind >/dev/null || skip "valgrind not installed"
     run env TMPDIR="$D" bash "$CI" --kvtest "$KV" --ref-kvtest "$KV" --layers instr --paths http \
         --out "$D/o"
     assert_success
-    assert_output --regexp 'instr +http +[0-9.]+ +[0-9.]+ +x(0\.999[0-9]|1\.000[0-9]|1\.0010) .* ok'
+    assert_output --regexp 'instr +http +[0-9.]+ +[0-9.]+ +x(0\.99[5-9][0-9]|1\.00[0-4][0-9]|1\.0050) .* ok'
     run wc -l <"$D/o/instr.tsv"
     assert_output 4
 }
