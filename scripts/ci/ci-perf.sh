@@ -183,7 +183,7 @@ INCOMPLETE=""
 
 # ------------------------------------------------------------ reference
 ref_build() {
-    local full dir=$SCR/ref same=1 f
+    local full dir=$SCR/ref same=1
     [ -n "$REF" ] || REF=$(jq -r '.reference.commit // empty' "$BASELINE" 2>/dev/null || true)
     [ -n "$REF" ] || die "no reference: results/baseline.json names none (set one with --set-reference COMMIT, or KVTEST_REF=COMMIT)"
     if ! full=$(git -C "$KV_ROOT" rev-parse --verify --quiet "$REF^{commit}"); then
@@ -195,15 +195,7 @@ ref_build() {
     git -C "$KV_ROOT" archive "$full" | tar -x -C "$dir" ||
         die "could not extract reference commit ${full:0:12}"
     # The amalgamation takes a minute: reuse ours when nothing about it changed.
-    for f in sqlite3.c sqlite3.h; do
-        [ "$(git -C "$KV_ROOT" hash-object "$KV_ROOT/$f")" = "$(git -C "$KV_ROOT" rev-parse "$full:$f" 2>/dev/null)" ] || same=0
-    done
-    [ "$(grep -A1 '^SQLITE_FLAGS' "$KV_ROOT/Makefile")" = "$(grep -A1 '^SQLITE_FLAGS' "$dir/Makefile" 2>/dev/null)" ] || same=0
-    if [ "$same" = 1 ] && [ -f "$KV_ROOT/build/sqlite3.o" ]; then
-        mkdir -p "$dir/build"
-        cp "$KV_ROOT/build/sqlite3.o" "$dir/build/sqlite3.o"
-        touch "$dir/build/sqlite3.o"
-    fi
+    kv_reuse_sqlite "$full" "$dir" || same=0
     say "building the reference ${full:0:12} ($(git -C "$KV_ROOT" log -1 --format=%s "$full" | cut -c1-60))"
     local t
     t=$(kv_now)

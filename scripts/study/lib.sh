@@ -67,6 +67,21 @@ kv_has_opt() {
 source "$KV_ROOT/tests/lib/servers.bash"
 kv_track_pid() { SERVERS_PIDS+=("$1"); }
 kv_track_dir() { KV_RMDIRS+=("$1"); }
+# kv_reuse_sqlite COMMIT DIR: DIR holds COMMIT's sources (git archive); when
+# its sqlite3.c, sqlite3.h and SQLite flags are this checkout's, copy our
+# build/sqlite3.o into DIR/build so that make does not spend a minute on
+# the amalgamation again. 0 when reused, 1 when DIR must compile it.
+kv_reuse_sqlite() {
+    local c=$1 dir=$2 f
+    for f in sqlite3.c sqlite3.h; do
+        [ "$(git -C "$KV_ROOT" hash-object "$KV_ROOT/$f")" = "$(git -C "$KV_ROOT" rev-parse "$c:$f" 2>/dev/null)" ] || return 1
+    done
+    [ "$(grep -A1 '^SQLITE_FLAGS' "$KV_ROOT/Makefile")" = "$(grep -A1 '^SQLITE_FLAGS' "$dir/Makefile" 2>/dev/null)" ] || return 1
+    [ -f "$KV_ROOT/build/sqlite3.o" ] || return 1
+    mkdir -p "$dir/build"
+    cp "$KV_ROOT/build/sqlite3.o" "$dir/build/sqlite3.o"
+    touch "$dir/build/sqlite3.o"
+}
 # kv_tls_scratch NAME: a scratch directory WORK for a TLS study (removed at
 # exit; SERVERS_DIR too), with a CA and a certificate for 127.0.0.1 and
 # localhost made by openssl as the tests make them (tests/lib/tls.bash);

@@ -79,18 +79,10 @@ kv_run h-keys "$KEYS" "$KVTEST" shortener keys "$LDB" || die "kvtest shortener k
 
 # build COMMIT DIR: its kvtest in DIR (0), or 1 with the log in DIR.log.
 build() {
-    local c=$1 dir=$2 same=1 f
+    local c=$1 dir=$2
     mkdir -p "$dir"
     git -C "$ROOT" archive "$c" | tar -x -C "$dir"
-    for f in sqlite3.c sqlite3.h; do
-        [ "$(git -C "$ROOT" hash-object "$ROOT/$f")" = "$(git -C "$ROOT" rev-parse "$c:$f" 2>/dev/null)" ] || same=0
-    done
-    [ "$(grep -A1 '^SQLITE_FLAGS' "$ROOT/Makefile")" = "$(grep -A1 '^SQLITE_FLAGS' "$dir/Makefile" 2>/dev/null)" ] || same=0
-    if [ "$same" = 1 ] && [ -f "$ROOT/build/sqlite3.o" ]; then
-        mkdir -p "$dir/build"
-        cp "$ROOT/build/sqlite3.o" "$dir/build/sqlite3.o"
-        touch "$dir/build/sqlite3.o"
-    fi
+    kv_reuse_sqlite "$c" "$dir" || true
     : >"$dir.log"
     if [ "$DEPS" = 1 ] && [ -f "$dir/scripts/deps.sh" ]; then
         bash "$dir/scripts/deps.sh" >>"$dir.log" 2>&1 || return 1

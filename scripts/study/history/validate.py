@@ -290,6 +290,12 @@ def summary(vrows, arows, pool, a, longrows):
            "; ".join(f"{k} " + ", ".join(f"{p} {len(v)}" for p, v in sorted(pool[k].items()))
                      for k in ("wall", "ratio", "instr")) + ".",
            "",
+           "How much a point moves between A/A runs (the pool's standard deviation over its "
+           "mean): " + "; ".join(
+               f"{k} " + ", ".join(f"{p} {100 * statistics.pstdev(v) / statistics.mean(v):.2g}%"
+                                  for p, v in sorted(pool[k].items()))
+               for k in ("wall", "ratio", "instr")) + ".",
+           "",
            "| noise | test | shape | " + " | ".join(f"x{s}" for s in STEPS) + " |",
            "|---|---|---|" + "---|" * len(STEPS)]
     by = {(r[0], r[1], r[2], r[3]): r for r in vrows}
