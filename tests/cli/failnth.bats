@@ -266,6 +266,14 @@ serve_swept() {
     kill -TERM "$pid" 2>/dev/null || true
     wait "$pid" || st=$?
     if [ "$cst" -ne 0 ]; then
+        # An allocation of the HTTP server's start that fails after the
+        # socket is bound: the probe saw the port open, the client found
+        # it closed. That is a refusal at start (exit 1, one line).
+        if [ "$st" -eq 1 ] && [ "$(wc -l <"$D/serr")" -eq 1 ] &&
+            grep -q 'cannot start the HTTP server' "$D/serr"; then
+            OUTCOME=refused
+            return 0
+        fi
         echo "malloc:$n: client $cst: $(cat "$D/cout"); serve $st: $(cat "$D/serr")"
         return 1
     fi
