@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # own.sh: this project's own performance history, commit by commit, in the
 # form kvtest history reads.
-#   scripts/study/history/own.sh [--commits N] [--every K] [--wall-runs R]
-#                                [--deps] [--out DIR] [--kvtest PATH]
+#   scripts/study/history/own.sh [--commits N | --range A..B] [--every K]
+#                                [--wall-runs R] [--deps] [--out DIR]
+#                                [--kvtest PATH]
 #
 # For the N most recent commits of main's first-parent history (default 60;
 # every K-th of them with --every K, to reach further back in as many
-# builds), oldest first: the commit is extracted with git archive into a
+# builds), or for those after A up to B (--range, e.g. to measure every
+# commit between two samples that bracket a change), oldest first: the commit is extracted with git archive into a
 # scratch directory and built (build/sqlite3.o reused when SQLite is
 # unchanged), then measured as the CI check measures its reference side:
 #   - instructions per operation of the seven paths under cachegrind
 #     (scripts/ci/ci-perf-layers.sh's layer_counts, that side only);
 #   - the wall time of the six paths that are one command (not http: the
-#     service and its client), R runs each (default 3) after one discarded.
+#     service and its client), R runs each (default 3; 0: none) after one
+#     discarded.
 # The data (2,000 blobs of 10k +- 2k, their export, 5,000 links, the keys)
 # are made once by the current kvtest (--kvtest, else ./kvtest), which is
 # also http's client, so every commit is asked for the same bytes.
@@ -35,13 +38,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 # shellcheck source=scripts/ci/ci-perf-layers.sh
 source "$KV_SCRIPTS/../ci/ci-perf-layers.sh"
 
-NCOMMITS=60 EVERY=1 WALL_RUNS=3 OUTDIR="" KV="" DEPS=0
+NCOMMITS=60 EVERY=1 WALL_RUNS=3 OUTDIR="" KV="" DEPS=0 RANGE=
 while [ $# -gt 0 ]; do
     case $1 in
-        --commits|--every|--wall-runs|--out|--kvtest)
+        --commits|--range|--every|--wall-runs|--out|--kvtest)
             if [ $# -lt 2 ] || [ -z "$2" ]; then usage_die "$1 needs a value"; fi
             case $1 in
-                --commits) NCOMMITS=$2 ;; --every) EVERY=$2 ;; --wall-runs) WALL_RUNS=$2 ;;
+                --commits) NCOMMITS=$2 ;; --range) RANGE=$2 ;; --every) EVERY=$2 ;; --wall-runs) WALL_RUNS=$2 ;;
                 --out) OUTDIR=$2 ;; --kvtest) KV=$2 ;;
             esac
             shift 2 ;;
@@ -50,12 +53,26 @@ while [ $# -gt 0 ]; do
         *) usage_die "unknown option $1 (try --help)" ;;
     esac
 done
-for v in "$NCOMMITS" "$EVERY" "$WALL_RUNS"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || usage_die "--commits, --every and --wall-runs must be positive whole numbers, not '$v'"
+for v in "$NCOMMITS" "$EVERY"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || usage_die "--commits and --every must be positive whole numbers, not '$v'"
 done
+[[ $WALL_RUNS =~ ^[0-9]+$ ]] || usage_die "--wall-runs must be a whole number, not '$WALL_RUNS'"
+[ -z "$RANGE" ] || [[ $RANGE == ?*..?* ]] || usage_die "--range needs A..B (two revisions), not '$RANGE'"
 need_tools git make tar jq awk valgrind setarch
 kv_find_kvtest "$KV"
 ROOT=$KV_ROOT
+if [ -n "$RANGE" ]; then
+    for end in "${RANGE%%..*}" "${RANGE#*..}"; do
+        git -C "$ROOT" rev-parse -q --verify "$end^{commit}" >/dev/null ||
+            usage_die "--range $RANGE: '$end' names no commit"
+    done
+    mapfile -t COMMITS < <(git -C "$ROOT" rev-list --first-parent "$RANGE" |
+        awk -v k="$EVERY" '(NR - 1) % k == 0' | tac)
+else
+    mapfile -t COMMITS < <(git -C "$ROOT" rev-list --first-parent -n "$((NCOMMITS * EVERY))" HEAD |
+        awk -v k="$EVERY" '(NR - 1) % k == 0' | tac)
+fi
+[ "${#COMMITS[@]}" -gt 0 ] || usage_die "no commits to measure (--range $RANGE is empty)"
 OUTROOT=${OUTDIR:-$ROOT/bench-out/history-$(date -u +%Y%m%d-%H%M%S)}
 mkdir -p "$OUTROOT"
 [ -z "$(ls -A "$OUTROOT")" ] || usage_die "$OUTROOT is not empty (--out needs a new or empty directory)"
@@ -90,8 +107,6 @@ build() {
     make --no-print-directory -C "$dir" -j2 kvtest >>"$dir.log" 2>&1
 }
 
-mapfile -t COMMITS < <(git -C "$ROOT" rev-list --first-parent -n "$((NCOMMITS * EVERY))" HEAD |
-    awk -v k="$EVERY" '(NR - 1) % k == 0' | tac)
 say "${#COMMITS[@]} commits, oldest first: ${COMMITS[0]:0:12} .. ${COMMITS[-1]:0:12}"
 echo "commit,time,measurement,metric,value,unit,subject" >"$OUTROOT/series.csv"
 printf 'commit\tsubject\tbuild\tseconds\n' >"$OUTROOT/builds.tsv"
@@ -125,7 +140,7 @@ for c in "${COMMITS[@]}"; do
                   printf "%s,%s,ci-perf instr,%s,%.1f,instr/op,\"%s\"\n", c, t, k, (v2[k] - v1[k]) / (n2[k] - n1[k]), s }' \
         "$OUT/instr.tsv" | sort -t, -k4,4 >>"$OUTROOT/series.csv"
     for p in $PATHS; do
-        [ "$p" != http ] || continue
+        if [ "$p" = http ] || [ "$WALL_RUNS" = 0 ]; then continue; fi
         WALL_DISCARD=1
         wall_run "$p" ref || { say "[$i] ${c:0:12}: wall $p failed (a gap)"; continue; }
         WALL_DISCARD=0
