@@ -168,7 +168,8 @@ static int cmp_at(const void *a, const void *b)
 }
 
 /* The candidate at i among cp[0..n) tested between its neighbours: its p,
- * and whether it passes. -1 when the test runs out of memory. */
+ * and whether it passes (1), fails the test (0) or is smaller than
+ * min_change (-1). -1 when the test runs out of memory. */
 static int judge(const struct change_opts *o, const double *v, const double *x, size_t from,
                  size_t end, struct change_point *cp, size_t n, size_t i, int *pass)
 {
@@ -178,12 +179,24 @@ static int judge(const struct change_opts *o, const double *v, const double *x, 
     if (isnan(p) || big < 0)
         return -1;
     cp[i].p = p;
-    *pass = p < o->alpha && big;
+    *pass = !big ? -1 : p < o->alpha;
     return 0;
 }
 
-/* Backward elimination: the weakest failing candidate (largest p) is
- * dropped and its two neighbours judged again, until none fails. */
+/* Which of two failing candidates goes first: one smaller than min_change
+ * (never reported, whatever its p: kept while the others are judged, it
+ * narrows its neighbours' segments; a 0.04% step 11 commits after a 0.3%
+ * one left the larger step 11 points to be tested against, p 0.0027, and
+ * it was dropped first), then the larger p. */
+static int weaker(const struct change_point *cp, const int *pass, size_t i, size_t j)
+{
+    if (pass[i] != pass[j])
+        return pass[i] < pass[j];
+    return cp[i].p > cp[j].p;
+}
+
+/* Backward elimination: the weakest failing candidate is dropped and its
+ * two neighbours judged again, until none fails. */
 static int prune(const struct change_opts *o, const double *v, const double *x, size_t from,
                  size_t end, struct change_point *cp, size_t *ncp)
 {
@@ -196,7 +209,7 @@ static int prune(const struct change_opts *o, const double *v, const double *x, 
     for (;;) {
         size_t worst = *ncp;
         for (size_t i = 0; i < *ncp; i++)
-            if (!pass[i] && (worst == *ncp || cp[i].p > cp[worst].p))
+            if (pass[i] != 1 && (worst == *ncp || weaker(cp, pass, i, worst)))
                 worst = i;
         if (worst == *ncp)
             break;

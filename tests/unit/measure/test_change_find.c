@@ -140,6 +140,26 @@ static void test_min_change(void **state)
     assert_int_equal(at[0], 30);
 }
 
+/* A step under min_change goes before any other: the first 30 points of
+ * this project's blob-read instructions (results/history/own): one high
+ * first commit, 8 at 3226, 11 at 3237 (+0.3%), 10 at 3238 (+0.04%). Kept
+ * while the others were judged, the 0.04% step left the 0.3% one 11
+ * points to be tested against (p 0.0027), and the 0.3% one was dropped
+ * first, though it passes (p 0.0002) against the 21 points after it. */
+static void test_small_first(void **state)
+{
+    (void)state;
+    double v[] = {3361.8, 3225.9, 3225.9, 3226.8, 3225.9, 3226.8, 3226.9, 3226.8, 3226.8,
+                  3236.8, 3236.8, 3236.9, 3236.8, 3236.8, 3236.9, 3236.9, 3236.8, 3236.8,
+                  3236.8, 3236.8, 3238.1, 3238.2, 3238.1, 3238.2, 3238.2, 3238.2, 3238.1,
+                  3238.2, 3238.8, 3238.1};
+    size_t n = sizeof v / sizeof v[0], at[sizeof v / sizeof v[0]];
+    struct change_opts o = mw;
+    o.min_change = 0.001;
+    assert_int_equal(find(v, n, 0, &o, at, NULL), 1);
+    assert_int_equal(at[0], 9);
+}
+
 /* from: the points before it are neither searched nor read (garbage there
  * changes nothing), and a step before it is not reported. */
 static void test_from(void **state)
@@ -276,4 +296,4 @@ UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_welch_p), cmocka_unit_test(test_one_
           cmocka_unit_test(test_min_seg), cmocka_unit_test(test_ramp),
           cmocka_unit_test(test_outlier),
           cmocka_unit_test(test_work), cmocka_unit_test(test_comes_back),
-          cmocka_unit_test(test_bad_args))
+          cmocka_unit_test(test_bad_args), cmocka_unit_test(test_small_first))
