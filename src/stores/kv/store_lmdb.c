@@ -3,10 +3,11 @@
  *
  * LMDB's locks belong to a process, and its documentation forbids opening
  * one environment twice in a process: the threads of a run share one
- * MDB_env per directory (a reference-counted slot below), each with its
- * own transactions (MDB_NOTLS, so a thread may hold a read transaction of
- * two stores at once). The last close closes the environment and unmaps
- * it, which is what lets run's cold eviction drop its pages. */
+ * MDB_env per directory (the table of open stores, store_kv_open.h), each
+ * with its own transactions (MDB_NOTLS, so a thread may hold a read
+ * transaction of two stores at once). The last close closes the
+ * environment and unmaps it, which is what lets run's cold eviction drop
+ * its pages. */
 #include <errno.h>
 #include <limits.h>
 #include <lmdb.h>
@@ -18,24 +19,28 @@
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
 #include "stores/kv/store_kv.h"
+#include "stores/kv/store_kv_open.h"
 #include "stores/kv/store_lmdb_int.h"
 
-#define LMDB_SLOTS 8
-
-struct env_slot {
-    char dir[PATH_MAX];
-    MDB_env *env;
+/* The environments open in this process (store_kv_open.h), one per
+ * directory. */
+struct lmdb_env {
+    const char *dir;            /* the table's copy */
+    MDB_env *mdb;
     MDB_dbi dbi;
     unsigned flags;
-    int refs;
 };
 
-static struct env_slot slots[LMDB_SLOTS];
-static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct lmdb_env envs[STORE_KV_OPEN_MAX];
 
-static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi, char *err,
-                    int errlen)
+static int env_same(int i, const void *want)
 {
+    return envs[i].flags == *(const unsigned *)want;
+}
+
+static int env_open(int i, const char *dir, const void *want, char *err, int errlen)
+{
+    unsigned flags = *(const unsigned *)want;
     MDB_env *env;
     int rc = mdb_env_create(&env);
     if (rc) {
@@ -58,14 +63,14 @@ static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi
         MDB_stat st;
         mdb_env_info(env, &info);
         mdb_env_stat(env, &st);
-        size_t want = lmdb_map_for((int64_t)(info.me_last_pgno + 1) * st.ms_psize);
-        if (want > info.me_mapsize)
-            rc = mdb_env_set_mapsize(env, want);
+        size_t want_map = lmdb_map_for((int64_t)(info.me_last_pgno + 1) * st.ms_psize);
+        if (want_map > info.me_mapsize)
+            rc = mdb_env_set_mapsize(env, want_map);
     }
     if (rc == 0)
         rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
     if (rc == 0)
-        rc = mdb_dbi_open(txn, NULL, 0, dbi);
+        rc = mdb_dbi_open(txn, NULL, 0, &envs[i].dbi);
     if (txn)
         mdb_txn_abort(txn);
     if (rc) {
@@ -73,59 +78,32 @@ static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi
         mdb_env_close(env);
         return -1;
     }
-    *out = env;
+    envs[i].mdb = env;
+    envs[i].dir = dir;
+    envs[i].flags = flags;
     return 0;
 }
 
-/* The shared environment of dir, opened with flags if this process has
- * none yet. NULL with the reason in err. */
-static struct env_slot *slot_get(const char *dir, unsigned flags, char *err, int errlen)
+static void env_close(int i)
 {
-    pthread_mutex_lock(&slots_mu);
-    struct env_slot *free_slot = NULL, *got = NULL;
-    for (int i = 0; i < LMDB_SLOTS && !got; i++) {
-        if (slots[i].refs > 0 && strcmp(slots[i].dir, dir) == 0) {
-            if (slots[i].flags != flags)
-                snprintf(err, (size_t)errlen, "%s: already open with other settings", dir);
-            else
-                got = &slots[i];
-            if (!got)
-                break;
-        } else if (slots[i].refs == 0 && !free_slot) {
-            free_slot = &slots[i];
-        }
-    }
-    if (!got && !err[0]) {
-        if (!free_slot || strlen(dir) >= sizeof free_slot->dir)
-            snprintf(err, (size_t)errlen, "%s: too many LMDB environments open", dir);
-        else if (env_open(dir, flags, &free_slot->env, &free_slot->dbi, err, errlen) == 0) {
-            snprintf(free_slot->dir, sizeof free_slot->dir, "%s", dir);
-            free_slot->flags = flags;
-            got = free_slot;
-        }
-    }
-    if (got)
-        got->refs++;
-    pthread_mutex_unlock(&slots_mu);
-    return got;
+    mdb_env_close(envs[i].mdb);
+    envs[i].mdb = NULL;
 }
 
-static void slot_put(struct env_slot *sl)
-{
-    pthread_mutex_lock(&slots_mu);
-    if (--sl->refs == 0) {
-        mdb_env_close(sl->env);
-        sl->env = NULL;
-        sl->dir[0] = '\0';
-    }
-    pthread_mutex_unlock(&slots_mu);
-}
+static struct store_kv_open_table opened = {
+    .what = "LMDB environments",
+    .same = env_same,
+    .open = env_open,
+    .close = env_close,
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+};
 
 /* ---- the store ---------------------------------------------------------- */
 
 struct lmdb_store {
     struct store base;          /* first: struct store * <-> struct lmdb_store * */
-    struct env_slot *slot;
+    int slot;                   /* in the table of open environments */
+    const struct lmdb_env *env; /* its environment */
     MDB_txn *txn;               /* the open transaction, or NULL */
     int txn_reset;              /* a read transaction reset, to be renewed */
     int update, multitrans;
@@ -151,14 +129,14 @@ static int lmdb_open(struct store **out, const struct store_opts *o, char *err, 
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    err[0] = '\0';
-    s->slot = slot_get(dir, flags, err, errlen);
-    if (!s->slot) {
+    s->slot = store_kv_open_get(&opened, dir, &flags, err, errlen);
+    if (s->slot < 0) {
         free(s);
         return -1;
     }
+    s->env = &envs[s->slot];
     MDB_stat st;
-    mdb_env_stat(s->slot->env, &st);
+    mdb_env_stat(s->env->mdb, &st);
     s->page = st.ms_psize ? st.ms_psize : 4096;
     s->base.ops = &store_lmdb_ops;
     s->update = o->update;
@@ -175,12 +153,12 @@ static int txn_ready(struct lmdb_store *s, char *err, int errlen)
         rc = mdb_txn_renew(s->txn);
         s->txn_reset = rc != 0;
     } else if (!s->txn) {
-        rc = mdb_txn_begin(s->slot->env, NULL, s->update ? 0 : MDB_RDONLY, &s->txn);
+        rc = mdb_txn_begin(s->env->mdb, NULL, s->update ? 0 : MDB_RDONLY, &s->txn);
         if (rc)
             s->txn = NULL;
     }
     if (rc)
-        lmdb_say(err, errlen, s->slot->dir, "begin", rc);
+        lmdb_say(err, errlen, s->env->dir, "begin", rc);
     return rc ? -1 : 0;
 }
 
@@ -193,11 +171,11 @@ static int get(struct lmdb_store *s, int64_t key, unsigned char kb[8], MDB_val *
         return -1;
     store_kv_key(kb, key);
     *k = (MDB_val){8, kb};
-    int rc = mdb_get(s->txn, s->slot->dbi, k, v);
+    int rc = mdb_get(s->txn, s->env->dbi, k, v);
     if (rc == MDB_NOTFOUND || (rc == 0 && v->mv_size == 0))
         return 0;
     if (rc) {
-        lmdb_say(err, errlen, s->slot->dir, "get", rc);
+        lmdb_say(err, errlen, s->env->dir, "get", rc);
         return -1;
     }
     return 1;
@@ -247,7 +225,7 @@ static int lmdb_update(struct store *base, int64_t key, rng_t *r, int64_t *n, ch
     /* MDB_RESERVE: the new value is written straight into its pages. */
     size_t len = v.mv_size;
     MDB_val nv = {len, NULL};
-    rc = mdb_put(s->txn, s->slot->dbi, &k, &nv, MDB_RESERVE);
+    rc = mdb_put(s->txn, s->env->dbi, &k, &nv, MDB_RESERVE);
     if (rc == 0) {
         rng_fill(r, nv.mv_data, len);
         blobsum_seal(nv.mv_data, len);
@@ -262,7 +240,7 @@ static int lmdb_update(struct store *base, int64_t key, rng_t *r, int64_t *n, ch
         if (s->txn)
             mdb_txn_abort(s->txn);
         s->txn = NULL;
-        lmdb_say(err, errlen, s->slot->dir, stage, rc);
+        lmdb_say(err, errlen, s->env->dir, stage, rc);
         return -1;
     }
     return 1;
@@ -280,7 +258,7 @@ static int lmdb_commit(struct store *base, char *err, int errlen)
         mdb_txn_abort(s->txn);
     s->txn = NULL;
     if (rc) {
-        lmdb_say(err, errlen, s->slot->dir, "commit", rc);
+        lmdb_say(err, errlen, s->env->dir, "commit", rc);
         return -1;
     }
     return 0;
@@ -293,7 +271,7 @@ static int lmdb_close(struct store *base, char *err, int errlen)
     struct lmdb_store *s = lmdb_of(base);
     if (s->txn)
         mdb_txn_abort(s->txn);   /* an uncommitted write is not kept */
-    slot_put(s->slot);
+    store_kv_open_put(&opened, s->slot);
     free(s);
     return 0;
 }
@@ -318,7 +296,8 @@ const struct store_ops store_lmdb_ops = {
 
 /* A read transaction and cursor on dir's shared environment. */
 struct walk {
-    struct env_slot *sl;
+    int slot;
+    const struct lmdb_env *env;
     MDB_txn *txn;
     MDB_cursor *cur;
 };
@@ -326,17 +305,18 @@ struct walk {
 static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
 {
     memset(w, 0, sizeof *w);
-    err[0] = '\0';
-    w->sl = slot_get(dir, MDB_RDONLY, err, errlen);
-    if (!w->sl)
+    unsigned flags = MDB_RDONLY;
+    w->slot = store_kv_open_get(&opened, dir, &flags, err, errlen);
+    if (w->slot < 0)
         return -1;
-    int rc = mdb_txn_begin(w->sl->env, NULL, MDB_RDONLY, &w->txn);
+    w->env = &envs[w->slot];
+    int rc = mdb_txn_begin(w->env->mdb, NULL, MDB_RDONLY, &w->txn);
     if (rc == 0)
-        rc = mdb_cursor_open(w->txn, w->sl->dbi, &w->cur);
+        rc = mdb_cursor_open(w->txn, w->env->dbi, &w->cur);
     if (rc) {
         if (w->txn)
             mdb_txn_abort(w->txn);
-        slot_put(w->sl);
+        store_kv_open_put(&opened, w->slot);
         lmdb_say(err, errlen, dir, "", rc);
         return -1;
     }
@@ -347,7 +327,7 @@ static void walk_close(struct walk *w)
 {
     mdb_cursor_close(w->cur);
     mdb_txn_abort(w->txn);
-    slot_put(w->sl);
+    store_kv_open_put(&opened, w->slot);
 }
 
 static int64_t lmdb_max_key(const char *dir, char *err, int errlen)
@@ -419,8 +399,8 @@ static int lmdb_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
     }
     MDB_envinfo info;
     MDB_stat st;
-    mdb_env_info(w.sl->env, &info);
-    mdb_env_stat(w.sl->env, &st);
+    mdb_env_info(w.env->mdb, &info);
+    mdb_env_stat(w.env->mdb, &st);
     f->page_size = st.ms_psize;
     f->pages_used = (int64_t)info.me_last_pgno + 1;
     f->map_size = (int64_t)info.me_mapsize;
