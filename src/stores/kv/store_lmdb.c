@@ -1,5 +1,10 @@
-/* store_lmdb: blobs in an LMDB environment (a memory-mapped copy-on-write
- * B+tree), keyed by 8 big-endian bytes of the kv key (store_int.h).
+/* store_lmdb: the LMDB store. Blobs in an LMDB environment (a
+ * memory-mapped copy-on-write B+tree), keyed by 8 big-endian bytes of the
+ * kv key (store_int.h): the store that run reads and updates, the
+ * whole-environment facts stat, space and run ask for, and export's
+ * writer, which fills a new environment in key order. One file, because
+ * all three are one engine's use of one environment: its map size, its
+ * error text, its open.
  *
  * LMDB's locks belong to a process, and its documentation forbids opening
  * one environment twice in a process: the threads of a run share one
@@ -15,15 +20,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
 #include "stores/kv/store_kv.h"
 #include "stores/kv/store_kv_open.h"
-#include "stores/kv/store_lmdb_int.h"
 
-/* The environments open in this process (store_kv_open.h), one per
- * directory. */
+/* ---- what the store and export's writer share --------------------------- */
+
+/* LMDB turns a short write into EIO ("short write, filesystem full?" in
+ * mdb_page_flush), and a full filesystem is what causes one: say so when
+ * dir's filesystem has no space left, rather than blame the device. */
+static void lmdb_say(char *err, int errlen, const char *dir, const char *what, int rc)
+{
+    struct statvfs fs;
+    if (rc == EIO && statvfs(dir, &fs) == 0 && fs.f_bavail == 0)
+        rc = ENOSPC;
+    snprintf(err, (size_t)errlen, "%s: %s%s%s", dir, what, *what ? ": " : "", mdb_strerror(rc));
+}
+
+/* Room in the map for the data and for one run that rewrites all of it in
+ * a single transaction (the old pages are free only after its commit).
+ * The file grows only as pages are written, so a generous map costs
+ * address space, not disk. */
+static size_t lmdb_map_for(int64_t used_bytes)
+{
+    return (size_t)(used_bytes * 3 + ((int64_t)256 << 20));
+}
+
+/* ---- the environments open in this process ----------------------------- */
+
+/* Their handles, one per directory, by slot of the table of open stores
+ * (store_kv_open.h). */
 struct lmdb_env {
     const char *dir;            /* the table's copy */
     MDB_env *mdb;
@@ -410,6 +439,111 @@ static int lmdb_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
         return -1;
     }
     return 0;
+}
+
+/* ---- making one (export DBFILE lmdb:DIR) ------------------------------- */
+
+/* A write transaction may dirty at most about 128k pages (LMDB's
+ * MDB_IDL_UM_MAX); export commits long before that. */
+#define LMDB_TXN_BYTES ((int64_t)64 << 20)
+
+struct lmdb_writer {
+    struct store_kv_writer base;
+    char dir[PATH_MAX];
+    MDB_env *env;
+    MDB_dbi dbi;
+    MDB_txn *txn;
+    int64_t txn_bytes;
+};
+
+static int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t count,
+                       int64_t bytes, char *err, int errlen)
+{
+    struct lmdb_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    /* Each value of more than about half a page goes on overflow pages of
+     * its own: up to a page each lost to rounding. */
+    int rc = mdb_env_create(&w->env);
+    if (rc == 0)
+        rc = mdb_env_set_mapsize(w->env, lmdb_map_for(bytes + count * 4160));
+    /* Synced once, at the end (store_kv_finish): a failed export is
+     * removed, never used. */
+    if (rc == 0)
+        rc = mdb_env_open(w->env, dir, MDB_NOSYNC, 0644);
+    if (rc == 0)
+        rc = mdb_txn_begin(w->env, NULL, 0, &w->txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(w->txn, NULL, 0, &w->dbi);
+    if (rc) {
+        lmdb_say(err, errlen, dir, "create", rc);
+        if (w->txn)
+            mdb_txn_abort(w->txn);
+        if (w->env)
+            mdb_env_close(w->env);
+        free(w);
+        return -1;
+    }
+    *out = &w->base;
+    return 0;
+}
+
+static int lmdb_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
+                    char *err, int errlen)
+{
+    struct lmdb_writer *w = (struct lmdb_writer *)base;
+    int rc = 0;
+    if (!w->txn)
+        rc = mdb_txn_begin(w->env, NULL, 0, &w->txn);
+    unsigned char kb[8];
+    store_kv_key(kb, key);
+    MDB_val k = {sizeof kb, kb}, d = {(size_t)n, (void *)v};
+    /* Keys come in ascending order: MDB_APPEND fills each page fully
+     * instead of splitting it in half. */
+    if (rc == 0)
+        rc = mdb_put(w->txn, w->dbi, &k, &d, MDB_APPEND);
+    w->txn_bytes += n + 64;
+    if (rc == 0 && w->txn_bytes >= LMDB_TXN_BYTES) {
+        rc = mdb_txn_commit(w->txn);
+        w->txn = NULL;
+        w->txn_bytes = 0;
+    }
+    if (rc) {
+        lmdb_say(err, errlen, w->dir, "write", rc);
+        return -1;
+    }
+    return 0;
+}
+
+static void lmdb_abandon(struct store_kv_writer *base)
+{
+    struct lmdb_writer *w = (struct lmdb_writer *)base;
+    if (w->txn)
+        mdb_txn_abort(w->txn);
+    mdb_env_close(w->env);
+    free(w);
+}
+
+static int lmdb_finish(struct store_kv_writer *base, char *err, int errlen)
+{
+    struct lmdb_writer *w = (struct lmdb_writer *)base;
+    int rc = 0;
+    const char *stage = "commit";
+    if (w->txn) {
+        rc = mdb_txn_commit(w->txn);
+        w->txn = NULL;
+    }
+    if (rc == 0) {
+        stage = "sync";
+        rc = mdb_env_sync(w->env, 1);
+    }
+    if (rc)
+        lmdb_say(err, errlen, w->dir, stage, rc);
+    lmdb_abandon(base);
+    return rc ? -1 : 0;
 }
 
 const struct store_kv_engine store_lmdb_engine = {
