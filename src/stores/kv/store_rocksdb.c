@@ -1,5 +1,10 @@
-/* store_rocksdb: blobs in a RocksDB database (an LSM tree), keyed by 8
- * big-endian bytes of the kv key (store_int.h), through RocksDB's C API.
+/* store_rocksdb: the RocksDB store. Blobs in a RocksDB database (an LSM
+ * tree), keyed by 8 big-endian bytes of the kv key (store_int.h), through
+ * RocksDB's C API: the store that run reads and updates, the
+ * whole-database facts stat, space and run ask for, and export's writer,
+ * which loads a new database in key order. One file, because all of it is
+ * one engine's use of one library: the functions it binds on first use,
+ * the options every open shares, its error text.
  *
  * Settings, the same for every open so that runs compare: no compression
  * (kvtest's blobs are random bytes: compressing them costs time and saves
@@ -17,18 +22,113 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dynlib.h"
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
 #include "stores/kv/store_kv.h"
 #include "stores/kv/store_kv_open.h"
-#include "stores/kv/store_rocksdb_int.h"
 
 #ifndef KVTEST_ROCKSDB_VERSION
 #define KVTEST_ROCKSDB_VERSION "unknown"
 #endif
 
-/* The databases open in this process (store_kv_open.h), one per
- * directory. */
+/* ---- the library, opened on first use ---------------------------------- */
+
+/* Every RocksDB function kvtest calls. The library is opened on first use
+ * (base/dynlib.h says why), so each is called through rocks_lib, which
+ * rocks_lib_load sets: rocks_lib->rocksdb_open(...). */
+#define ROCKS_FNS(X) \
+    X(rocksdb_block_based_options_create) X(rocksdb_block_based_options_destroy) \
+    X(rocksdb_block_based_options_set_block_cache) X(rocksdb_cache_create_lru) \
+    X(rocksdb_cache_destroy) X(rocksdb_close) X(rocksdb_compact_range) \
+    X(rocksdb_create_iterator) X(rocksdb_flush) X(rocksdb_flush_wal) \
+    X(rocksdb_flushoptions_create) X(rocksdb_flushoptions_destroy) \
+    X(rocksdb_flushoptions_set_wait) X(rocksdb_free) X(rocksdb_get_pinned) \
+    X(rocksdb_iter_destroy) X(rocksdb_iter_get_error) X(rocksdb_iter_key) X(rocksdb_iter_next) \
+    X(rocksdb_iter_seek_to_first) X(rocksdb_iter_seek_to_last) X(rocksdb_iter_valid) \
+    X(rocksdb_iter_value) X(rocksdb_open) X(rocksdb_open_for_read_only) \
+    X(rocksdb_options_create) X(rocksdb_options_destroy) \
+    X(rocksdb_options_set_block_based_table_factory) X(rocksdb_options_set_compression) \
+    X(rocksdb_options_set_create_if_missing) X(rocksdb_options_set_error_if_exists) \
+    X(rocksdb_options_set_keep_log_file_num) X(rocksdb_pinnableslice_destroy) \
+    X(rocksdb_pinnableslice_value) X(rocksdb_property_value) X(rocksdb_put) \
+    X(rocksdb_readoptions_create) X(rocksdb_readoptions_destroy) \
+    X(rocksdb_readoptions_set_fill_cache) X(rocksdb_write) X(rocksdb_writebatch_clear) \
+    X(rocksdb_writebatch_create) X(rocksdb_writebatch_destroy) X(rocksdb_writebatch_put) \
+    X(rocksdb_writeoptions_create) X(rocksdb_writeoptions_destroy) \
+    X(rocksdb_writeoptions_disable_WAL) X(rocksdb_writeoptions_set_sync)
+struct rocks_lib {
+#define ROCKS_FN_PTR(f) __typeof__(f) *f;
+    ROCKS_FNS(ROCKS_FN_PTR)
+#undef ROCKS_FN_PTR
+};
+
+/* The file the build linked against (Makefile: its SONAME). */
+#ifndef KVTEST_ROCKSDB_SONAME
+#define KVTEST_ROCKSDB_SONAME "librocksdb.so"
+#endif
+
+static struct rocks_lib fns;
+static const struct rocks_lib *rocks_lib;
+
+static int bind_all(void *h, const struct dynlib *l, char *err, size_t cap)
+{
+    /* dlsym gives an object pointer; POSIX guarantees that a function's
+     * address survives the conversion. */
+#define ROCKS_FN_BIND(f)                                          \
+    if (!(fns.f = (__typeof__(fns.f))dynlib_sym(h, l, #f, err, cap))) \
+        return -1;
+    ROCKS_FNS(ROCKS_FN_BIND)
+#undef ROCKS_FN_BIND
+    rocks_lib = &fns;
+    return 0;
+}
+
+static struct dynlib lib = {
+    .what = "the RocksDB store",
+    .soname = KVTEST_ROCKSDB_SONAME,
+    .env = "KVTEST_LIBROCKSDB",
+    .bind = bind_all,
+};
+
+/* Open the library once; 0, or -1 with one line in err. Every entry
+ * point that opens or creates a database calls it first. */
+static int rocks_lib_load(char *err, int errlen)
+{
+    return dynlib_load(&lib, err, (size_t)errlen);
+}
+
+/* ---- what the store and export's writer share --------------------------- */
+
+/* err from RocksDB (malloc'd, or NULL) into the caller's line; frees it. */
+static int rocks_said(char *e, char *err, int errlen, const char *dir, const char *what)
+{
+    if (!e)
+        return 0;
+    snprintf(err, (size_t)errlen, "%s: %s: %s", dir, what, e);
+    rocks_lib->rocksdb_free(e);
+    return -1;
+}
+
+/* The options every open uses (block cache of cache_bytes). */
+static rocksdb_options_t *rocks_options_new(int64_t cache_bytes, rocksdb_cache_t **cache,
+                                            rocksdb_block_based_table_options_t **table)
+{
+    rocksdb_options_t *o = rocks_lib->rocksdb_options_create();
+    rocks_lib->rocksdb_options_set_compression(o, rocksdb_no_compression);
+    /* Every open starts an info LOG; keep one old one, not one per run. */
+    rocks_lib->rocksdb_options_set_keep_log_file_num(o, 1);
+    *table = rocks_lib->rocksdb_block_based_options_create();
+    *cache = rocks_lib->rocksdb_cache_create_lru((size_t)cache_bytes);
+    rocks_lib->rocksdb_block_based_options_set_block_cache(*table, *cache);
+    rocks_lib->rocksdb_options_set_block_based_table_factory(o, *table);
+    return o;
+}
+
+/* ---- the databases open in this process -------------------------------- */
+
+/* Their handles, one per directory, by slot of the table of open stores
+ * (store_kv_open.h). */
 struct rocks_db {
     const char *dir;            /* the table's copy */
     rocksdb_t *db;
@@ -373,6 +473,107 @@ static int rocks_facts(const char *dir, void (*size)(void *, int64_t), void *arg
     f->sst_bytes = property(w.d->db, "rocksdb.total-sst-files-size");
     f->sst_files = count_sst(dir);
     return walk_close(&w, err, errlen);
+}
+
+/* ---- making one (export DBFILE rocksdb:DIR) ---------------------------- */
+
+/* Export writes in batches of about this many bytes. */
+#define ROCKS_BATCH_BYTES ((int64_t)32 << 20)
+
+struct rocks_writer {
+    struct store_kv_writer base;
+    char dir[PATH_MAX];
+    rocksdb_t *db;
+    rocksdb_options_t *opts;
+    rocksdb_cache_t *cache;
+    rocksdb_block_based_table_options_t *table;
+    rocksdb_writeoptions_t *wo;
+    rocksdb_writebatch_t *batch;
+    int64_t batch_bytes;
+};
+
+static void rocks_abandon(struct store_kv_writer *base)
+{
+    struct rocks_writer *w = (struct rocks_writer *)base;
+    if (w->db)
+        rocks_lib->rocksdb_close(w->db);
+    rocks_lib->rocksdb_writebatch_destroy(w->batch);
+    rocks_lib->rocksdb_writeoptions_destroy(w->wo);
+    rocks_lib->rocksdb_options_destroy(w->opts);
+    rocks_lib->rocksdb_block_based_options_destroy(w->table);
+    rocks_lib->rocksdb_cache_destroy(w->cache);
+    free(w);
+}
+
+static int rocks_create(struct store_kv_writer **out, const char *dir, int64_t count,
+                        int64_t bytes, char *err, int errlen)
+{
+    (void)count;
+    (void)bytes;
+    if (rocks_lib_load(err, errlen) != 0)
+        return -1;
+    struct rocks_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    w->opts = rocks_options_new(STORE_ROCKSDB_CACHE, &w->cache, &w->table);
+    rocks_lib->rocksdb_options_set_create_if_missing(w->opts, 1);
+    rocks_lib->rocksdb_options_set_error_if_exists(w->opts, 1);
+    w->wo = rocks_lib->rocksdb_writeoptions_create();
+    /* No WAL while loading: the memtables are flushed and synced into
+     * SST files at the end, and a failed export is removed anyway. */
+    rocks_lib->rocksdb_writeoptions_disable_WAL(w->wo, 1);
+    w->batch = rocks_lib->rocksdb_writebatch_create();
+    char *e = NULL;
+    w->db = rocks_lib->rocksdb_open(w->opts, dir, &e);
+    if (rocks_said(e, err, errlen, dir, "create") != 0 || !w->db) {
+        rocks_abandon(&w->base);
+        return -1;
+    }
+    *out = &w->base;
+    return 0;
+}
+
+static int batch_write(struct rocks_writer *w, char *err, int errlen)
+{
+    char *e = NULL;
+    rocks_lib->rocksdb_write(w->db, w->wo, w->batch, &e);
+    rocks_lib->rocksdb_writebatch_clear(w->batch);
+    w->batch_bytes = 0;
+    return rocks_said(e, err, errlen, w->dir, "write");
+}
+
+static int rocks_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
+                     char *err, int errlen)
+{
+    struct rocks_writer *w = (struct rocks_writer *)base;
+    unsigned char kb[8];
+    store_kv_key(kb, key);
+    rocks_lib->rocksdb_writebatch_put(w->batch, (const char *)kb, sizeof kb, v, (size_t)n);
+    w->batch_bytes += n + 8;
+    return w->batch_bytes >= ROCKS_BATCH_BYTES ? batch_write(w, err, errlen) : 0;
+}
+
+/* Flush to SST files and compact them into the last level, so a run reads
+ * the settled tree a loaded database has, not a pile of level-0 files. */
+static int rocks_finish(struct store_kv_writer *base, char *err, int errlen)
+{
+    struct rocks_writer *w = (struct rocks_writer *)base;
+    int rc = w->batch_bytes ? batch_write(w, err, errlen) : 0;
+    if (rc == 0) {
+        rocksdb_flushoptions_t *fo = rocks_lib->rocksdb_flushoptions_create();
+        rocks_lib->rocksdb_flushoptions_set_wait(fo, 1);
+        char *e = NULL;
+        rocks_lib->rocksdb_flush(w->db, fo, &e);
+        rocks_lib->rocksdb_flushoptions_destroy(fo);
+        rc = rocks_said(e, err, errlen, w->dir, "flush");
+    }
+    if (rc == 0)
+        rocks_lib->rocksdb_compact_range(w->db, NULL, 0, NULL, 0);
+    rocks_abandon(base);
+    return rc;
 }
 
 const struct store_kv_engine store_rocksdb_engine = {
