@@ -386,7 +386,7 @@ FUZZ_LIBS_cacheurl = -luriparser -lcjson -lpthread -lm
 # sweep_parse_pages and the numbers of cli_parse.
 FUZZ_SRCS_units = src/base/units.c src/base/net.c src/base/errbuf.c src/base/cli.c \
                   src/base/url_mask.c src/measure/timeline.c src/measure/hist.c \
-                  src/load/search/load_search.c src/commands/sweep/sweep_cross.c
+                  src/load/load_search.c src/commands/sweep/sweep_cross.c
 FUZZ_LIBS_units = -lm
 # compare: compare_side_read and the extraction it calls.
 FUZZ_SRCS_compare = $(addprefix src/commands/compare/,compare_read.c compare_extract.c \
