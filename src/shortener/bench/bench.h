@@ -1,6 +1,6 @@
-/* bench: the in-process lookup bench itself (bench.c), as the
- * entry point "kvtest shortener bench" (shortener/cli/bench.c) runs it once
- * the options are parsed. */
+/* bench: the in-process lookup bench itself (bench.c), as the entry
+ * point "kvtest shortener bench" (shortener/cli/shortener_bench.c) runs
+ * it once the options are parsed. */
 #ifndef KVTEST_SHORTENER_BENCH_H
 #define KVTEST_SHORTENER_BENCH_H
 #include "shortener/bench/bench_conf.h"

@@ -3,12 +3,12 @@
 #ifndef KVTEST_SHORTENER_CMDS_H
 #define KVTEST_SHORTENER_CMDS_H
 
-int shortener_init(int argc, char **argv);   /* init.c  */
-int shortener_keys(int argc, char **argv);   /* init.c  */
-int shortener_serve(int argc, char **argv);  /* serve.c */
-int shortener_bench(int argc, char **argv);  /* bench.c */
-int shortener_load(int argc, char **argv);   /* load.c  */
-int shortener_load_merge(int argc, char **argv);   /* load_merge.c */
+int shortener_init(int argc, char **argv);         /* shortener_init.c */
+int shortener_keys(int argc, char **argv);         /* shortener_init.c */
+int shortener_serve(int argc, char **argv);        /* serve.c */
+int shortener_bench(int argc, char **argv);        /* shortener_bench.c */
+int shortener_load(int argc, char **argv);         /* load.c */
+int shortener_load_merge(int argc, char **argv);   /* shortener_load_merge.c */
 
 extern const char help_shortener_init[], help_shortener_keys[],
     help_shortener_serve[], help_shortener_bench[], help_shortener_load[],
