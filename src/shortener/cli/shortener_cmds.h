@@ -1,5 +1,6 @@
-/* shortener subcommands, dispatched by shortener.c. Same conventions as
- * commands.h: arguments after the subcommand name, return exit status. */
+/* shortener_cmds: the entry points and help texts of the subcommands of
+ * "kvtest shortener". Same conventions as commands.h: arguments after the
+ * subcommand name, return exit status. */
 #ifndef KVTEST_SHORTENER_CMDS_H
 #define KVTEST_SHORTENER_CMDS_H
 
