@@ -74,9 +74,11 @@ ALL_SRCS  := $(sort $(shell find src -name '*.c'))
 SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 # The core leaves out what needs the Debian libraries: the shortener, the
 # HTTP load engine, compare and history (they parse JSON), and the LMDB and RocksDB
-# stores (stores/kv/store_kv.c then says they are left out).
+# stores with the table of open stores they share (stores/kv/store_kv.c
+# then says they are left out).
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/% src/commands/history/% \
-               src/stores/kv/store_lmdb% src/stores/kv/store_rocksdb% src/base/dynlib.c,$(ALL_SRCS))
+               src/stores/kv/store_lmdb% src/stores/kv/store_rocksdb% src/stores/kv/store_kv_open.c \
+               src/base/dynlib.c,$(ALL_SRCS))
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
          $(OBJ)/asan/tests/base/test_os_fallback \
@@ -384,7 +386,7 @@ FUZZ_LIBS_cacheurl = -luriparser -lcjson -lpthread -lm
 # sweep_parse_pages and the numbers of cli_parse.
 FUZZ_SRCS_units = src/base/units.c src/base/net.c src/base/errbuf.c src/base/cli.c \
                   src/base/url_mask.c src/measure/timeline.c src/measure/hist.c \
-                  src/load/search/load_search.c src/commands/sweep/sweep_cross.c
+                  src/load/load_search.c src/commands/sweep/sweep_cross.c
 FUZZ_LIBS_units = -lm
 # compare: compare_side_read and the extraction it calls.
 FUZZ_SRCS_compare = $(addprefix src/commands/compare/,compare_read.c compare_extract.c \

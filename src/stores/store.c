@@ -1,4 +1,6 @@
-/* store: the operations table's public face (see store.h). */
+/* store: the operations table's public face (see store.h), and the content
+ * buffer the stores reuse for every read and update (store_int.h), grown
+ * as blobs need so that the timed loop does not allocate per access. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,4 +106,24 @@ int store_count_holes(const char *path, enum layout_kind kind, int64_t max_id, i
     *range = largest < max_id ? largest : max_id;
     *missing = *range > present ? *range - present : 0;
     return 1;
+}
+
+int store_buf_reserve(struct store_buf *b, int64_t n)
+{
+    if (n <= b->cap)
+        return 0;
+    int64_t cap = n + n / 4 + 64;
+    unsigned char *p = realloc(b->p, (size_t)cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+void store_buf_free(struct store_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->cap = 0;
 }

@@ -1,6 +1,7 @@
-/* store internals shared by store.c, store_db*.c and store_files.c only.
- * Each implementation embeds struct store as the first member of its own
- * private struct and casts back in its operations. */
+/* store_int: what the implementations of store.h share and its users need
+ * not see: the base every store embeds (as the first member of its own
+ * private struct, cast back in its operations), the content buffer, and
+ * the key-value engines' table and key bytes. */
 #ifndef KVTEST_STORE_INT_H
 #define KVTEST_STORE_INT_H
 #include <stdint.h>
@@ -17,7 +18,7 @@ struct store_buf {
     int64_t cap;
 };
 
-/* Grow b to at least n bytes (store_buf.c). 0 or -1 (out of memory). */
+/* Grow b to at least n bytes (store.c). 0 or -1 (out of memory). */
 int store_buf_reserve(struct store_buf *b, int64_t n);
 void store_buf_free(struct store_buf *b);
 
@@ -64,7 +65,7 @@ extern const struct store_ops store_lmdb_ops, store_rocksdb_ops;
 const struct store_kv_engine *store_kv_engine(enum layout_kind k);
 
 /* Both engines key by the kv table's integer key as 8 big-endian bytes:
- * both compare keys byte-wise, so byte order is key order (store_kv_key.c). */
+ * both compare keys byte-wise, so byte order is key order (store_kv.c). */
 void store_kv_key(unsigned char out[8], int64_t key);
 int64_t store_kv_key_parse(const void *p, size_t n);
 

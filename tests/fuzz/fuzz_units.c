@@ -46,7 +46,7 @@
 #include "base/net.h"
 #include "base/units.h"
 #include "commands/sweep/sweep.h"
-#include "load/search/load_search.h"
+#include "load/load_search.h"
 #include "measure/timeline.h"
 
 #define FUZZ_NAME "fuzz_units"

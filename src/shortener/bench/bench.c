@@ -1,5 +1,5 @@
 /* bench: the bench of "kvtest shortener bench DBFILE" (its options and
- * help: shortener/cli/bench.c), link lookups in-process, through
+ * help: shortener/cli/shortener_bench.c), link lookups in-process, through
  * exactly the function the service calls (cache_lookup(), with a Valkey
  * cache or without), so storage is measured with no HTTP in the way.
  *

@@ -1,6 +1,7 @@
-/* bench: the in-process lookup bench itself (bench.c), as the
- * entry point "kvtest shortener bench" (shortener/cli/bench.c) runs it once
- * the options are parsed. */
+/* bench: the in-process lookup bench itself (bench.c): every
+ * configuration measured over rotated repetitions and reported, from
+ * options already parsed and checked (the command line is
+ * shortener/cli/shortener_bench.c's). */
 #ifndef KVTEST_SHORTENER_BENCH_H
 #define KVTEST_SHORTENER_BENCH_H
 #include "shortener/bench/bench_conf.h"

@@ -40,8 +40,8 @@ int bench_conf_parse(const char *list, int *conf, int *nconf);
 /* The --configs list used when none is given, for o's store and cache. */
 const char *bench_conf_default(const struct bench_opts *o);
 
-/* The options (filled by the entry point, shortener/cli/bench.c) and the
- * set-up every run shares. */
+/* The options (filled by the entry point, shortener/cli/shortener_bench.c)
+ * and the set-up every run shares. */
 struct bench_opts {
     /* store, compare_store: the stores as given (DBFILE or --store, and
      * --compare-db), opened by every slot; path, compare: the same as

@@ -1,11 +1,11 @@
 /* load_capacity: "kvtest shortener load URL --slo ...", the capacity
- * search (load/search/load_search.h) driving the load engine one constant-rate
+ * search (load/load_search.h) driving the load engine one constant-rate
  * step at a time, with a progress line per step and the answer as text or
  * JSON. */
 #ifndef KVTEST_LOAD_CAPACITY_H
 #define KVTEST_LOAD_CAPACITY_H
 #include "load/load_engine.h"
-#include "load/search/load_search.h"
+#include "load/load_search.h"
 
 /* Run the search with scenario sc (o is the load's options: connections,
  * workers, timeout, json...; its rate and duration are set per step).

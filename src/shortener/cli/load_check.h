@@ -10,7 +10,7 @@
 
 #include "load/load_engine.h"
 #include "load/load_http.h"
-#include "load/search/load_search.h"
+#include "load/load_search.h"
 #include "load/scenario_get.h"
 #include "shortener/mix/mix.h"
 

@@ -1,8 +1,9 @@
-/* links: the calls on an open link store (links.h), each handed to the
- * engine's operations table, and what every engine shares (the id
- * generator, the id list). Opening and creating by store text, which picks
- * the engine, is links_open.c: the engines call this file, links_open.c
- * calls them, so nothing here calls an engine by name. */
+/* links: the calls on an open link store (links.h), whatever its engine:
+ * each handed to the engine through its operations table (links_int.h),
+ * so that the service, the cache and the bench are written once for both;
+ * and what is the same for every engine: link ids drawn without bias
+ * (links_fill_id), the id list, the counters added up, the names of kinds
+ * and schemas. Which engine a store text names is links_open.c's. */
 #include "shortener/store/links.h"
 
 #include <stdio.h>

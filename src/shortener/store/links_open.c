@@ -1,9 +1,11 @@
-/* links_open: a link store opened or created by its text (links.h), the
- * one place that tells the engines apart and calls each by name. Creating
- * with --from checks the request as text (kinds, schema, a store onto
- * itself) and opens the source here, before the engine creates anything,
- * so no engine opens a store of the other kind: the engines call links.c
- * and are called from here, never the other way round. */
+/* links_open: a link store named by its text (links.h: PATH, sqlite:PATH,
+ * postgres://...) opened or created: the text told apart into an engine
+ * and its target, the one place that knows which engines there are.
+ * Creating with --from checks the request as text first (the kinds, the
+ * schema, a store copied onto itself) and opens the source before the
+ * engine creates anything, so that a wrong request is refused with a
+ * clear line and leaves nothing behind, and no engine has to open a store
+ * of the other kind. */
 #include "shortener/store/links.h"
 
 #include <stdio.h>

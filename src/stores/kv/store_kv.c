@@ -1,5 +1,6 @@
 /* store_kv: the key-value stores' whole-path functions, dispatched to the
- * engines this build has (store_kv.h). */
+ * engines this build has (store_kv.h), and the key both engines store a
+ * blob under. */
 #include <stdio.h>
 #include <string.h>
 
@@ -88,4 +89,26 @@ void store_kv_abandon(struct store_kv_writer *w)
 {
     if (w)
         w->e->abandon(w);
+}
+
+/* The kv table's integer key as 8 big-endian bytes: both engines compare
+ * keys byte-wise, so byte order is key order (store_int.h). */
+void store_kv_key(unsigned char out[8], int64_t key)
+{
+    uint64_t u = (uint64_t)key;
+    for (int i = 7; i >= 0; i--) {
+        out[i] = (unsigned char)(u & 0xff);
+        u >>= 8;
+    }
+}
+
+int64_t store_kv_key_parse(const void *p, size_t n)
+{
+    if (n != 8)
+        return -1;
+    const unsigned char *b = p;
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u = u << 8 | b[i];
+    return (int64_t)u;
 }

@@ -1,12 +1,18 @@
-/* store_lmdb: blobs in an LMDB environment (a memory-mapped copy-on-write
- * B+tree), keyed by 8 big-endian bytes of the kv key (store_int.h).
+/* store_lmdb: the LMDB store. Blobs in an LMDB environment (a
+ * memory-mapped copy-on-write B+tree), keyed by 8 big-endian bytes of the
+ * kv key (store_int.h): the store that run reads and updates, the
+ * whole-environment facts stat, space and run ask for, and export's
+ * writer, which fills a new environment in key order. One file, because
+ * all three are one engine's use of one environment: its map size, its
+ * error text, its open.
  *
  * LMDB's locks belong to a process, and its documentation forbids opening
  * one environment twice in a process: the threads of a run share one
- * MDB_env per directory (a reference-counted slot below), each with its
- * own transactions (MDB_NOTLS, so a thread may hold a read transaction of
- * two stores at once). The last close closes the environment and unmaps
- * it, which is what lets run's cold eviction drop its pages. */
+ * MDB_env per directory (the table of open stores, store_kv_open.h), each
+ * with its own transactions (MDB_NOTLS, so a thread may hold a read
+ * transaction of two stores at once). The last close closes the
+ * environment and unmaps it, which is what lets run's cold eviction drop
+ * its pages. */
 #include <errno.h>
 #include <limits.h>
 #include <lmdb.h>
@@ -14,28 +20,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "stores/blobsum.h"
 #include "stores/store_int.h"
 #include "stores/kv/store_kv.h"
-#include "stores/kv/store_lmdb_int.h"
+#include "stores/kv/store_kv_open.h"
 
-#define LMDB_SLOTS 8
+/* ---- what the store and export's writer share --------------------------- */
 
-struct env_slot {
-    char dir[PATH_MAX];
-    MDB_env *env;
+/* LMDB turns a short write into EIO ("short write, filesystem full?" in
+ * mdb_page_flush), and a full filesystem is what causes one: say so when
+ * dir's filesystem has no space left, rather than blame the device. */
+static void lmdb_say(char *err, int errlen, const char *dir, const char *what, int rc)
+{
+    struct statvfs fs;
+    if (rc == EIO && statvfs(dir, &fs) == 0 && fs.f_bavail == 0)
+        rc = ENOSPC;
+    snprintf(err, (size_t)errlen, "%s: %s%s%s", dir, what, *what ? ": " : "", mdb_strerror(rc));
+}
+
+/* Room in the map for the data and for one run that rewrites all of it in
+ * a single transaction (the old pages are free only after its commit).
+ * The file grows only as pages are written, so a generous map costs
+ * address space, not disk. */
+static size_t lmdb_map_for(int64_t used_bytes)
+{
+    return (size_t)(used_bytes * 3 + ((int64_t)256 << 20));
+}
+
+/* ---- the environments open in this process ----------------------------- */
+
+/* Their handles, one per directory, by slot of the table of open stores
+ * (store_kv_open.h). */
+struct lmdb_env {
+    const char *dir;            /* the table's copy */
+    MDB_env *mdb;
     MDB_dbi dbi;
     unsigned flags;
-    int refs;
 };
 
-static struct env_slot slots[LMDB_SLOTS];
-static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct lmdb_env envs[STORE_KV_OPEN_MAX];
 
-static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi, char *err,
-                    int errlen)
+static int env_same(int i, const void *want)
 {
+    return envs[i].flags == *(const unsigned *)want;
+}
+
+static int env_open(int i, const char *dir, const void *want, char *err, int errlen)
+{
+    unsigned flags = *(const unsigned *)want;
     MDB_env *env;
     int rc = mdb_env_create(&env);
     if (rc) {
@@ -58,14 +92,14 @@ static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi
         MDB_stat st;
         mdb_env_info(env, &info);
         mdb_env_stat(env, &st);
-        size_t want = lmdb_map_for((int64_t)(info.me_last_pgno + 1) * st.ms_psize);
-        if (want > info.me_mapsize)
-            rc = mdb_env_set_mapsize(env, want);
+        size_t want_map = lmdb_map_for((int64_t)(info.me_last_pgno + 1) * st.ms_psize);
+        if (want_map > info.me_mapsize)
+            rc = mdb_env_set_mapsize(env, want_map);
     }
     if (rc == 0)
         rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
     if (rc == 0)
-        rc = mdb_dbi_open(txn, NULL, 0, dbi);
+        rc = mdb_dbi_open(txn, NULL, 0, &envs[i].dbi);
     if (txn)
         mdb_txn_abort(txn);
     if (rc) {
@@ -73,59 +107,32 @@ static int env_open(const char *dir, unsigned flags, MDB_env **out, MDB_dbi *dbi
         mdb_env_close(env);
         return -1;
     }
-    *out = env;
+    envs[i].mdb = env;
+    envs[i].dir = dir;
+    envs[i].flags = flags;
     return 0;
 }
 
-/* The shared environment of dir, opened with flags if this process has
- * none yet. NULL with the reason in err. */
-static struct env_slot *slot_get(const char *dir, unsigned flags, char *err, int errlen)
+static void env_close(int i)
 {
-    pthread_mutex_lock(&slots_mu);
-    struct env_slot *free_slot = NULL, *got = NULL;
-    for (int i = 0; i < LMDB_SLOTS && !got; i++) {
-        if (slots[i].refs > 0 && strcmp(slots[i].dir, dir) == 0) {
-            if (slots[i].flags != flags)
-                snprintf(err, (size_t)errlen, "%s: already open with other settings", dir);
-            else
-                got = &slots[i];
-            if (!got)
-                break;
-        } else if (slots[i].refs == 0 && !free_slot) {
-            free_slot = &slots[i];
-        }
-    }
-    if (!got && !err[0]) {
-        if (!free_slot || strlen(dir) >= sizeof free_slot->dir)
-            snprintf(err, (size_t)errlen, "%s: too many LMDB environments open", dir);
-        else if (env_open(dir, flags, &free_slot->env, &free_slot->dbi, err, errlen) == 0) {
-            snprintf(free_slot->dir, sizeof free_slot->dir, "%s", dir);
-            free_slot->flags = flags;
-            got = free_slot;
-        }
-    }
-    if (got)
-        got->refs++;
-    pthread_mutex_unlock(&slots_mu);
-    return got;
+    mdb_env_close(envs[i].mdb);
+    envs[i].mdb = NULL;
 }
 
-static void slot_put(struct env_slot *sl)
-{
-    pthread_mutex_lock(&slots_mu);
-    if (--sl->refs == 0) {
-        mdb_env_close(sl->env);
-        sl->env = NULL;
-        sl->dir[0] = '\0';
-    }
-    pthread_mutex_unlock(&slots_mu);
-}
+static struct store_kv_open_table opened = {
+    .what = "LMDB environments",
+    .same = env_same,
+    .open = env_open,
+    .close = env_close,
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+};
 
 /* ---- the store ---------------------------------------------------------- */
 
 struct lmdb_store {
     struct store base;          /* first: struct store * <-> struct lmdb_store * */
-    struct env_slot *slot;
+    int slot;                   /* in the table of open environments */
+    const struct lmdb_env *env; /* its environment */
     MDB_txn *txn;               /* the open transaction, or NULL */
     int txn_reset;              /* a read transaction reset, to be renewed */
     int update, multitrans;
@@ -151,14 +158,14 @@ static int lmdb_open(struct store **out, const struct store_opts *o, char *err, 
         snprintf(err, (size_t)errlen, "out of memory");
         return -1;
     }
-    err[0] = '\0';
-    s->slot = slot_get(dir, flags, err, errlen);
-    if (!s->slot) {
+    s->slot = store_kv_open_get(&opened, dir, &flags, err, errlen);
+    if (s->slot < 0) {
         free(s);
         return -1;
     }
+    s->env = &envs[s->slot];
     MDB_stat st;
-    mdb_env_stat(s->slot->env, &st);
+    mdb_env_stat(s->env->mdb, &st);
     s->page = st.ms_psize ? st.ms_psize : 4096;
     s->base.ops = &store_lmdb_ops;
     s->update = o->update;
@@ -175,12 +182,12 @@ static int txn_ready(struct lmdb_store *s, char *err, int errlen)
         rc = mdb_txn_renew(s->txn);
         s->txn_reset = rc != 0;
     } else if (!s->txn) {
-        rc = mdb_txn_begin(s->slot->env, NULL, s->update ? 0 : MDB_RDONLY, &s->txn);
+        rc = mdb_txn_begin(s->env->mdb, NULL, s->update ? 0 : MDB_RDONLY, &s->txn);
         if (rc)
             s->txn = NULL;
     }
     if (rc)
-        lmdb_say(err, errlen, s->slot->dir, "begin", rc);
+        lmdb_say(err, errlen, s->env->dir, "begin", rc);
     return rc ? -1 : 0;
 }
 
@@ -193,11 +200,11 @@ static int get(struct lmdb_store *s, int64_t key, unsigned char kb[8], MDB_val *
         return -1;
     store_kv_key(kb, key);
     *k = (MDB_val){8, kb};
-    int rc = mdb_get(s->txn, s->slot->dbi, k, v);
+    int rc = mdb_get(s->txn, s->env->dbi, k, v);
     if (rc == MDB_NOTFOUND || (rc == 0 && v->mv_size == 0))
         return 0;
     if (rc) {
-        lmdb_say(err, errlen, s->slot->dir, "get", rc);
+        lmdb_say(err, errlen, s->env->dir, "get", rc);
         return -1;
     }
     return 1;
@@ -247,7 +254,7 @@ static int lmdb_update(struct store *base, int64_t key, rng_t *r, int64_t *n, ch
     /* MDB_RESERVE: the new value is written straight into its pages. */
     size_t len = v.mv_size;
     MDB_val nv = {len, NULL};
-    rc = mdb_put(s->txn, s->slot->dbi, &k, &nv, MDB_RESERVE);
+    rc = mdb_put(s->txn, s->env->dbi, &k, &nv, MDB_RESERVE);
     if (rc == 0) {
         rng_fill(r, nv.mv_data, len);
         blobsum_seal(nv.mv_data, len);
@@ -262,7 +269,7 @@ static int lmdb_update(struct store *base, int64_t key, rng_t *r, int64_t *n, ch
         if (s->txn)
             mdb_txn_abort(s->txn);
         s->txn = NULL;
-        lmdb_say(err, errlen, s->slot->dir, stage, rc);
+        lmdb_say(err, errlen, s->env->dir, stage, rc);
         return -1;
     }
     return 1;
@@ -280,7 +287,7 @@ static int lmdb_commit(struct store *base, char *err, int errlen)
         mdb_txn_abort(s->txn);
     s->txn = NULL;
     if (rc) {
-        lmdb_say(err, errlen, s->slot->dir, "commit", rc);
+        lmdb_say(err, errlen, s->env->dir, "commit", rc);
         return -1;
     }
     return 0;
@@ -293,7 +300,7 @@ static int lmdb_close(struct store *base, char *err, int errlen)
     struct lmdb_store *s = lmdb_of(base);
     if (s->txn)
         mdb_txn_abort(s->txn);   /* an uncommitted write is not kept */
-    slot_put(s->slot);
+    store_kv_open_put(&opened, s->slot);
     free(s);
     return 0;
 }
@@ -318,7 +325,8 @@ const struct store_ops store_lmdb_ops = {
 
 /* A read transaction and cursor on dir's shared environment. */
 struct walk {
-    struct env_slot *sl;
+    int slot;
+    const struct lmdb_env *env;
     MDB_txn *txn;
     MDB_cursor *cur;
 };
@@ -326,17 +334,18 @@ struct walk {
 static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
 {
     memset(w, 0, sizeof *w);
-    err[0] = '\0';
-    w->sl = slot_get(dir, MDB_RDONLY, err, errlen);
-    if (!w->sl)
+    unsigned flags = MDB_RDONLY;
+    w->slot = store_kv_open_get(&opened, dir, &flags, err, errlen);
+    if (w->slot < 0)
         return -1;
-    int rc = mdb_txn_begin(w->sl->env, NULL, MDB_RDONLY, &w->txn);
+    w->env = &envs[w->slot];
+    int rc = mdb_txn_begin(w->env->mdb, NULL, MDB_RDONLY, &w->txn);
     if (rc == 0)
-        rc = mdb_cursor_open(w->txn, w->sl->dbi, &w->cur);
+        rc = mdb_cursor_open(w->txn, w->env->dbi, &w->cur);
     if (rc) {
         if (w->txn)
             mdb_txn_abort(w->txn);
-        slot_put(w->sl);
+        store_kv_open_put(&opened, w->slot);
         lmdb_say(err, errlen, dir, "", rc);
         return -1;
     }
@@ -347,7 +356,7 @@ static void walk_close(struct walk *w)
 {
     mdb_cursor_close(w->cur);
     mdb_txn_abort(w->txn);
-    slot_put(w->sl);
+    store_kv_open_put(&opened, w->slot);
 }
 
 static int64_t lmdb_max_key(const char *dir, char *err, int errlen)
@@ -419,8 +428,8 @@ static int lmdb_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
     }
     MDB_envinfo info;
     MDB_stat st;
-    mdb_env_info(w.sl->env, &info);
-    mdb_env_stat(w.sl->env, &st);
+    mdb_env_info(w.env->mdb, &info);
+    mdb_env_stat(w.env->mdb, &st);
     f->page_size = st.ms_psize;
     f->pages_used = (int64_t)info.me_last_pgno + 1;
     f->map_size = (int64_t)info.me_mapsize;
@@ -430,6 +439,111 @@ static int lmdb_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
         return -1;
     }
     return 0;
+}
+
+/* ---- making one (export DBFILE lmdb:DIR) ------------------------------- */
+
+/* A write transaction may dirty at most about 128k pages (LMDB's
+ * MDB_IDL_UM_MAX); export commits long before that. */
+#define LMDB_TXN_BYTES ((int64_t)64 << 20)
+
+struct lmdb_writer {
+    struct store_kv_writer base;
+    char dir[PATH_MAX];
+    MDB_env *env;
+    MDB_dbi dbi;
+    MDB_txn *txn;
+    int64_t txn_bytes;
+};
+
+static int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t count,
+                       int64_t bytes, char *err, int errlen)
+{
+    struct lmdb_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return -1;
+    }
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    /* Each value of more than about half a page goes on overflow pages of
+     * its own: up to a page each lost to rounding. */
+    int rc = mdb_env_create(&w->env);
+    if (rc == 0)
+        rc = mdb_env_set_mapsize(w->env, lmdb_map_for(bytes + count * 4160));
+    /* Synced once, at the end (store_kv_finish): a failed export is
+     * removed, never used. */
+    if (rc == 0)
+        rc = mdb_env_open(w->env, dir, MDB_NOSYNC, 0644);
+    if (rc == 0)
+        rc = mdb_txn_begin(w->env, NULL, 0, &w->txn);
+    if (rc == 0)
+        rc = mdb_dbi_open(w->txn, NULL, 0, &w->dbi);
+    if (rc) {
+        lmdb_say(err, errlen, dir, "create", rc);
+        if (w->txn)
+            mdb_txn_abort(w->txn);
+        if (w->env)
+            mdb_env_close(w->env);
+        free(w);
+        return -1;
+    }
+    *out = &w->base;
+    return 0;
+}
+
+static int lmdb_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
+                    char *err, int errlen)
+{
+    struct lmdb_writer *w = (struct lmdb_writer *)base;
+    int rc = 0;
+    if (!w->txn)
+        rc = mdb_txn_begin(w->env, NULL, 0, &w->txn);
+    unsigned char kb[8];
+    store_kv_key(kb, key);
+    MDB_val k = {sizeof kb, kb}, d = {(size_t)n, (void *)v};
+    /* Keys come in ascending order: MDB_APPEND fills each page fully
+     * instead of splitting it in half. */
+    if (rc == 0)
+        rc = mdb_put(w->txn, w->dbi, &k, &d, MDB_APPEND);
+    w->txn_bytes += n + 64;
+    if (rc == 0 && w->txn_bytes >= LMDB_TXN_BYTES) {
+        rc = mdb_txn_commit(w->txn);
+        w->txn = NULL;
+        w->txn_bytes = 0;
+    }
+    if (rc) {
+        lmdb_say(err, errlen, w->dir, "write", rc);
+        return -1;
+    }
+    return 0;
+}
+
+static void lmdb_abandon(struct store_kv_writer *base)
+{
+    struct lmdb_writer *w = (struct lmdb_writer *)base;
+    if (w->txn)
+        mdb_txn_abort(w->txn);
+    mdb_env_close(w->env);
+    free(w);
+}
+
+static int lmdb_finish(struct store_kv_writer *base, char *err, int errlen)
+{
+    struct lmdb_writer *w = (struct lmdb_writer *)base;
+    int rc = 0;
+    const char *stage = "commit";
+    if (w->txn) {
+        rc = mdb_txn_commit(w->txn);
+        w->txn = NULL;
+    }
+    if (rc == 0) {
+        stage = "sync";
+        rc = mdb_env_sync(w->env, 1);
+    }
+    if (rc)
+        lmdb_say(err, errlen, w->dir, stage, rc);
+    lmdb_abandon(base);
+    return rc ? -1 : 0;
 }
 
 const struct store_kv_engine store_lmdb_engine = {

@@ -1,4 +1,4 @@
-/* Unit tests of the capacity search's logic (load/search/load_search.c): the
+/* Unit tests of the capacity search's logic (load/load_search.c): the
  * --slo grammar, the samples a step needs, and the search itself against
  * a service modelled here as a fixed-service-time queue of known
  * capacity -- the same check tests/cli/capacity.bats makes over real HTTP,
@@ -13,7 +13,7 @@
 #include <string.h>
 #include "tests/unit/unit.h"
 
-#include "load/search/load_search.h"
+#include "load/load_search.h"
 
 static void test_slo_parse(void **state)
 {

@@ -1,4 +1,5 @@
-/* init, keys: create a links store and list its ids. */
+/* shortener_init: "kvtest shortener init" and "kvtest shortener keys":
+ * create a links store and list its ids. */
 #include <stdio.h>
 #include <string.h>
 

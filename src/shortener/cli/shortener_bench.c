@@ -1,5 +1,5 @@
-/* bench: "kvtest shortener bench DBFILE", the entry point: the help, the
- * options and the stores they name; the bench itself is
+/* shortener_bench: "kvtest shortener bench DBFILE", the entry point: the
+ * help, the options and the stores they name; the bench itself is
  * shortener/bench/bench.c. */
 #include <signal.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-/* load_merge: "kvtest shortener load-merge FILE...", the results of load
- * runs made at the same time (from several load machines) against one
- * service, added into one: the help text, reading the files, the output.
- * What is added and what is refused is load/load_merge.h's. */
+/* shortener_load_merge: "kvtest shortener load-merge FILE...", the
+ * results of load runs made at the same time (from several load machines)
+ * against one service, added into one: the help text, reading the files,
+ * the output. What is added and what is refused is load/load_merge.h's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

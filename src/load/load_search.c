@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load/search/load_search.h"
+#include "load/load_search.h"
 
 static const struct {
     const char *name;
