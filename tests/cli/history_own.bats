@@ -133,3 +133,18 @@ series() {
     assert_output --partial "own.sh --range ${fp[19]:0:7}..${fp[21]:0:7}"
     assert_output --partial "\`${fp[20]:0:7}\`"
 }
+
+@test "results/history/own: change-points.md and plot.csv are what report.py makes of the committed series" {
+    d="$ROOT/results/history/own"
+    [ -f "$d/series.csv" ] || skip "no committed history"
+    first=$(awk -F, 'NR == 2 { print $1 }' "$d/series.csv")
+    git -C "$ROOT" cat-file -e "$first^{commit}" 2>/dev/null || skip "the checkout lacks the history's commits (shallow)"
+    mkdir "$BATS_TEST_TMPDIR/r"
+    cp "$d/series.csv" "$BATS_TEST_TMPDIR/r/"
+    run python3 "$REPORT" --kvtest "$KVTEST_REL" "$BATS_TEST_TMPDIR/r"
+    assert_success
+    run diff "$d/change-points.md" "$BATS_TEST_TMPDIR/r/change-points.md"
+    assert_success
+    run diff "$d/plot.csv" "$BATS_TEST_TMPDIR/r/plot.csv"
+    assert_success
+}

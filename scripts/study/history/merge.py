@@ -13,7 +13,8 @@ Writes DIR/series.csv (every RUN's rows), DIR/wall.jsonl.gz (every RUN's
 wall runs, from its wall.jsonl or wall.jsonl.gz) and DIR/builds.tsv. A commit measured by two runs
 keeps the rows of the first RUN named that has it: instruction counts are
 the same from run to run, and one commit counted twice would weigh twice in
-its segment's median. A commit that is not on main's first-parent history is
+its segment's median; in builds.tsv a build that failed is replaced by a
+later run's that built. A commit that is not on main's first-parent history is
 refused (exit 2): it has no place in the order.
 """
 import argparse
@@ -101,7 +102,9 @@ def main():
         for c, lines in w.items():
             wall.setdefault(c, lines)
         for c, line in b.items():
-            builds.setdefault(c, line)
+            # a build that failed and was tried again (own.sh --deps) built
+            if c not in builds or "\tfailed\t" in builds[c]:
+                builds[c] = line
 
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "series.csv"), "w", newline="") as f:

@@ -5,12 +5,15 @@
 
 DIR holds series.csv (merge.py's, in main's commit order). kvtest history
 finds the change points of its instruction counts (--min-change F, default
-0.01: the counts are deterministic, so a 0.01% step is significant and
-means nothing to a user). A change point is the first measured commit at the
-new level; what made it lies between it and the measured commit before it
-on main's first-parent history. When those two are neighbours the change is
-named at its own commit; otherwise every commit between is listed, and
-own.sh --range PREV..CP measures them.
+0.001). A path's count varies by 0.03% at most (standard deviation) between
+runs of one build (results/history/validation/summary.md), so steps of
+0.01% from one commit to the next are significant and yet mean nothing to a
+user: 0.1% is over three times that spread, and small enough to show a
+commit that adds a copy to each request. A change point is the first
+measured commit at the new level; what made it lies between it and the
+measured commit before it on main's first-parent history. When those two
+are neighbours the change is named at its own commit; otherwise every
+commit between is listed, and own.sh --range PREV..CP measures them.
 
 Writes into DIR:
   change-points.json   kvtest history's --json answer
@@ -47,7 +50,7 @@ def git(*args):
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description="name the change points of own.sh's series")
     ap.add_argument("--kvtest", default=os.path.join(ROOT, "kvtest"))
-    ap.add_argument("--min-change", default="0.01")
+    ap.add_argument("--min-change", default="0.001")
     ap.add_argument("dir")
     a = ap.parse_args()
     series_csv = os.path.join(a.dir, "series.csv")
