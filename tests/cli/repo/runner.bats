@@ -3,10 +3,10 @@
 # count exact and the lines in a fixed order; a suite that dies, stops
 # early or exits non-zero fails whatever its own lines say; a "# serial:"
 # suite runs alone; the folder of tests/cli/ a suite sits in decides its
-# set, and a suite in no set fails in every set. Each test runs a copy of
-# run.sh in a scratch tree of small suites of its own (bats files and shell
-# stand-ins for unit binaries printing cmocka's lines), so its figures are
-# known in advance.
+# set, and a suite in no set fails in every set. Each test but the last
+# runs a copy of run.sh in a scratch tree of small suites of its own (bats
+# files and shell stand-ins for unit binaries printing cmocka's lines), so
+# its figures are known in advance; the last lists this checkout's sets.
 # In repo/, so make test-repo runs it: the test runner, not kvtest.
 
 load '../../lib/common'
@@ -228,4 +228,40 @@ cli newthing/x (in no set: tests/run.sh gives the folder tests/cli/newthing/ no 
         assert_equal "$(lints)" "$want"
         assert_equal "$(grep -c good.sh "$D/calls")" 1
     done
+}
+
+@test "runner: every suite of this checkout is in one set or is make failnth's, no two share a file name, none carries a set tag of the old kind" {
+    local root set f
+    root=$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)
+    # each set's suites, as run.sh chooses them (it exits 1 naming any
+    # suite in no set: in tests/cli/ itself, or in a folder it does not know)
+    : >"$D/sets"
+    for set in main servers repo; do
+        run env KVTEST_TEST_SET=$set KVTEST_TEST_LIST=1 bash "$root/tests/run.sh"
+        assert_success
+        grep '^cli ' <<<"$output" | grep -v ' (postgres)$' | sed "s/^cli //; s/\$/ $set/" >>"$D/sets"
+    done
+    [ "$(wc -l <"$D/sets")" -gt 40 ]   # the listing sees suites at all
+    # in one set at most
+    run bash -c "cut -d' ' -f1 '$D/sets' | sort | uniq -d"
+    assert_output ""
+    # every suite of the checkout in one, but make failnth's own
+    cd "$root"
+    : >"$D/none"
+    while IFS= read -r f; do
+        f=${f#tests/cli/}
+        grep -q "^${f%.bats} " "$D/sets" || echo "$f" >>"$D/none"
+    done < <(find tests/cli -name '*.bats' | sort)
+    run cat "$D/none"
+    assert_output "failnth/failnth.bats"
+    run grep -c '^failnth: ' Makefile
+    assert_output 1
+    run grep -c 'bats .*tests/cli/failnth/failnth\.bats$' Makefile
+    assert_output 1
+    # one suite a file name: mutants.txt names suites by it (cli:NAME)
+    run bash -c "find tests/cli -name '*.bats' -printf '%f\n' | sort | uniq -d"
+    assert_output ""
+    # the set is the folder's: a tag line of the old kind would mislead
+    run grep -l -E '^# (servers|repo|step): ' -r tests/cli --include='*.bats'
+    assert_failure 1
 }
