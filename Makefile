@@ -159,13 +159,13 @@ build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
 
 # An LD_PRELOAD library that fails the Nth malloc, write, fsync or open
-# (tests/cli/failnth.bats; scripts/tools/failnth.c says how).
+# (tests/cli/failnth/failnth.bats; scripts/tools/failnth.c says how).
 build/failnth.so: scripts/tools/failnth.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -shared -fPIC -o $@ $< -ldl
 
 # An HTTP server of known capacity (W slots x fixed service time) that
-# tests/cli/capacity.bats checks the capacity search against.
+# tests/cli/load/capacity.bats checks the capacity search against.
 build/fixedcap: scripts/tools/fixedcap.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $< -lhttp_parser -lpthread
@@ -220,7 +220,7 @@ endif
 # (bash scripts/deps.sh portable installs the cross compiler and qemu).
 ARM64_CC   = aarch64-linux-gnu-gcc
 ARM64_BIN  = build/cc-$(ARM64_CC)/core/kvtest
-ARM64_SUITES ?= tests/cli/core.bats tests/cli/run.bats tests/cli/holes.bats
+ARM64_SUITES ?= tests/cli/blobs/core.bats tests/cli/blobs/run.bats tests/cli/blobs/holes.bats
 arm64-test:
 	$(MAKE) CC=$(ARM64_CC) core
 	printf '#!/bin/sh\nexec qemu-aarch64 -L /usr/aarch64-linux-gnu "%s" "$$@"\n' \
@@ -234,7 +234,7 @@ deps:
 
 # Manual pages kvtest(1) and kvtest-shortener(1), written in scdoc
 # (src/doc/*.scd): make man builds build/man/*.1 (generated, not committed).
-# make test builds them too; tests/cli/manpages.bats lints them and checks
+# make test builds them too; tests/cli/repo/manpages.bats lints them and checks
 # that every option of the help texts is in them.
 MANPAGES := build/man/kvtest.1 build/man/kvtest-shortener.1
 .PHONY: man
@@ -246,7 +246,7 @@ build/man/%.1: src/doc/%.1.scd
 
 # Every suite runs against the AddressSanitizer + UBSan build; the summary
 # line "N passed, N failed" sums them all.
-# The core and its fallback build are tested too (tests/cli/portable.bats).
+# The core and its fallback build are tested too (tests/cli/commands/portable.bats).
 # The server suites (PostgreSQL with replicas, a Valkey Cluster, trees of
 # service processes, and every suite's PostgreSQL run) are make
 # test-servers: a third of all the suites' CPU time, more than make test's
@@ -264,7 +264,7 @@ test-servers: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/ratioci
 	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_TEST_SET=servers bash tests/run.sh
 
-# The repository's own checks ("# repo: WHY" suites and shellcheck): the CI
+# The repository's own checks (tests/cli/repo/, study/ and shellcheck): the CI
 # scripts, the test runner, packaging, the README, the manual pages and the
 # study's scripts (report, capacity, anchors, nginx and costs, which make
 # bench runs). They test the tooling around kvtest, not kvtest, and took a
@@ -276,11 +276,11 @@ test-repo: deps
 # Every malloc, write, fsync and open of init, export and shortener init,
 # every allocation of compare and of the service (outside h2o) at start
 # and under load, failed in turn, one run each: minutes, so not part of
-# make test (tests/cli/failnth.bats says "# step:"). Each test prints its
+# make test (tests/cli/failnth/ is in no set of tests/run.sh). Each test prints its
 # count of runs and outcomes.
 failnth: deps
 	$(MAKE) $(SUBMAKE_JOBS) $(BIN) $(OBJ)/asan/kvtest build/failnth.so
-	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_FAILNTH_FULL=1 bats --show-output-of-passing-tests tests/cli/failnth.bats
+	KVTEST=$(OBJ)/asan/kvtest KVTEST_REL=./$(BIN) KVTEST_FAILNTH_FULL=1 bats --show-output-of-passing-tests tests/cli/failnth/failnth.bats
 
 # Deliberate faults (scripts/dev/mutants.txt), each applied to a scratch copy
 # of the tree: every one must make a suite fail. Slow; not part of test.

@@ -13,20 +13,20 @@ set -euo pipefail
 PKGS=(build-essential clang libclang-rt-14-dev pkg-config
       libhiredis-dev libhttp-parser-dev libcjson-dev
       libcmocka-dev bats bats-assert bats-support shellcheck gnuplot-nox wrk curl jq strace)
-PKGS+=(bash-completion)   # tests/cli/completion.bats drives src/doc/kvtest.bash with it
+PKGS+=(bash-completion)   # tests/cli/commands/completion.bats drives src/doc/kvtest.bash with it
 PKGS+=(scdoc)     # man pages: build/man/*.1 from src/doc/*.scd (make man)
-PKGS+=(mandoc)    # man pages: mandoc -T lint in tests/cli/manpages.bats
-PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/manpages.bats
-PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/package.bats)
+PKGS+=(mandoc)    # man pages: mandoc -T lint in tests/cli/repo/manpages.bats
+PKGS+=(man-db)    # man pages: man --warnings -l in tests/cli/repo/manpages.bats
+PKGS+=(lintian)   # make deb checks the package it builds (tests/cli/repo/package.bats)
 PKGS+=(nginx-light)   # scripts/study/nginx.sh: the HTTP ceiling reference (runs its own nginx; Debian's service is not needed)
 PKGS+=(libh2o-evloop-dev)   # the shortener's HTTP server library (src/shortener/http/service_http.c)
 PKGS+=(libnghttp2-dev nghttp2-client python3-h2)   # load --http2 (src/load/load_h2.c); h2load, the anchor; a broken HTTP/2 server in the tests (tests/lib/h2_server.py)
-PKGS+=(libssl-dev openssl)   # serve --tls-cert: OpenSSL 3 (src/shortener/http/service_tls.c); the openssl command makes the test certificates (tests/cli/shortener_tls.bats)
+PKGS+=(libssl-dev openssl)   # serve --tls-cert: OpenSSL 3 (src/shortener/http/service_tls.c); the openssl command makes the test certificates (tests/cli/shortener/shortener_tls.bats)
 PKGS+=(libcsv-dev)   # kvtest history reads CSV series with libcsv (src/commands/history/history_csv.c)
 PKGS+=(liburiparser-dev)   # RFC 3986: percent-decoding a cache URL's credentials (src/shortener/cache/cache_url.c)
 PKGS+=(libpq-dev postgresql-15 postgresql-client-15)   # the PostgreSQL link store: libpq (linked), a private server for tests and the study (initdb, postgres, pg_basebackup), pgbench (the round-trip reference)
 PKGS+=(liblmdb-dev librocksdb-dev lmdb-utils rocksdb-tools)   # the LMDB and RocksDB blob stores (linked), mdb_stat and db_bench: their own tools, checked against ours (scripts/study/anchors.sh)
-PKGS+=(python3)   # tests/lib/*.py (probe and stub servers), scripts/dev/mutagen.py (make mutants-auto, tests/cli/mutagen.bats)
+PKGS+=(python3)   # tests/lib/*.py (probe and stub servers), scripts/dev/mutagen.py (make mutants-auto, tests/cli/repo/mutagen.bats)
 PKGS+=(valgrind)  # scripts/ci/ci-perf.sh: instructions per operation (cachegrind), the deterministic layer
 BACKPORTS_PKGS=(valkey-server valkey-tools)
 

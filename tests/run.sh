@@ -6,12 +6,15 @@
 # Environment: KVTEST = binary under test for command-line suites
 # (make test passes the AddressSanitizer + UBSan build);
 # KVTEST_TEST_JOBS = how many suites run at once (default 4);
-# KVTEST_TEST_SET = which suites: "main" (default: the unit binaries given,
-# every bats file but the server and repository suites), "servers" (the
-# suites with a line "# servers: WHY", and every suite's PostgreSQL run) or
-# "repo" (the suites with a line "# repo: WHY", and shellcheck: checks of
-# the repository's scripts, CI, packaging, documentation and the study's
-# scripts rather than of kvtest; run by CI and make test-repo).
+# KVTEST_TEST_SET = which suites, chosen by the folder of tests/cli/ a
+# suite sits in (the table at suite_set below): "main" (default: the unit
+# binaries given, and the suites of blobs/, shortener/, load/, commands/
+# and source/), "servers" (servers/, and every suite's PostgreSQL run) or
+# "repo" (repo/ and study/, and shellcheck: checks of the repository's
+# scripts, CI, packaging, documentation and the study's scripts rather than
+# of kvtest; run by CI and make test-repo);
+# KVTEST_TEST_LIST=1 = print the set's jobs, one label a line in the order
+# of the output, and run nothing.
 # The server suites start private PostgreSQL servers with replicas, Valkey
 # Clusters and trees of service processes: a third of the CPU time of all
 # suites, more than make test's five minutes on two cores leave, so they
@@ -116,30 +119,47 @@ job_run() {   # ID (in a subshell of its own, so that its CPU time is its own)
 for t in "$@"; do
     add_job "unit ${t##*/tests/}" unit "$t"
 done
-# Command-line and integration suites (bats, TAP output); a server suite
-# ("# servers: WHY") in the servers set, a repository suite ("# repo: WHY")
-# in the repo set, a suite with a step of its own ("# step: TARGET WHY",
-# run by that make target and by CI, not here) in none, the others in the
-# main set.
-suite_set() {   # FILE: the set a suite belongs to
-    if grep -q '^# servers: ' "$1"; then echo servers
-    elif grep -q '^# repo: ' "$1"; then echo repo
-    elif grep -q '^# step: ' "$1"; then echo step
-    else echo main; fi
+# Command-line and integration suites (bats, TAP output), one folder of
+# tests/cli/ below: the folder decides the set (docs/developing.md says what
+# goes where). A suite in tests/cli/ itself, in a folder this table does not
+# name or one folder deeper is in no set: it is counted as failed in every
+# set, so that no suite drops out of all of them unseen.
+folder_set() {   # FOLDER: sets fset to the set of tests/cli/FOLDER/'s suites
+    case $1 in
+    blobs | shortener | load | commands | source) fset=main ;;
+    servers) fset=servers ;;   # private PostgreSQL replicas, Valkey Clusters, process trees
+    repo | study) fset=repo ;; # the tooling around kvtest; the study's scripts
+    failnth) fset=step ;;      # make failnth, a step of its own (minutes), in no set
+    *) fset="" ;;
+    esac
 }
-for b in tests/cli/*.bats; do
-    [ -e "$b" ] || continue
-    [ "$(suite_set "$b")" = "$SET" ] || continue
-    add_job "cli $(basename "$b" .bats)" bats bats --tap "$b"
+while IFS= read -r -d '' b; do
+    rel=${b#tests/cli/} folder=${rel%%/*}
+    folder_set "$folder"
+    why=""
+    if [ "$rel" = "$folder" ]; then why="a suite sits in a folder of tests/cli/, not in tests/cli/ itself"
+    elif [ "${rel#*/}" != "${rel##*/}" ]; then why="a suite sits one folder below tests/cli/, not deeper"
+    elif [ -z "$fset" ]; then why="tests/run.sh gives the folder tests/cli/$folder/ no set"
+    fi
+    if [ -n "$why" ]; then
+        add_job "cli ${rel%.bats}" stray echo "in no set: $why"
+        continue
+    fi
+    [ "$fset" = "$SET" ] || continue
+    add_job "cli ${rel%.bats}" bats bats --tap "$b"
     ! grep -q '^# serial: ' "$b" || SERIAL[-1]=1
-done
+done < <(find tests/cli -name '*.bats' -print0 | LC_ALL=C sort -z)
 # The store suites again on PostgreSQL: a suite that names both stores in a
 # line "# stores: sqlite postgres" runs its tests on a private PostgreSQL
 # server too (KVTEST_STORE=postgres; tests/lib/common.bash), the same tests
-# and assertions, counted as "cli NAME (postgres)"; these are server suites.
-for b in tests/cli/*.bats; do
-    if [ "$SET" = servers ] && grep -q '^# stores: .*postgres' "$b"; then
-        add_job "cli $(basename "$b" .bats) (postgres)" bats env KVTEST_STORE=postgres bats --tap "$b"
+# and assertions, counted as "cli FOLDER/NAME (postgres)"; these are server
+# suites, whatever folder the suite sits in.
+for b in tests/cli/*/*.bats; do
+    [ "$SET" = servers ] || break
+    rel=${b#tests/cli/}
+    folder_set "${rel%%/*}"
+    if [ -n "$fset" ] && [ -e "$b" ] && grep -q '^# stores: .*postgres' "$b"; then
+        add_job "cli ${rel%.bats} (postgres)" bats env KVTEST_STORE=postgres bats --tap "$b"
         ! grep -q '^# serial: ' "$b" || SERIAL[-1]=1
     fi
 done
@@ -185,6 +205,21 @@ lint_one() {   # CACHE_DIR FLAGS... FILE: "ok FILE", or "not ok FILE" and why
     fi
 }
 [ "$SET" != repo ] || add_job "shellcheck" lint lint_all
+
+# KVTEST_TEST_LIST=1: the jobs, in the order of their lines, and no run;
+# exit 1 if a suite is in no set.
+if [ "${KVTEST_TEST_LIST:-0}" = 1 ]; then
+    st=0
+    for i in "${!LABELS[@]}"; do
+        if [ "${KINDS[$i]}" = stray ]; then
+            echo "${LABELS[$i]} ($(eval "${CMDS[$i]}"))"
+            st=1
+        else
+            echo "${LABELS[$i]}"
+        fi
+    done
+    exit "$st"
+fi
 
 # ------------------------------------------------------------ the schedule
 # Longest first, by the last run's times; a job with no time yet (a new
@@ -233,6 +268,11 @@ for i in "${!LABELS[@]}"; do
         count "$label" "$rc" "$plan" "$p" "$f" "$s" "$secs" || grep -v '^ok ' "$out"
         # a skipped test, and why: "ok N NAME # skip WHY"
         sed -n "s|^ok [0-9]* \(.*\) # skip *\(.*\)$|  ${label#cli } skipped: \1: \2|p" "$out"
+        ;;
+    stray)
+        # a suite in no set: one failure, in every set, until it is moved
+        failed=$((failed + 1))
+        echo "$label: 0 passed, 1 failed, 0 skipped ($(cat "$out"))"
         ;;
     lint)
         p=$(grep -c '^ok ' "$out")

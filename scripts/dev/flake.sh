@@ -90,7 +90,7 @@ for ((r = 1; r <= RUNS; r++)); do
         # what failed: each suite line with failures, each failing test
         grep -E '^[^ ].*: [0-9]+ passed, [1-9][0-9]* failed|^not ok |^\[  FAILED  \] [A-Za-z_]|^make.*Error' "$log" |
             sed "s/^/$r\t$s\t/" >>"$OUT/failures.tsv"
-        # every suite's line, "cli NAME: P passed, F failed, S skipped[, T s]"
+        # every suite's line, "cli FOLDER/NAME: P passed, F failed, S skipped[, T s]"
         # (unit binaries give no time): which suites slow down under load
         sed -nE 's/^((cli|unit) [^:]+): ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped(.*, ([0-9]+) s)?$/\1\t\3\t\4\t\5\t\7/p' "$log" |
             sed "s/^/$r\t$s\t/" >>"$OUT/suites.tsv"

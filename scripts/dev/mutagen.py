@@ -45,6 +45,7 @@ line of its file with that text, so its reason must hold for each. "score" write
 did not compile, killed, equivalent, surviving, and the score
 killed / (killed + surviving).
 """
+import glob
 import hashlib
 import os
 import re
@@ -289,6 +290,15 @@ def equivalents():
     return eq
 
 
+def cli_suite(root, name):
+    """The one tests/cli/FOLDER/NAME.bats that cli:NAME names (relative to
+    root): a suite's folder says which set runs it, not what it tests."""
+    found = glob.glob(os.path.join(root, "tests", "cli", "*", name + ".bats"))
+    if len(found) != 1:
+        raise RuntimeError("cli:%s: %d suites tests/cli/*/%s.bats, not one" % (name, len(found), name))
+    return os.path.relpath(found[0], root)
+
+
 class Scratch:
     """A copy of the tree with build/, where one job writes its mutants."""
 
@@ -320,7 +330,7 @@ class Scratch:
         if kind == "unit":
             return ["build/asan/tests/" + name]
         t = ["build/asan/kvtest"]
-        if "KVTEST_REL" in open(os.path.join(self.dir, "tests/cli", name + ".bats")).read():
+        if "KVTEST_REL" in open(os.path.join(self.dir, cli_suite(self.dir, name))).read():
             t.append("kvtest")
         return t
 
@@ -328,7 +338,7 @@ class Scratch:
         """(passed, seconds, why) for one suite; bats stops at its first failure."""
         kind, name, filt = (spec.split(":", 2) + [""])[:3]
         cmd = ["build/asan/tests/" + name] if kind == "unit" else \
-            ["bats", "--tap"] + (["--filter", filt] if filt else []) + ["tests/cli/%s.bats" % name]
+            ["bats", "--tap"] + (["--filter", filt] if filt else []) + [cli_suite(self.dir, name)]
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, cwd=self.dir, env=self.env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)

@@ -57,6 +57,13 @@ export KVTEST="$SCR/build/asan/kvtest" KVTEST_REL="$SCR/kvtest"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
+# cli_suite NAME: the one tests/cli/FOLDER/NAME.bats (suites are named
+# without their folder, which says which set runs them, not what they test)
+cli_suite() {
+    local m=(tests/cli/*/"$1".bats)
+    [ "${#m[@]}" -eq 1 ] && [ -e "${m[0]}" ] && echo "${m[0]}"
+}
+
 # run_suite SPEC: 0 when the suite passes. Runs in its own process group
 # (setsid) so an interruption can stop all of it by the group's id.
 run_suite() {
@@ -70,9 +77,11 @@ run_suite() {
     fi
     case $kind in
         unit) cmd=("build/asan/tests/$name") ;;
-        cli) cmd=(bats --tap)
+        cli) local file
+             file=$(cli_suite "$name") || { VOID="$spec: not one tests/cli/*/$name.bats"; return 2; }
+             cmd=(bats --tap)
              [ -z "$filter" ] || cmd+=(--filter "$filter")
-             cmd+=("tests/cli/$name.bats") ;;
+             cmd+=("$file") ;;
         *) echo "mutants.sh: unknown suite $spec" >&2; return 2 ;;
     esac
     setsid timeout 1200 "${cmd[@]}" >"$SCR/suite.log" 2>&1 &
@@ -94,7 +103,7 @@ run_suite() {
 all_suites() {
     local t
     for t in $UNITS; do printf "unit:%s " "${t#*/asan/tests/}"; done
-    for t in tests/cli/*.bats; do t=${t##*/}; printf 'cli:%s ' "${t%.bats}"; done
+    for t in tests/cli/*/*.bats; do t=${t##*/}; printf 'cli:%s ' "${t%.bats}"; done
 }
 
 n=0 killed=0

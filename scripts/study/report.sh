@@ -41,7 +41,7 @@ def sz3: if . == null then "n/a" elif . >= 1e6 then "\(. / 1e6 | sig3)M"
 # medians is used). cmp(CI; "time"|"rate") words a comparison: a time ratio
 # below 1, or a rate ratio above 1, is faster, but only where the interval
 # excludes 1; rat(CI) a ratio that is no comparison (kvtest load / wrk).
-# The same words in one place: tests/cli/report.bats checks them.
+# The same words in one place: tests/cli/study/report.bats checks them.
 CIFMT='
 def ci($k): ($cis[0][$k] // null);
 def civ($c): if $c.covered then "95% CI \($c.lo | n2)–\($c.hi | n2)"

@@ -1,6 +1,6 @@
 /* failnth: an LD_PRELOAD library that makes one call fail on demand, so a
  * test can see what kvtest does when a resource runs out exactly there
- * (tests/cli/failnth.bats sweeps N over every call a command makes).
+ * (tests/cli/failnth/failnth.bats sweeps N over every call a command makes).
  *
  *   KVTEST_FAIL=FUNC:N     the Nth call of FUNC in this process fails (1 is
  *                          the first after the library is loaded); FUNC is

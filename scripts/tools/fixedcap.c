@@ -1,6 +1,6 @@
 /*
  * fixedcap: an HTTP server whose capacity is known, to check a capacity
- * search against (tests/cli/capacity.bats).
+ * search against (tests/cli/load/capacity.bats).
  *
  * Every request holds one of W service slots for exactly D microseconds
  * (see serve_one), and slots are handed out first come, first served. That

@@ -3,7 +3,7 @@
 # output and lines are set by bats' run (SC2154).
 # shellcheck disable=SC2034,SC2154
 # common.bash: what every command-line suite shares, loaded first by each
-# tests/cli/*.bats (load '../lib/common'). It loads bats-support,
+# tests/cli/FOLDER/*.bats (load '../../lib/common'). It loads bats-support,
 # bats-assert and the server helpers (servers.bash), and defines:
 #
 #   common_setup              KVTEST must name the binary under test;
@@ -95,8 +95,13 @@ for _kvtest_lib in /usr/lib/bats/bats-support/src/*.bash /usr/lib/bats/bats-asse
     source "$_kvtest_lib"
 done
 unset _kvtest_lib
-load '../lib/servers'
-load '../lib/pg'
+# The helpers beside this file, and the checkout above it, found from this
+# file's path (bats' load takes a relative path from the suite's folder,
+# which is one folder deeper for some suites than for others).
+KVTEST_TESTS_LIB=${BASH_SOURCE[0]%/*}
+KVTEST_ROOT=$KVTEST_TESTS_LIB/../..
+load "$KVTEST_TESTS_LIB/servers"
+load "$KVTEST_TESTS_LIB/pg"
 
 common_setup() {
     : "${KVTEST:?KVTEST must name the binary under test}"
@@ -253,13 +258,13 @@ own_uid() {
 
 study_setup() {
     common_setup
-    SCRIPT=$BATS_TEST_DIRNAME/../../scripts/study/$1.sh
+    SCRIPT=$KVTEST_ROOT/scripts/study/$1.sh
     BIN=${KVTEST_REL:-$KVTEST}
-    [ -x "$BATS_TEST_DIRNAME/../../build/ratioci" ] || skip "no build/ratioci (make build/ratioci)"
+    [ -x "$KVTEST_ROOT/build/ratioci" ] || skip "no build/ratioci (make build/ratioci)"
 }
 
 shortener_setup() {
-    KVTEST=${KVTEST:-$BATS_TEST_DIRNAME/../../kvtest}
+    KVTEST=${KVTEST:-$KVTEST_ROOT/kvtest}
     # D too: without it "$D/x.db" is /x.db, which only root can write (a
     # run as another user found the suites that wrote to / as root)
     common_setup

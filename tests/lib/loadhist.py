@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """loadhist.py: independent readers of kvtest load's latency histograms,
-for tests/cli/shortener_merge.bats. Written from the formats' descriptions
+for tests/cli/load/shortener_merge.bats. Written from the formats' descriptions
 (src/measure/hist.h, src/load/load_histjson.h, HdrHistogram's percentile
 distribution text), not from kvtest's code.
 

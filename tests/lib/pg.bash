@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # pg.bash: private PostgreSQL servers (a primary and streaming replicas) for
-# the integration tests (load '../lib/pg' from a .bats file) and for the
+# the integration tests (loaded by common.bash) and for the
 # experiment scripts (source tests/lib/pg.bash). Sourcing starts nothing.
 #
 # Each server gets its own scratch directory under PG_DIR (mktemp -d

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # servers.bash: start and stop private servers: the one copy of these
-# helpers, used by the integration tests (load '../lib/servers' from a .bats
+# helpers, used by the integration tests (loaded by common.bash in a .bats
 # file) and by the experiment scripts (scripts/study/lib.sh sources this file).
 #
 # Everything binds 127.0.0.1 on a free port and is stopped by PID, never by

@@ -2,7 +2,7 @@
  * controller's directory from /proc/self/cgroup and /proc/self/mountinfo
  * texts (cgroup v1, v2, hybrid, a container whose mount root is its own
  * group). Entering a group needs root and is tested by
- * tests/cli/shortener_memlimit.bats. */
+ * tests/cli/shortener/shortener_memlimit.bats. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

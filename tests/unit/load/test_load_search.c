@@ -1,7 +1,7 @@
 /* Unit tests of the capacity search's logic (load/load_search.c): the
  * --slo grammar, the samples a step needs, and the search itself against
  * a service modelled here as a fixed-service-time queue of known
- * capacity -- the same check tests/cli/capacity.bats makes over real HTTP,
+ * capacity -- the same check tests/cli/load/capacity.bats makes over real HTTP,
  * but exact and instant, so the ramp, the bisection, the repeats, the
  * interval and every way a search ends are pinned down. */
 #include <math.h>

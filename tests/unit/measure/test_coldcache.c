@@ -256,7 +256,7 @@ static void test_advise_path(void **st)
 
 /* The threshold of coldcache.h: a run is called cold when at most 10% of
  * its pages stayed resident (run and bench both ask coldcache_is_cold). The command-line tests
- * (tests/cli/cold_residency.bats) show it on real runs with pages held
+ * (tests/cli/blobs/cold_residency.bats) show it on real runs with pages held
  * resident, but only where the filesystem honours the eviction; elsewhere
  * every fraction reads 1.0 and 10% cannot be told from 90%, so the
  * threshold is pinned here at the points around it and above. */

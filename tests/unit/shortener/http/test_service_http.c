@@ -3,7 +3,7 @@
  * fails, service_http_start returns NULL with the listening socket closed
  * and nothing else left open or allocated (LeakSanitizer reads the rest
  * at exit). The requests themselves are tested over real HTTP in
- * tests/cli/shortener_http.bats. */
+ * tests/cli/shortener/shortener_http.bats. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
