@@ -79,14 +79,12 @@ SRCS      := $(filter-out src/base/json_core.c,$(ALL_SRCS))
 CORE_SRCS := kvtest.c $(filter-out src/shortener/% src/load/% src/commands/compare/% src/commands/history/% \
                src/stores/kv/store_lmdb% src/stores/kv/store_rocksdb% src/stores/kv/store_kv_open.c \
                src/base/dynlib.c,$(ALL_SRCS))
+# kvtest.c (main) and every module of the full build.
+FULL_SRCS := kvtest.c $(SRCS)
 # One cmocka binary per tests/unit/**/test_*.c, its path mirrored under tests/.
 TESTS := $(patsubst tests/unit/%.c,$(OBJ)/asan/tests/%,$(sort $(shell find tests/unit -name 'test_*.c'))) \
          $(OBJ)/asan/tests/base/test_os_fallback \
          $(OBJ)/asan/tests/base/test_csv_core
-REL_OBJS  := $(patsubst %.c,$(OBJ)/rel/%.o,$(SRCS))
-ASAN_OBJS := $(patsubst %.c,$(OBJ)/asan/%.o,$(SRCS))
-CORE_OBJS := $(patsubst %.c,$(OBJ)/core/%.o,$(CORE_SRCS))
-FB_OBJS   := $(patsubst %.c,$(OBJ)/fallback/%.o,$(CORE_SRCS))
 
 .PHONY: all test test-servers test-repo bench install uninstall deb clean deps asan unit fuzz failnth mutants mutants-auto core static arm64-test
 all: $(BIN) build/ratioci
@@ -97,41 +95,72 @@ $(OBJ)/sqlite3.o: sqlite3.c sqlite3.h
 	@mkdir -p $(@D)
 	$(CC) $(SQLITE_FLAGS) -c sqlite3.c -o $@
 
-$(OBJ)/rel/%.o: %.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -c $< -o $@
+# The variants of kvtest, one line each in the table below. A variant
+# compiles its sources with its own flags into objects of its own,
+# $(OBJ)/NAME/ (so that no object is ever linked into a build with other
+# flags), and links them with SQLite's object into its binary:
+#   $(call variant,NAME,BINARY,SOURCES,COMPILE FLAGS,LINK FLAGS,LIBRARIES)
+# makes  $(OBJ)/NAME/%.o: %.c  $(CC) COMPILE FLAGS -c $< -o $@
+#   and  BINARY: the objects of $(SOURCES), $(OBJ)/sqlite3.o
+#              $(CC) LINK FLAGS -o $@ $^ LIBRARIES
+# and sets NAME_CFLAGS (what the unit tests reuse) and NAME_OBJS. SOURCES
+# is the name of a list; flags are written $$(VAR), so that they are read
+# when a recipe runs, as a plain rule's are (make OPT=-O0 works). Spaces
+# around an argument are dropped: the table is aligned.
+define VARIANT
+$(1)_CFLAGS = $(4)
+$(1)_OBJS   = $$(patsubst %.c,$$(OBJ)/$(1)/%.o,$$($(3)))
+$$(OBJ)/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $$($(1)_CFLAGS) -c $$< -o $$@
+$(call LINK,$(2),$(1),$(5),$(6))
+endef
+# LINK,BINARY,NAME,LINK FLAGS,LIBRARIES: one more binary of a variant's
+# objects (make static links the core's).
+define LINK
+$(1): $$($(2)_OBJS) $$(OBJ)/sqlite3.o
+	$$(CC) $(3) -o $$@ $$^ $(4)
+endef
+variant = $(eval $(call VARIANT,$(strip $(1)),$(strip $(2)),$(strip $(3)),$(strip $(4)),$(strip $(5)),$(strip $(6))))
 
-$(OBJ)/asan/%.o: %.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -c $< -o $@
+# rel       the release build: ./kvtest, or $(OBJ)/kvtest with another CC
+# asan      AddressSanitizer + UBSan, what every suite of make test runs
+# core      make core: the blob commands over libc and SQLite alone
+#           (CFLAGS_CORE, CORE_SRCS above)
+# fallback  the core with KVTEST_OS_FALLBACK: base/os.c's portable
+#           branches, tested on this machine by make test
+# inject    the CI performance check's test build (make inject): the
+#           release flags plus -DKVTEST_INJECT, which compiles in
+#           measure/inject.c's deliberate slowdown of one path
+#           (KVTEST_INJECT=PATH:ns:N or PATH:iter:N) for
+#           scripts/ci/ci-perf-validate.sh. Never the release binary.
+#              NAME      BINARY                  SOURCES    COMPILE FLAGS                                  LINK FLAGS                      LIBRARIES
+$(call variant,rel,      $(BIN),                 FULL_SRCS, $$(CFLAGS_OURS) $$(OPT),                        $$(OPT),                        $$(LIBS))
+$(call variant,asan,     $(OBJ)/asan/kvtest,     FULL_SRCS, $$(CFLAGS_OURS) -O1 -g $$(SANITIZE),            $$(SANITIZE) $$(SANITIZE_LINK), $$(LIBS))
+$(call variant,core,     $(OBJ)/core/kvtest,     CORE_SRCS, $$(CFLAGS_CORE) $$(OPT),                        $$(OPT),                        $$(LIBS_CORE))
+$(call variant,fallback, $(OBJ)/fallback/kvtest, CORE_SRCS, $$(CFLAGS_CORE) -DKVTEST_OS_FALLBACK $$(OPT),   $$(OPT),                        $$(LIBS_CORE))
+$(call variant,inject,   $(OBJ)/inject/kvtest,   FULL_SRCS, $$(CFLAGS_OURS) -DKVTEST_INJECT $$(OPT),        $$(OPT),                        $$(LIBS))
 
-$(OBJ)/core/%.o: %.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_CORE) $(OPT) -c $< -o $@
-
-$(OBJ)/fallback/%.o: %.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_CORE) -DKVTEST_OS_FALLBACK $(OPT) -c $< -o $@
-
-$(BIN): $(OBJ)/rel/kvtest.o $(REL_OBJS) $(OBJ)/sqlite3.o
-	$(CC) $(OPT) -o $@ $^ $(LIBS)
 ifneq ($(BIN),kvtest)
 .PHONY: kvtest
 kvtest: $(BIN)
 endif
+.PHONY: inject
+inject: $(OBJ)/inject/kvtest
+asan: $(OBJ)/asan/kvtest
+unit: $(TESTS)
 
-$(OBJ)/asan/kvtest: $(OBJ)/asan/kvtest.o $(ASAN_OBJS) $(OBJ)/sqlite3.o
-	$(CC) $(SANITIZE) $(SANITIZE_LINK) -o $@ $^ $(LIBS)
-
-# A unit test's own object is kept apart from its link: a fault in one
-# source file (make mutants, mutants-auto) recompiles that file and relinks,
-# not every test that links it.
+# A unit test links the sanitizer build's modules (all but kvtest.c's
+# main). Its own object is kept apart from its link: a fault in one
+# source file (make mutants, mutants-auto) recompiles that file and
+# relinks, not every test that links it.
+ASAN_MODS = $(filter-out $(OBJ)/asan/kvtest.o,$(asan_OBJS))
 $(OBJ)/asan/tests/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) -O1 -g $(SANITIZE) -c $< -o $@
+	$(CC) $(asan_CFLAGS) -c $< -o $@
 .PRECIOUS: $(OBJ)/asan/tests/%.o
 
-$(OBJ)/asan/tests/%: $(OBJ)/asan/tests/%.o $(ASAN_OBJS) $(OBJ)/sqlite3.o
+$(OBJ)/asan/tests/%: $(OBJ)/asan/tests/%.o $(ASAN_MODS) $(OBJ)/sqlite3.o
 	$(CC) $(SANITIZE) -o $@ $(filter %.o,$^) $(LIBS) -lcmocka
 
 # base/os's portable branches, tested on this machine.
@@ -144,12 +173,6 @@ $(OBJ)/asan/tests/base/test_csv_core: tests/unit/base/test_csv.c src/base/csv.c 
 		src/base/csv.h src/base/json.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_CORE) -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lm -lcmocka
-
-$(OBJ)/core/kvtest: $(CORE_OBJS) $(OBJ)/sqlite3.o
-	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
-
-$(OBJ)/fallback/kvtest: $(FB_OBJS) $(OBJ)/sqlite3.o
-	$(CC) $(OPT) -o $@ $^ $(LIBS_CORE)
 
 # C that a script needs: the report's 95% intervals (scripts/tools/ratioci.c,
 # a seeded bootstrap over paired rounds; scripts/study/tables.sh calls it).
@@ -182,25 +205,9 @@ build/lookuploop: scripts/tools/lookuploop.c $(LOOKUPLOOP_OBJS) $(OBJ)/sqlite3.o
 # SQLite's own insert rate for the shortener's schema through the service's
 # store code: the in-process reference of POST /link (results/http/NOTES.md,
 # scripts/study/http/post.sh).
-build/inserts: scripts/tools/inserts.c $(REL_OBJS) $(OBJ)/sqlite3.o
+build/inserts: scripts/tools/inserts.c $(filter-out $(OBJ)/rel/kvtest.o,$(rel_OBJS)) $(OBJ)/sqlite3.o
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) $(LIBS)
-
-# The CI performance check's test build (make inject): the release flags
-# plus -DKVTEST_INJECT, which compiles in measure/inject.c's deliberate
-# slowdown of one path (KVTEST_INJECT=PATH:ns:N or PATH:iter:N) for
-# scripts/ci/ci-perf-validate.sh. Never the release binary.
-INJ_OBJS := $(patsubst %.c,$(OBJ)/inject/%.o,$(SRCS))
-$(OBJ)/inject/%.o: %.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) -DKVTEST_INJECT $(OPT) -c $< -o $@
-$(OBJ)/inject/kvtest: $(OBJ)/inject/kvtest.o $(INJ_OBJS) $(OBJ)/sqlite3.o
-	$(CC) $(OPT) -o $@ $^ $(LIBS)
-.PHONY: inject
-inject: $(OBJ)/inject/kvtest
-
-asan: $(OBJ)/asan/kvtest
-unit: $(TESTS)
 
 # The core for this compiler: build/core/kvtest, or with CC=X
 # build/cc-X/core/kvtest (e.g. make CC=aarch64-linux-gnu-gcc core).
@@ -208,12 +215,12 @@ core: $(OBJ)/core/kvtest
 	@echo "core: $(OBJ)/core/kvtest"
 
 # One fully static file (Debian's musl-tools) to copy to any Linux machine
-# of the same architecture: build/kvtest-static.
+# of the same architecture: build/kvtest-static, the core's objects for
+# musl-gcc linked once more.
 static:
 	$(MAKE) CC=musl-gcc build/kvtest-static
 ifeq ($(CC_TAG),musl-gcc)
-build/kvtest-static: $(CORE_OBJS) $(OBJ)/sqlite3.o
-	$(CC) $(OPT) -static -o $@ $^ $(LIBS_CORE)
+$(eval $(call LINK,build/kvtest-static,core,$$(OPT) -static,$$(LIBS_CORE)))
 endif
 
 # The arm64 core and the core command-line tests run under qemu-user
