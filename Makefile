@@ -174,40 +174,72 @@ $(OBJ)/asan/tests/base/test_csv_core: tests/unit/base/test_csv.c src/base/csv.c 
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_CORE) -O1 -g $(SANITIZE) -o $@ $(filter %.c,$^) -lm -lcmocka
 
-# C that a script needs: the report's 95% intervals (scripts/tools/ratioci.c,
-# a seeded bootstrap over paired rounds; scripts/study/tables.sh calls it).
-RATIOCI_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/stats.c src/measure/keys/rng.c src/base/os.c)
-build/ratioci: scripts/tools/ratioci.c $(RATIOCI_OBJS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lm
+# Build lines. C that a script needs (scripts/tools/NAME.c) and the fuzz
+# targets (tests/fuzz/fuzz_NAME.c) say on their first line what they are
+# built from, so that a new one, or a new source of one, needs no edit
+# here:
+#   /* build: WORDS */              a tool: build/NAME
+#   /* build: WORDS; run: FLAGS */  a fuzz target: build/fuzz/fuzz_NAME,
+#                                   which make fuzz runs with FLAGS
+# WORDS, in the order they are linked:
+#   src/DIR/FILE.c    one of our sources (a tool links its release object)
+#   src/DIR/          every .c file of that folder, not below it, but
+#                     base/json_core.c (the core's stand-in for libcjson)
+#   build/sqlite3.o   SQLite's object: a tool's compiler's own,
+#                     $(OBJ)/sqlite3.o; the default compiler's for a fuzz
+#                     target
+#   @kvtest           what kvtest links but kvtest.c: every module,
+#                     SQLite and $(LIBS)
+#   -lNAME            a library, given last
+#   -FLAG             another flag, given before -o (with -shared a tool
+#                     is build/NAME.so)
+# A file whose first line is not a build line, or whose line holds a word
+# of another kind, is refused in one line when its target is built (not
+# when the Makefile is read: one broken fuzz target stops no make test).
+# tests/cli/repo/buildlines.bats checks every file has its line.
+build_line = $(shell sed -n '1s|^/\* \(build:[^;]*\).*\*/ *$$|\1|p' $(1))
+build_run  = $(shell sed -n '1s|^/\* build:[^;]*; *run:\(.*\)\*/ *$$|\1|p' $(1))
+build_expand = $(foreach w,$(patsubst @kvtest,$(SRCS) build/sqlite3.o $(LIBS),$(1)), \
+                 $(if $(filter %/,$(w)),$(filter-out src/base/json_core.c,$(wildcard $(w)*.c)),$(w)))
+# READ_BUILD,KIND,NAME,FILE sets KIND_SRCS_NAME, KIND_OBJS_NAME,
+# KIND_FLAGS_NAME and KIND_LIBS_NAME from FILE's build line, and
+# KIND_BAD_NAME to what is wrong with it, if anything.
+define READ_BUILD
+$(1)_LINE_$(2)  := $$(call build_line,$(3))
+$(1)_WORDS_$(2) := $$(call build_expand,$$(filter-out build:,$$($(1)_LINE_$(2))))
+$(1)_SRCS_$(2)  := $$(filter %.c,$$($(1)_WORDS_$(2)))
+$(1)_OBJS_$(2)  := $$(filter %.o,$$($(1)_WORDS_$(2)))
+$(1)_LIBS_$(2)  := $$(filter -l%,$$($(1)_WORDS_$(2)))
+$(1)_FLAGS_$(2) := $$(filter-out -l%,$$(filter -%,$$($(1)_WORDS_$(2))))
+$(1)_BAD_$(2)   := $$(strip $$(if $$(filter build:,$$($(1)_LINE_$(2))), \
+                     $$(if $$(filter-out %.c %.o -%,$$($(1)_WORDS_$(2))), \
+                       its build line names $$(filter-out %.c %.o -%,$$($(1)_WORDS_$(2))): neither a source nor an object nor a flag), \
+                     its first line is not its build line /* build: SOURCES... -lLIBS... */))
+endef
+# REFUSE,TARGET,FILE,WHY: TARGET fails, saying why, when it is built
+# (phony: a binary left from before the line went is refused too).
+define REFUSE
+.PHONY: $(1)
+$(1):
+	$$(error $(2): $(strip $(3)) (the Makefile's "Build lines" say how to write one))
+endef
 
-# An LD_PRELOAD library that fails the Nth malloc, write, fsync or open
-# (tests/cli/failnth/failnth.bats; scripts/tools/failnth.c says how).
-build/failnth.so: scripts/tools/failnth.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -shared -fPIC -o $@ $< -ldl
-
-# An HTTP server of known capacity (W slots x fixed service time) that
-# tests/cli/load/capacity.bats checks the capacity search against.
-build/fixedcap: scripts/tools/fixedcap.c
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $< -lhttp_parser -lpthread
-
-# SQLite's own limit for the shortener's lookup (bind, step, reset on the
-# service's statement, the bench's ids): what shortener bench's sqlite row
-# is set against.
-LOOKUPLOOP_OBJS := $(patsubst %.c,$(OBJ)/rel/%.o,src/measure/keys/keypick.c \
-                   src/measure/keys/rng.c src/measure/keys/zipf.c src/base/os.c)
-build/lookuploop: scripts/tools/lookuploop.c $(LOOKUPLOOP_OBJS) $(OBJ)/sqlite3.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) -lpthread -lm
-
-# SQLite's own insert rate for the shortener's schema through the service's
-# store code: the in-process reference of POST /link (results/http/NOTES.md,
-# scripts/study/http/post.sh).
-build/inserts: scripts/tools/inserts.c $(filter-out $(OBJ)/rel/kvtest.o,$(rel_OBJS)) $(OBJ)/sqlite3.o
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_OURS) $(OPT) -o $@ $(filter %.c %.o,$^) $(LIBS)
+# The tools. ratioci: the report's 95% intervals; failnth.so: an
+# LD_PRELOAD library that fails the Nth malloc, write, fsync or open;
+# fixedcap: an HTTP server of known capacity; lookuploop and inserts:
+# SQLite's own lookup and insert rates for the shortener (each file's
+# header says what for and who runs it).
+TOOLS := $(patsubst scripts/tools/%.c,%,$(sort $(wildcard scripts/tools/*.c)))
+tool_binary = build/$(1)$(if $(filter -shared,$(TOOL_FLAGS_$(1))),.so)
+define TOOL
+$(call tool_binary,$(1)): scripts/tools/$(1).c $$(patsubst %.c,$$(OBJ)/rel/%.o,$$(TOOL_SRCS_$(1))) \
+		$$(patsubst build/%,$$(OBJ)/%,$$(TOOL_OBJS_$(1)))
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_OURS) $$(OPT) $$(strip $$(TOOL_FLAGS_$(1)) -o) $$@ $$(filter %.c %.o,$$^) $$(TOOL_LIBS_$(1))
+endef
+$(foreach t,$(TOOLS),$(eval $(call READ_BUILD,TOOL,$(t),scripts/tools/$(t).c)) \
+  $(eval $(if $(TOOL_BAD_$(t)),$(call REFUSE,$(call tool_binary,$(t)),scripts/tools/$(t).c,$(TOOL_BAD_$(t))), \
+    $(call TOOL,$(t)))))
 
 # The core for this compiler: build/core/kvtest, or with CC=X
 # build/cc-X/core/kvtest (e.g. make CC=aarch64-linux-gnu-gcc core).
@@ -347,8 +379,9 @@ clean:
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # libFuzzer targets (clang), one per parser of outside input: each
-# tests/fuzz/fuzz_NAME.c is built as build/fuzz/fuzz_NAME from its own
-# sources (FUZZ_SRCS_NAME), its seeds are tests/fuzz/corpus/NAME.
+# tests/fuzz/fuzz_NAME.c is built as build/fuzz/fuzz_NAME from the sources
+# its first line names (its build line: "Build lines" above), its seeds
+# are tests/fuzz/corpus/NAME.
 #   make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGETS="url units"]
 # make fuzz builds every target of FUZZ_TARGETS and runs each in turn for
 # FUZZ_TIME seconds from its seeds, keeping the new inputs it finds in
@@ -364,76 +397,24 @@ clean:
 FUZZ_TIME ?= 30
 FUZZ_INPUT_TIMEOUT ?= 10
 FUZZ_SEED ?=
-FUZZ_TARGETS = request url cacheurl units compare histjson loadmerge keys httpresp history
+FUZZ_ALL := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_TARGETS = $(FUZZ_ALL)
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I. -Isrc $(PG_CFLAGS) -g -O1 \
               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # Any header may change what a target compiles: each depends on all.
 FUZZ_HDRS := $(shell find src tests/fuzz -name '*.h')
-FUZZ_BASE = $(filter-out src/base/json_core.c,$(wildcard src/base/*.c))
-# request: the request handler and what it calls (the folders service/,
-# store/ and cache/) and base/, without the HTTP server library (the glue
-# lives in http/), over a real SQLite database.
-FUZZ_SRCS_request = $(wildcard $(addprefix src/shortener/,service/*.c store/*.c cache/*.c)) \
-                    $(FUZZ_BASE) src/measure/keys/rng.c src/measure/progress.c
-FUZZ_OBJS_request = build/sqlite3.o
-FUZZ_LIBS_request = -lhiredis -luriparser -lcjson -lpthread -lm
-FUZZ_RUN_request  = -max_len=70000
-# url: request_check_url, request_is_self_link, load_url_parse, url_mask.
-FUZZ_SRCS_url = src/shortener/service/request.c src/load/load_http.c src/base/url_mask.c src/base/json_alloc.c \
-                src/base/net.c src/base/units.c src/base/errbuf.c
-FUZZ_LIBS_url = -luriparser -lcjson -lhttp_parser
-# cacheurl: cache_parse_url, cluster_redirect_parse, links_store_kind (its
-# file, links_open.c, calls both store engines: the whole store links).
-FUZZ_SRCS_cacheurl = src/shortener/cache/cache_url.c src/shortener/cache/cluster_slots.c \
-                     $(wildcard src/shortener/store/*.c) $(FUZZ_BASE) src/measure/keys/rng.c \
-                     src/measure/progress.c
-FUZZ_OBJS_cacheurl = build/sqlite3.o
-FUZZ_LIBS_cacheurl = -luriparser -lcjson -lpthread -lm
-# units: base/units and base/net, timeline_parse_interval, load_slo_parse,
-# sweep_parse_pages and the numbers of cli_parse.
-FUZZ_SRCS_units = src/base/units.c src/base/net.c src/base/errbuf.c src/base/cli.c \
-                  src/base/url_mask.c src/measure/timeline.c src/measure/hist.c \
-                  src/load/load_search.c src/commands/sweep/sweep_cross.c
-FUZZ_LIBS_units = -lm
-# compare: compare_side_read and the extraction it calls.
-FUZZ_SRCS_compare = $(addprefix src/commands/compare/,compare_read.c compare_extract.c \
-                      compare_group.c compare_json.c) src/base/json_alloc.c \
-                    src/base/cli.c src/base/url_mask.c src/base/units.c
-FUZZ_LIBS_compare = -lcjson -lm
-# history: history_read_csv (over libcsv) and history_find (the search,
-# the state file's reader is not reached: no --state).
-FUZZ_SRCS_history = $(addprefix src/commands/history/,history_series.c history_csv.c \
-                      history_find.c history_state.c) \
-                    $(addprefix src/commands/compare/,compare_read.c compare_extract.c \
-                      compare_group.c compare_json.c) \
-                    src/measure/stats.c src/measure/change_find.c src/measure/keys/rng.c $(FUZZ_BASE)
-FUZZ_LIBS_history = -lcjson -lcsv -lpthread -lm
-# histjson: load_histjson_add (and load_histjson_new for the round trip).
-FUZZ_SRCS_histjson = src/load/load_histjson.c src/measure/hist.c
-FUZZ_LIBS_histjson = -lcjson
-# loadmerge: load_merge_add and load_merge_finish (load_report.c and
-# load_engine.c, which they call, take the rest of load/ along).
-FUZZ_SRCS_loadmerge = $(wildcard src/load/*.c) $(FUZZ_BASE) src/measure/hist.c src/measure/report.c \
-                      src/measure/env.c src/measure/timeline.c
-FUZZ_OBJS_loadmerge = build/sqlite3.o
-FUZZ_LIBS_loadmerge = -lcjson -lhttp_parser -lnghttp2 -lssl -lcrypto -lpthread -lm
-# keys: mix_keys_parse and mix_keys_read (load --keys), sizedist_load_json
-# (init --sizes-from).
-FUZZ_SRCS_keys = src/shortener/mix/mix_keys.c src/shortener/store/linkid.c src/base/errbuf.c \
-                 src/measure/sizedist.c
-FUZZ_LIBS_keys = -lcjson -lm
-# httpresp: the load engine's answer parser (load_resp_take, _feed).
-FUZZ_SRCS_httpresp = src/load/load_http.c src/base/net.c src/base/units.c src/base/errbuf.c
-FUZZ_LIBS_httpresp = -lhttp_parser
-FUZZ_RUN_httpresp  = -max_len=70000
-
+# The target's own flags for make fuzz (say -max_len) are FUZZ_RUN_NAME,
+# from its build line (scripts/dev/fuzz-campaign.sh reads them too).
 define FUZZ_RULE
+FUZZ_RUN_$(1) := $$(strip $$(call build_run,tests/fuzz/fuzz_$(1).c))
 build/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(FUZZ_OBJS_$(1)) $$(FUZZ_HDRS)
 	@mkdir -p $$(@D)
-	clang $$(FUZZ_CFLAGS) -o $$@ tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) $$(FUZZ_OBJS_$(1)) \
-	    $$(FUZZ_LIBS_$(1))
+	clang $$(FUZZ_CFLAGS) $$(strip $$(FUZZ_FLAGS_$(1)) -o) $$@ tests/fuzz/fuzz_$(1).c $$(FUZZ_SRCS_$(1)) \
+	    $$(FUZZ_OBJS_$(1)) $$(FUZZ_LIBS_$(1))
 endef
-$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULE,$(t))))
+$(foreach t,$(FUZZ_ALL),$(eval $(call READ_BUILD,FUZZ,$(t),tests/fuzz/fuzz_$(t).c)) \
+  $(eval $(if $(FUZZ_BAD_$(t)),$(call REFUSE,build/fuzz/fuzz_$(t),tests/fuzz/fuzz_$(t).c,$(FUZZ_BAD_$(t))), \
+    $(call FUZZ_RULE,$(t)))))
 
 # One target's run, a shell command that adds its name to $failed when it
 # fails.

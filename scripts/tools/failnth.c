@@ -1,3 +1,4 @@
+/* build: -shared -fPIC -ldl */
 /* failnth: an LD_PRELOAD library that makes one call fail on demand, so a
  * test can see what kvtest does when a resource runs out exactly there
  * (tests/cli/failnth/failnth.bats sweeps N over every call a command makes).

@@ -1,3 +1,4 @@
+/* build: -lhttp_parser -lpthread */
 /*
  * fixedcap: an HTTP server whose capacity is known, to check a capacity
  * search against (tests/cli/load/capacity.bats).

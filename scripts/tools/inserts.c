@@ -1,3 +1,4 @@
+/* build: @kvtest */
 /* inserts: SQLite's own insert rate for the shortener's schema, the
  * in-process reference of POST /link (issue 22: creates/s over HTTP
  * within 1.5x of it). N times links_create (the service's own store

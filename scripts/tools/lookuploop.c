@@ -1,3 +1,4 @@
+/* build: src/measure/keys/keypick.c src/measure/keys/rng.c src/measure/keys/zipf.c src/base/os.c build/sqlite3.o -lpthread -lm */
 /*
  * lookuploop: SQLite's own limit for the shortener's lookup, the yardstick
  * of "kvtest shortener bench"'s sqlite row.

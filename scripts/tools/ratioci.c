@@ -1,3 +1,4 @@
+/* build: src/measure/stats.c src/measure/keys/rng.c src/base/os.c -lm */
 /*
  * ratioci: the 95% interval of a ratio (or a median) for the report scripts.
  *

@@ -1,3 +1,4 @@
+/* build: src/shortener/cache/cache_url.c src/shortener/cache/cluster_slots.c src/shortener/store/ src/base/ src/measure/keys/rng.c src/measure/progress.c build/sqlite3.o -luriparser -lcjson -lpthread -lm */
 /* libFuzzer target: the texts that name the shortener's cache and store —
  * the --cache URL (cache_parse_url, cache/cache.h), a Valkey Cluster
  * server's -MOVED/-ASK redirect (cluster_redirect_parse,
@@ -36,6 +37,9 @@
  *    and a PATH without "://" are SQLite with PATH as target, never empty;
  *    anything else (another "SCHEME://", an empty path) fails with a
  *    reason that fits any error buffer.
+ *
+ * Its build line links the whole store (store/): links_store_kind's file,
+ * links_open.c, calls both store engines.
  *
  * Build and run: make fuzz [FUZZ_TIME=30] */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* build: src/commands/compare/compare_read.c src/commands/compare/compare_extract.c src/commands/compare/compare_group.c src/commands/compare/compare_json.c src/base/json_alloc.c src/base/cli.c src/base/url_mask.c src/base/units.c -lcjson -lm */
 /* libFuzzer target: the reader of kvtest compare's inputs (one side: a
  * file of --json lines or a results directory, compare_side_read in
  * commands/compare/compare_int.h) and the per-command extraction of

@@ -1,3 +1,4 @@
+/* build: src/load/load_histjson.c src/measure/hist.c -lcjson */
 /* libFuzzer target: the latency histogram of load's --json, read back
  * (load_histjson_add, load/load_histjson.h), as load-merge reads every
  * run's histograms.

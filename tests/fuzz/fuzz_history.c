@@ -1,3 +1,4 @@
+/* build: src/commands/history/history_series.c src/commands/history/history_csv.c src/commands/history/history_find.c src/commands/history/history_state.c src/commands/compare/compare_read.c src/commands/compare/compare_extract.c src/commands/compare/compare_group.c src/commands/compare/compare_json.c src/measure/stats.c src/measure/change_find.c src/measure/keys/rng.c src/base/ -lcjson -lcsv -lpthread -lm */
 /* libFuzzer target: kvtest history's CSV series (history_read_csv, over
  * libcsv) and the search over what it read (history_find, over
  * measure/change_find).
@@ -17,6 +18,9 @@
  *    order, its change points strictly inside (1..points-1), ascending, at
  *    least min_segment apart and from either end, with p < 0.001, and
  *    before/after counts that add up to the segments around them.
+ *
+ * Its build line links history_state.c too, though the state file's
+ * reader is not reached (no --state): history_find's file calls it.
  *
  * Build and run: make fuzz [FUZZ_TIME=30] */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* build: src/load/load_http.c src/base/net.c src/base/units.c src/base/errbuf.c -lhttp_parser; run: -max_len=70000 */
 /* libFuzzer target: the load generator's reader of a server's answers
  * (load_resp_take and load_resp_feed, load/load_http.h, over the
  * http_parser library), as the engine's connection loop (vu_take in

@@ -1,3 +1,4 @@
+/* build: src/shortener/mix/mix_keys.c src/shortener/store/linkid.c src/base/errbuf.c src/measure/sizedist.c -lcjson -lm */
 /* libFuzzer target: the data files commands read — a key file of link ids
  * (`shortener load --keys`: mix_keys_read and the parser under it,
  * mix_keys_parse, shortener/mix/mix_keys.h) and --sizes-from's JSON lines

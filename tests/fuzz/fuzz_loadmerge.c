@@ -1,3 +1,4 @@
+/* build: src/load/ src/base/ src/measure/hist.c src/measure/report.c src/measure/env.c src/measure/timeline.c build/sqlite3.o -lcjson -lhttp_parser -lnghttp2 -lssl -lcrypto -lpthread -lm */
 /* libFuzzer target: the reader of `kvtest shortener load-merge` inputs —
  * one load --json result parsed and added (load_merge_add, then
  * load_merge_finish; load/load_merge.h), not the command line around it.
@@ -18,6 +19,9 @@
  *    measure, kinds and layout) and holds twice its samples;
  *  - two runs merge the same in either order: both accepted or both
  *    refused, and then the same totals, histograms, interval and rates.
+ *
+ * Its build line links all of load/: load_report.c and load_engine.c,
+ * which load_merge calls, take the rest of it along.
  *
  * Build and run: make fuzz [FUZZ_TIME=30] */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* build: src/shortener/service/ src/shortener/store/ src/shortener/cache/ src/base/ src/measure/keys/rng.c src/measure/progress.c build/sqlite3.o -lhiredis -luriparser -lcjson -lpthread -lm; run: -max_len=70000 */
 /* libFuzzer target: the shortener's request handling without HTTP.
  *
  * Input: "METHOD\nPATH\nBODY..." (missing parts are empty). Each input goes
@@ -6,6 +7,10 @@
  * parsing, URL/id validation, storage and reply building are all covered.
  * Invariants checked: every reply has a status the API documents and a body
  * that is valid JSON; a 201 id resolves to exactly the stored URL.
+ *
+ * Its build line links the request handler and what it calls (the folders
+ * service/, store/ and cache/) and base/, not the HTTP glue (http/) nor
+ * the HTTP server library.
  *
  * Build and run: make fuzz [FUZZ_TIME=30] */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* build: src/base/units.c src/base/net.c src/base/errbuf.c src/base/cli.c src/base/url_mask.c src/measure/timeline.c src/measure/hist.c src/load/load_search.c src/commands/sweep/sweep_cross.c -lm */
 /* libFuzzer target: the numbers users type — sizes, counts, durations and
  * rates (base/units.h), the numbers and host:port of URLs (base/net.h),
  * --timeline's interval (timeline_parse_interval), --slo

@@ -1,3 +1,4 @@
+/* build: src/shortener/service/request.c src/load/load_http.c src/base/url_mask.c src/base/json_alloc.c src/base/net.c src/base/units.c src/base/errbuf.c -luriparser -lcjson -lhttp_parser */
 /* libFuzzer target: URLs from outside — the shortener's URL check and its
  * self-link test (service/request.h), the load generator's target URL
  * (load_url_parse, load/load_http.h) and the password mask every message
