@@ -1,5 +1,5 @@
 /* errbuf: "format a reason into the caller's buffer, if it gave one", the
- * error convention of the parsers that report why (char *err, size_t cap). */
+ * error convention of the parsers that report why (char *err, size_t errcap). */
 #ifndef KVTEST_ERRBUF_H
 #define KVTEST_ERRBUF_H
 #include <stddef.h>

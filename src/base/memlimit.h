@@ -42,14 +42,14 @@ int memlimit_locate(const char *proc_cgroup, const char *mountinfo, struct memli
  * root, no memory controller, not supported here), or 1 when the v2
  * controller cannot be enabled. Nothing is created: a command checks
  * before any work and enters later. */
-int memlimit_check(char *err, size_t cap);
+int memlimit_check(char *err, size_t errcap);
 
 /* Create the group with a limit of `bytes`, move this process in. 0; or 2
  * (misuse: not root, no memory controller, not supported here) or 1 (the
  * group cannot be made) with one line in err and nothing left behind.
  * Groups of earlier kvtest processes that no longer exist are removed
  * first (a process killed with SIGKILL cannot remove its own). */
-int memlimit_enter(int64_t bytes, char *err, size_t cap);
+int memlimit_enter(int64_t bytes, char *err, size_t errcap);
 
 /* The group while entered: its directory, and what the kernel reports. */
 struct memlimit_info {
@@ -64,6 +64,6 @@ int memlimit_info(struct memlimit_info *mi);
 
 /* Move back to the parent group and remove ours; nothing when not entered.
  * Safe to call twice. 0, or -1 with one line in err (the group stays). */
-int memlimit_leave(char *err, size_t cap);
+int memlimit_leave(char *err, size_t errcap);
 
 #endif

@@ -159,7 +159,7 @@ static int bench_make_cold(struct bench_state *st, int i, int measure)
         .path = st->conf[i] == BENCH_CONF_COMPARE ? st->b.o->compare_file : st->b.o->file,
         .is_db = 1};
     struct coldcache_stat cs;
-    if (coldcache_evict(&cset, &cs, st->err, (int)sizeof(st->err)) != 0)
+    if (coldcache_evict(&cset, &cs, st->err, sizeof st->err) != 0)
         return cli_fail(CMD, "--cold: %s", st->err);
     if (measure) {
         if (cs.resident > st->res[i].resident_max)

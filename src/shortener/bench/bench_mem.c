@@ -57,7 +57,7 @@ int bench_mem_enter(const struct bench_opts *o, int *h)
     for (int k = 0; k < 2 && paths[k]; k++) {
         struct coldcache_set cset = {.path = paths[k], .is_db = 1};
         struct coldcache_stat cs;
-        if (coldcache_evict(&cset, &cs, err, (int)sizeof err) != 0)
+        if (coldcache_evict(&cset, &cs, err, sizeof err) != 0)
             return cli_fail(CMD, "--mem-limit: %s", err);
     }
     struct memlimit_info mi;

@@ -297,7 +297,7 @@ static int serve_mem_enter(const struct serve_opts *o)
      * read into this group's budget. */
     struct coldcache_set cset = {.path = o->path, .is_db = 1};
     struct coldcache_stat cs;
-    if (coldcache_evict(&cset, &cs, err, (int)sizeof err) != 0) {
+    if (coldcache_evict(&cset, &cs, err, sizeof err) != 0) {
         memlimit_leave(err, sizeof err);
         return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache", o->path);
     }
