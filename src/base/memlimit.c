@@ -205,7 +205,7 @@ static int v2_enable(const char *parent, char *err, size_t errcap)
     snprintf(path, sizeof path, "%s/cgroup.controllers", parent);
     if (read_text(path, buf, sizeof buf) < 0 || !strstr(buf, "memory")) {
         snprintf(err, errcap, "--mem-limit: no memory controller in %s (cgroup v2)", parent);
-        return 2;
+        return ERRBUF_MISUSE;
     }
     snprintf(path, sizeof path, "%s/cgroup.subtree_control", parent);
     if (read_text(path, buf, sizeof buf) >= 0 && strstr(buf, "memory"))
@@ -213,7 +213,7 @@ static int v2_enable(const char *parent, char *err, size_t errcap)
     if (write_file(parent, "cgroup.subtree_control", "+memory") != 0) {
         snprintf(err, errcap, "--mem-limit: cannot enable the memory controller in %s: %s",
                  path, strerror(errno));
-        return 1;
+        return ERRBUF_FAIL;
     }
     return 0;
 }
@@ -228,7 +228,7 @@ static int find_parent(char *err, size_t errcap)
         read_text("/proc/self/mountinfo", mi, TEXT_MAX) < 0 || memlimit_locate(cg, mi, &w) != 0) {
         snprintf(err, errcap, "--mem-limit: no memory cgroup controller found "
                  "(/proc/self/cgroup, /proc/self/mountinfo)");
-        rc = 2;
+        rc = ERRBUF_MISUSE;
     } else {
         g.version = w.version;
         snprintf(g.parent, sizeof g.parent, "%s", w.dir);
@@ -245,15 +245,15 @@ int memlimit_check(char *err, size_t errcap)
     const char *why = memlimit_missing();
     if (why) {
         snprintf(err, errcap, "--mem-limit: %s", why);
-        return 2;
+        return ERRBUF_MISUSE;
     }
     if (g.entered) {
         snprintf(err, errcap, "--mem-limit: already in a limited group");
-        return 2;
+        return ERRBUF_MISUSE;
     }
     if (geteuid() != 0) {
         snprintf(err, errcap, "--mem-limit needs root (it creates a memory cgroup)");
-        return 2;
+        return ERRBUF_MISUSE;
     }
     return find_parent(err, errcap);
 }
@@ -268,7 +268,7 @@ int memlimit_enter(int64_t bytes, char *err, size_t errcap)
     snprintf(g.dir, sizeof g.dir, "%s/" GROUP_PREFIX "%ld", g.parent, (long)g.pid);
     if (mkdir(g.dir, 0755) != 0) {
         snprintf(err, errcap, "--mem-limit: cannot create %s: %s", g.dir, strerror(errno));
-        return 1;
+        return ERRBUF_FAIL;
     }
     char num[32], pid[32];
     snprintf(num, sizeof num, "%lld", (long long)bytes);
@@ -277,7 +277,7 @@ int memlimit_enter(int64_t bytes, char *err, size_t errcap)
     if (write_file(g.dir, limit_file, num) != 0 || write_file(g.dir, "cgroup.procs", pid) != 0) {
         snprintf(err, errcap, "--mem-limit: cannot set up %s: %s", g.dir, strerror(errno));
         rmdir(g.dir);
-        return 1;
+        return ERRBUF_FAIL;
     }
     /* v2 would otherwise let the group push its pages out to swap and
      * keep going; v1 has no swap in memory.limit_in_bytes' count anyway. */

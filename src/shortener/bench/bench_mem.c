@@ -5,6 +5,7 @@
 
 #include "base/cleanup.h"
 #include "base/cli.h"
+#include "base/errbuf.h"
 #include "base/memlimit.h"
 #include "base/os.h"
 #include "measure/coldcache.h"
@@ -14,7 +15,7 @@
 
 static int refuse(int rc, const char *err)
 {
-    return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+    return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
 }
 
 int bench_mem_check(const struct bench_opts *o)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/errbuf.h"
 #include "base/memlimit.h"
 #include "base/net.h"
 #include "measure/coldcache.h"
@@ -201,7 +202,7 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         return cli_usage(CMD, "--store-timeout applies to a PostgreSQL store");
     char err[512];
     if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
-        return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+        return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
     if (strcmp(o->cache_url, "none") != 0) {
         if (cache_parse_url(o->cache_url, &o->cc, err, sizeof err) != 0)
             return cli_usage(CMD, "--cache: %s", err);
@@ -291,7 +292,7 @@ static int serve_mem_enter(const struct serve_opts *o)
     char err[512];
     int rc = memlimit_enter(o->mem_limit, err, sizeof err);
     if (rc)
-        return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+        return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
     /* Pages cached before the move stay charged to the old group and
      * readable for free: out with them, so every page a lookup needs is
      * read into this group's budget. */

@@ -86,7 +86,7 @@ int shortener_init(int argc, char **argv)
     rc = links_create_db_opts(db, &co, &made, err, sizeof err);
     cleanup_end();
     if (rc != 0) {
-        if (rc == 2)
+        if (rc == ERRBUF_MISUSE)
             return cli_usage(cmd, "%s", err);
         return cli_fail(cmd, "%s", err);
     }
