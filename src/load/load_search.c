@@ -1,11 +1,10 @@
 /* load_search: the capacity search (see load_search.h). */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "load/load_search.h"
+#include "base/units.h"
 
 static const struct {
     const char *name;
@@ -13,8 +12,9 @@ static const struct {
 } pcts[] = {{"p50", 0.50}, {"p90", 0.90}, {"p95", 0.95},
             {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}};
 
-/* "5ms" -> 5000; the unit is required, so "5" is not taken for 5 us or
- * 5 s by guess. 0, or -1. */
+/* The bound s[0..n), "5ms" -> 5000, in base/units' grammar of a latency:
+ * the unit is required, so "5" is not taken for 5 us or 5 s by guess.
+ * 0, or -1 (also for zero: no service answers in no time). */
 static int parse_bound(const char *s, size_t n, double *us)
 {
     char buf[32];
@@ -22,20 +22,7 @@ static int parse_bound(const char *s, size_t n, double *us)
         return -1;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    char *end;
-    /* decimal only: strtod also reads "0x1p4", "inf" and "nan" */
-    if (!(isdigit((unsigned char)buf[0]) || buf[0] == '.') ||
-        (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')))
-        return -1;
-    double v = strtod(buf, &end);
-    if (end == buf || !(v > 0) || !isfinite(v))
-        return -1;
-    double mult = strcmp(end, "us") == 0 ? 1 : strcmp(end, "ms") == 0 ? 1e3
-                : strcmp(end, "s") == 0 ? 1e6 : 0;
-    if (mult == 0)
-        return -1;
-    *us = v * mult;
-    return isfinite(*us) ? 0 : -1;   /* "1e308s" overflows */
+    return units_parse_latency(buf, us) == 0 && *us > 0 ? 0 : -1;
 }
 
 int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t errcap)

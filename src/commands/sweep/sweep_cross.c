@@ -2,7 +2,6 @@
  * crosses 1 (for each page size), the line that reports it, and the
  * --page-sizes and --stores lists (pure functions; unit-tested in
  * tests/unit/commands/sweep/test_sweep.c). */
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -147,26 +146,6 @@ void sweep_crossover_pages(const double *sizes, const double *files_us,
     }
 }
 
-/* One item of --page-sizes: a plain "k" means KiB (no power of two is a
- * multiple of 1000), anything else is read as units_parse_int reads it. */
-static int parse_page(const char *item, int64_t *v)
-{
-    size_t len = strlen(item);
-    if (len >= 2 && (item[len - 1] == 'k' || item[len - 1] == 'K') &&
-        isdigit((unsigned char)item[len - 2])) {
-        char num[32];
-        if (len - 1 >= sizeof num)
-            return -1;
-        memcpy(num, item, len - 1);
-        num[len - 1] = '\0';
-        if (units_parse_int(num, v) != 0 || *v > INT64_MAX / 1024)
-            return -1;
-        *v *= 1024;
-        return 0;
-    }
-    return units_parse_int(item, v);
-}
-
 int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
                       char *err, size_t errcap)
 {
@@ -184,7 +163,7 @@ int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
         }
         memcpy(item, p, len);
         item[len] = '\0';
-        if (parse_page(item, &v) != 0 || v < 512 || v > 65536 || (v & (v - 1)) != 0) {
+        if (units_parse_pow2(item, &v) != 0 || v < 512 || v > 65536 || (v & (v - 1)) != 0) {
             snprintf(err, errcap, "page size '%s' in --page-sizes is not one SQLite accepts "
                      "(a power of two from 512 to 64k)", item);
             return -1;
