@@ -8,19 +8,19 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
-void *dynlib_sym(void *handle, const struct dynlib *l, const char *name, char *err, size_t cap)
+void *dynlib_sym(void *handle, const struct dynlib *l, const char *name, char *err, size_t errcap)
 {
     dlerror();
     void *p = dlsym(handle, name);
     if (!p) {
-        snprintf(err, cap, "%s: %s has no %s (a different version than kvtest was built for?)",
+        snprintf(err, errcap, "%s: %s has no %s (a different version than kvtest was built for?)",
                  l->what, l->file, name);
         dlerror();   /* glibc frees its message at the next call, not before */
     }
     return p;
 }
 
-int dynlib_load(struct dynlib *l, char *err, size_t cap)
+int dynlib_load(struct dynlib *l, char *err, size_t errcap)
 {
     pthread_mutex_lock(&mu);
     if (l->state == 0) {
@@ -47,7 +47,7 @@ int dynlib_load(struct dynlib *l, char *err, size_t cap)
     }
     int rc = l->state == 1 ? 0 : -1;
     if (rc != 0)
-        snprintf(err, cap, "%s", l->why);
+        snprintf(err, errcap, "%s", l->why);
     pthread_mutex_unlock(&mu);
     return rc;
 }

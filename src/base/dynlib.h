@@ -14,7 +14,7 @@ struct dynlib {
     const char *env;       /* a variable that may name another file to open */
     /* Look up every function the caller uses (dynlib_sym): 0, or -1 with
      * the reason in err. */
-    int (*bind)(void *handle, const struct dynlib *l, char *err, size_t cap);
+    int (*bind)(void *handle, const struct dynlib *l, char *err, size_t errcap);
     /* set by dynlib_load: */
     const char *file;      /* what it opened: soname, or env's value */
     int state;             /* 0 not tried, 1 loaded, -1 failed */
@@ -23,8 +23,8 @@ struct dynlib {
 
 /* Open l once per process (thread-safe); 0, or -1 with one line in err
  * (the failure of the first attempt, every time: nothing is retried). */
-int dynlib_load(struct dynlib *l, char *err, size_t cap);
+int dynlib_load(struct dynlib *l, char *err, size_t errcap);
 /* name's address in handle, or NULL with the reason in err. */
-void *dynlib_sym(void *handle, const struct dynlib *l, const char *name, char *err, size_t cap);
+void *dynlib_sym(void *handle, const struct dynlib *l, const char *name, char *err, size_t errcap);
 
 #endif

@@ -199,85 +199,85 @@ static void sweep_stale(const char *parent)
 }
 
 /* v2: the controller must be enabled for the children of the parent. */
-static int v2_enable(const char *parent, char *err, size_t cap)
+static int v2_enable(const char *parent, char *err, size_t errcap)
 {
     char path[1200], buf[1024];
     snprintf(path, sizeof path, "%s/cgroup.controllers", parent);
     if (read_text(path, buf, sizeof buf) < 0 || !strstr(buf, "memory")) {
-        snprintf(err, cap, "--mem-limit: no memory controller in %s (cgroup v2)", parent);
-        return 2;
+        snprintf(err, errcap, "--mem-limit: no memory controller in %s (cgroup v2)", parent);
+        return ERRBUF_MISUSE;
     }
     snprintf(path, sizeof path, "%s/cgroup.subtree_control", parent);
     if (read_text(path, buf, sizeof buf) >= 0 && strstr(buf, "memory"))
         return 0;
     if (write_file(parent, "cgroup.subtree_control", "+memory") != 0) {
-        snprintf(err, cap, "--mem-limit: cannot enable the memory controller in %s: %s",
+        snprintf(err, errcap, "--mem-limit: cannot enable the memory controller in %s: %s",
                  path, strerror(errno));
-        return 1;
+        return ERRBUF_FAIL;
     }
     return 0;
 }
 
 /* The directory of the group this process is in now (its parent-to-be). */
-static int find_parent(char *err, size_t cap)
+static int find_parent(char *err, size_t errcap)
 {
     char *cg = malloc(TEXT_MAX), *mi = malloc(TEXT_MAX);
     struct memlimit_where w;
     int rc = 0;
     if (!cg || !mi || read_text("/proc/self/cgroup", cg, TEXT_MAX) < 0 ||
         read_text("/proc/self/mountinfo", mi, TEXT_MAX) < 0 || memlimit_locate(cg, mi, &w) != 0) {
-        snprintf(err, cap, "--mem-limit: no memory cgroup controller found "
+        snprintf(err, errcap, "--mem-limit: no memory cgroup controller found "
                  "(/proc/self/cgroup, /proc/self/mountinfo)");
-        rc = 2;
+        rc = ERRBUF_MISUSE;
     } else {
         g.version = w.version;
         snprintf(g.parent, sizeof g.parent, "%s", w.dir);
         if (w.version == 2)
-            rc = v2_enable(g.parent, err, cap);
+            rc = v2_enable(g.parent, err, errcap);
     }
     free(cg);
     free(mi);
     return rc;
 }
 
-int memlimit_check(char *err, size_t cap)
+int memlimit_check(char *err, size_t errcap)
 {
     const char *why = memlimit_missing();
     if (why) {
-        snprintf(err, cap, "--mem-limit: %s", why);
-        return 2;
+        snprintf(err, errcap, "--mem-limit: %s", why);
+        return ERRBUF_MISUSE;
     }
     if (g.entered) {
-        snprintf(err, cap, "--mem-limit: already in a limited group");
-        return 2;
+        snprintf(err, errcap, "--mem-limit: already in a limited group");
+        return ERRBUF_MISUSE;
     }
     if (geteuid() != 0) {
-        snprintf(err, cap, "--mem-limit needs root (it creates a memory cgroup)");
-        return 2;
+        snprintf(err, errcap, "--mem-limit needs root (it creates a memory cgroup)");
+        return ERRBUF_MISUSE;
     }
-    return find_parent(err, cap);
+    return find_parent(err, errcap);
 }
 
-int memlimit_enter(int64_t bytes, char *err, size_t cap)
+int memlimit_enter(int64_t bytes, char *err, size_t errcap)
 {
-    int rc = memlimit_check(err, cap);
+    int rc = memlimit_check(err, errcap);
     if (rc)
         return rc;
     sweep_stale(g.parent);
     g.pid = getpid();
     snprintf(g.dir, sizeof g.dir, "%s/" GROUP_PREFIX "%ld", g.parent, (long)g.pid);
     if (mkdir(g.dir, 0755) != 0) {
-        snprintf(err, cap, "--mem-limit: cannot create %s: %s", g.dir, strerror(errno));
-        return 1;
+        snprintf(err, errcap, "--mem-limit: cannot create %s: %s", g.dir, strerror(errno));
+        return ERRBUF_FAIL;
     }
     char num[32], pid[32];
     snprintf(num, sizeof num, "%lld", (long long)bytes);
     snprintf(pid, sizeof pid, "%ld", (long)g.pid);
     const char *limit_file = g.version == 1 ? "memory.limit_in_bytes" : "memory.max";
     if (write_file(g.dir, limit_file, num) != 0 || write_file(g.dir, "cgroup.procs", pid) != 0) {
-        snprintf(err, cap, "--mem-limit: cannot set up %s: %s", g.dir, strerror(errno));
+        snprintf(err, errcap, "--mem-limit: cannot set up %s: %s", g.dir, strerror(errno));
         rmdir(g.dir);
-        return 1;
+        return ERRBUF_FAIL;
     }
     /* v2 would otherwise let the group push its pages out to swap and
      * keep going; v1 has no swap in memory.limit_in_bytes' count anyway. */
@@ -299,14 +299,14 @@ int memlimit_info(struct memlimit_info *mi)
     return 0;
 }
 
-int memlimit_leave(char *err, size_t cap)
+int memlimit_leave(char *err, size_t errcap)
 {
     if (!g.entered || getpid() != g.pid)   /* a forked child leaves nothing */
         return 0;
     char pid[32];
     snprintf(pid, sizeof pid, "%ld", (long)g.pid);
     if (write_file(g.parent, "cgroup.procs", pid) != 0) {
-        snprintf(err, cap, "--mem-limit: cannot leave %s: %s", g.dir, strerror(errno));
+        snprintf(err, errcap, "--mem-limit: cannot leave %s: %s", g.dir, strerror(errno));
         return -1;
     }
     /* The kernel may still count an exiting child (or our own move) for
@@ -317,7 +317,7 @@ int memlimit_leave(char *err, size_t cap)
         nanosleep(&ts, NULL);
     }
     if (rc != 0) {
-        snprintf(err, cap, "--mem-limit: cannot remove %s: %s", g.dir, strerror(errno));
+        snprintf(err, errcap, "--mem-limit: cannot remove %s: %s", g.dir, strerror(errno));
         return -1;
     }
     g.entered = 0;

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errbuf.h"   /* ERRBUF_MISUSE, ERRBUF_FAIL */
+
 /* Smallest limit accepted: below it the process's own memory (not only the
  * file cache) would not fit and the kernel would kill it. */
 #define MEMLIMIT_MIN (4LL * 1024 * 1024)
@@ -38,18 +40,18 @@ struct memlimit_where {
  * returned whatever its controllers: the caller checks cgroup.controllers). */
 int memlimit_locate(const char *proc_cgroup, const char *mountinfo, struct memlimit_where *w);
 
-/* Could memlimit_enter() work here? 0; or 2 with one line in err (not
- * root, no memory controller, not supported here), or 1 when the v2
- * controller cannot be enabled. Nothing is created: a command checks
+/* Could memlimit_enter() work here? 0; or ERRBUF_MISUSE with one line in
+ * err (not root, no memory controller, not supported here), or ERRBUF_FAIL
+ * when the v2 controller cannot be enabled. Nothing is created: a command checks
  * before any work and enters later. */
-int memlimit_check(char *err, size_t cap);
+int memlimit_check(char *err, size_t errcap);
 
-/* Create the group with a limit of `bytes`, move this process in. 0; or 2
- * (misuse: not root, no memory controller, not supported here) or 1 (the
- * group cannot be made) with one line in err and nothing left behind.
+/* Create the group with a limit of `bytes`, move this process in. 0; or
+ * ERRBUF_MISUSE (not root, no memory controller, not supported here) or
+ * ERRBUF_FAIL (the group cannot be made) with one line in err and nothing left behind.
  * Groups of earlier kvtest processes that no longer exist are removed
  * first (a process killed with SIGKILL cannot remove its own). */
-int memlimit_enter(int64_t bytes, char *err, size_t cap);
+int memlimit_enter(int64_t bytes, char *err, size_t errcap);
 
 /* The group while entered: its directory, and what the kernel reports. */
 struct memlimit_info {
@@ -64,6 +66,6 @@ int memlimit_info(struct memlimit_info *mi);
 
 /* Move back to the parent group and remove ours; nothing when not entered.
  * Safe to call twice. 0, or -1 with one line in err (the group stays). */
-int memlimit_leave(char *err, size_t cap);
+int memlimit_leave(char *err, size_t errcap);
 
 #endif

@@ -21,7 +21,8 @@ static const struct suffix suffixes[] = {
     {"K", 1000LL}, {"M", 1000000LL}, {"G", 1000000000LL},
 };
 
-int units_parse_int(const char *s, int64_t *out)
+/* units_parse_int, and with k1024 a bare K (either case) read as KiB. */
+static int parse_count(const char *s, int64_t *out, int k1024)
 {
     if (!s || !*s)
         return -1;
@@ -50,12 +51,22 @@ int units_parse_int(const char *s, int64_t *out)
                 break;
         if (i == sizeof(suffixes) / sizeof(suffixes[0]))
             return -1;
-        mult = suffixes[i].mult;
+        mult = k1024 && strcasecmp(end, "K") == 0 ? 1024 : suffixes[i].mult;
     }
     if ((int64_t)v > INT64_MAX / mult)
         return -1;
     *out = (int64_t)v * mult;
     return 0;
+}
+
+int units_parse_int(const char *s, int64_t *out)
+{
+    return parse_count(s, out, 0);
+}
+
+int units_parse_pow2(const char *s, int64_t *out)
+{
+    return parse_count(s, out, 1);
 }
 
 /* The plain decimal number s starts with (a digit or '.' first: no sign,
@@ -81,25 +92,65 @@ int units_parse_double(const char *s, double *out)
     return 0;
 }
 
+/* Which grammar may use a unit of time. A latency bound stops at seconds
+ * (units.h says why); a duration starts at milliseconds: nothing that
+ * takes one (a run, a step, an interval) is measured in microseconds, and
+ * the messages that refuse a duration list ms/s/m/h. */
+enum { TIME_DURATION = 1, TIME_LATENCY = 2 };
+
+/* The units of time, one table for both grammars. Each has its factor to
+ * seconds and to microseconds, so that a value comes out of one product as
+ * the parsers this table replaced computed it ("5ms" is 5000 us, not
+ * 0.005 s times 1e6, a rounding away). */
+static const struct time_unit {
+    const char *s;
+    double secs, us;
+    int uses;
+} time_units[] = {
+    {"us", 1e-6, 1, TIME_LATENCY},
+    {"ms", 0.001, 1e3, TIME_DURATION | TIME_LATENCY},
+    {"s", 1, 1e6, TIME_DURATION | TIME_LATENCY},
+    {"m", 60, 6e7, TIME_DURATION},
+    {"h", 3600, 3.6e9, TIME_DURATION},
+};
+
+/* A plain decimal number and one unit of time_units that `use` may take:
+ * the number in *v and the unit in *u, or *u NULL when the number stands
+ * alone. 0, or -1. */
+static int time_number(const char *s, int use, double *v, const struct time_unit **u)
+{
+    char *end;
+    if (leading_number(s, v, &end) != 0)
+        return -1;
+    *u = NULL;
+    if (*end == 0)
+        return 0;
+    for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
+        if ((time_units[i].uses & use) && strcmp(end, time_units[i].s) == 0) {
+            *u = &time_units[i];
+            return 0;
+        }
+    return -1;
+}
+
 int units_parse_duration(const char *s, double *seconds)
 {
     double v;
-    char *end;
-    if (leading_number(s, &v, &end) != 0)
+    const struct time_unit *u;
+    if (time_number(s, TIME_DURATION, &v, &u) != 0)
         return -1;
-    double mult;
-    if (*end == 0 || strcmp(end, "s") == 0)
-        mult = 1;
-    else if (strcmp(end, "ms") == 0)
-        mult = 0.001;
-    else if (strcmp(end, "m") == 0)
-        mult = 60;
-    else if (strcmp(end, "h") == 0)
-        mult = 3600;
-    else
-        return -1;
-    *seconds = v * mult;
+    *seconds = u ? v * u->secs : v;
     return isfinite(*seconds) ? 0 : -1;   /* "1e306h" overflows */
+}
+
+int units_parse_latency(const char *s, double *us)
+{
+    double v;
+    const struct time_unit *u;
+    if (time_number(s, TIME_LATENCY, &v, &u) != 0 || !u)
+        return -1;
+    *us = v * u->us;
+    return isfinite(*us) ? 0 : -1;   /* "1e308s" overflows */
 }
 
 int64_t units_parse_digits(const char *s, size_t n)

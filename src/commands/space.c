@@ -51,17 +51,17 @@ static int64_t query_int(sqlite3 *db, const char *sql, int col, int *ok)
 }
 
 /* 0 ok; 1 runtime failure (err set). */
-static int db_measure(const char *path, struct db_space *s, char *err, size_t errlen)
+static int db_measure(const char *path, struct db_space *s, char *err, size_t errcap)
 {
     memset(s, 0, sizeof *s);
     s->entries = s->blob_bytes = -1;
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
         return 1;
     }
     if (!S_ISREG(sb.st_mode)) {
-        snprintf(err, errlen, "%s: not a database file", path);
+        snprintf(err, errcap, "%s: not a database file", path);
         return 1;
     }
     s->file_bytes = (int64_t)sb.st_size;
@@ -75,7 +75,7 @@ static int db_measure(const char *path, struct db_space *s, char *err, size_t er
 
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        snprintf(err, errcap, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return 1;
     }
@@ -84,7 +84,7 @@ static int db_measure(const char *path, struct db_space *s, char *err, size_t er
     s->page_count = query_int(db, "PRAGMA page_count", 0, &ok);
     s->freelist = query_int(db, "PRAGMA freelist_count", 0, &ok);
     if (!ok) {
-        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        snprintf(err, errcap, "%s: %s", path, sqlite3_errmsg(db));
         sqlite3_close(db);
         return 1;
     }

@@ -17,11 +17,11 @@
 #define MAX_DEPTH 64
 
 static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
-                    char *err, size_t errlen)
+                    char *err, size_t errcap)
 {
     struct stat sb;
     if (fstat(dfd, &sb) != 0) {
-        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+        snprintf(err, errcap, "%s: %s", shown, strerror(errno));
         close(dfd);
         return -1;
     }
@@ -29,7 +29,7 @@ static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
     d->dir_bytes += (int64_t)sb.st_blocks * 512;
     DIR *dir = fdopendir(dfd);
     if (!dir) {
-        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+        snprintf(err, errcap, "%s: %s", shown, strerror(errno));
         close(dfd);
         return -1;
     }
@@ -42,7 +42,7 @@ static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
             continue;
         struct stat es;
         if (fstatat(dirfd(dir), n, &es, AT_SYMLINK_NOFOLLOW) != 0) {
-            snprintf(err, errlen, "%s/%s: %s", shown, n, strerror(errno));
+            snprintf(err, errcap, "%s/%s: %s", shown, n, strerror(errno));
             rc = -1;
             break;
         }
@@ -54,7 +54,7 @@ static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
             if (depth == 0 && strcmp(n, "00") == 0)
                 d->tree = 1;
             if (depth + 1 >= MAX_DEPTH) {
-                snprintf(err, errlen, "%s/%s: directories nested too deep", shown, n);
+                snprintf(err, errcap, "%s/%s: directories nested too deep", shown, n);
                 rc = -1;
                 break;
             }
@@ -62,11 +62,11 @@ static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", shown, n);
             if (sub < 0) {
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                snprintf(err, errcap, "%s: %s", path, strerror(errno));
                 rc = -1;
                 break;
             }
-            if (scan_dir(sub, path, depth + 1, d, err, errlen) != 0) {
+            if (scan_dir(sub, path, depth + 1, d, err, errcap) != 0) {
                 rc = -1;
                 break;
             }
@@ -76,7 +76,7 @@ static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
         errno = 0;
     }
     if (rc == 0 && errno != 0) {
-        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+        snprintf(err, errcap, "%s: %s", shown, strerror(errno));
         rc = -1;
     }
     closedir(dir);
@@ -84,24 +84,24 @@ static int scan_dir(int dfd, const char *shown, int depth, struct dir_space *d,
 }
 
 /* 0 ok; 1 runtime failure; 2 not a directory. err gets one line. */
-int space_dir_measure(const char *path, struct dir_space *d, char *err, size_t errlen)
+int space_dir_measure(const char *path, struct dir_space *d, char *err, size_t errcap)
 {
     memset(d, 0, sizeof *d);
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
         return 1;
     }
     if (!S_ISDIR(sb.st_mode)) {
-        snprintf(err, errlen, "%s: not a directory", path);
+        snprintf(err, errcap, "%s: not a directory", path);
         return 2;
     }
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
         return 1;
     }
-    return scan_dir(fd, path, 0, d, err, errlen) == 0 ? 0 : 1;
+    return scan_dir(fd, path, 0, d, err, errcap) == 0 ? 0 : 1;
 }
 
 /* A directory's bytes, as stat --json gives them for any layout (an

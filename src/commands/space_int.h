@@ -21,7 +21,7 @@ struct dir_space {
 
 /* A directory's bytes (space_dir.c). Walk path: 0 ok; 1 runtime failure;
  * 2 not a directory. err: one line. */
-int space_dir_measure(const char *path, struct dir_space *d, char *err, size_t errlen);
+int space_dir_measure(const char *path, struct dir_space *d, char *err, size_t errcap);
 /* d's files and bytes into json, as stat --json gives them for any layout
  * (an export's also with its directory and other entry counts). */
 void space_dir_json(const struct dir_space *d, int entries, cJSON *json);

@@ -1,11 +1,10 @@
 /* load_search: the capacity search (see load_search.h). */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "load/load_search.h"
+#include "base/units.h"
 
 static const struct {
     const char *name;
@@ -13,8 +12,9 @@ static const struct {
 } pcts[] = {{"p50", 0.50}, {"p90", 0.90}, {"p95", 0.95},
             {"p99", 0.99}, {"p999", 0.999}, {"p9999", 0.9999}};
 
-/* "5ms" -> 5000; the unit is required, so "5" is not taken for 5 us or
- * 5 s by guess. 0, or -1. */
+/* The bound s[0..n), "5ms" -> 5000, in base/units' grammar of a latency:
+ * the unit is required, so "5" is not taken for 5 us or 5 s by guess.
+ * 0, or -1 (also for zero: no service answers in no time). */
 static int parse_bound(const char *s, size_t n, double *us)
 {
     char buf[32];
@@ -22,23 +22,10 @@ static int parse_bound(const char *s, size_t n, double *us)
         return -1;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    char *end;
-    /* decimal only: strtod also reads "0x1p4", "inf" and "nan" */
-    if (!(isdigit((unsigned char)buf[0]) || buf[0] == '.') ||
-        (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')))
-        return -1;
-    double v = strtod(buf, &end);
-    if (end == buf || !(v > 0) || !isfinite(v))
-        return -1;
-    double mult = strcmp(end, "us") == 0 ? 1 : strcmp(end, "ms") == 0 ? 1e3
-                : strcmp(end, "s") == 0 ? 1e6 : 0;
-    if (mult == 0)
-        return -1;
-    *us = v * mult;
-    return isfinite(*us) ? 0 : -1;   /* "1e308s" overflows */
+    return units_parse_latency(buf, us) == 0 && *us > 0 ? 0 : -1;
 }
 
-int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t cap)
+int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t errcap)
 {
     memset(slo, 0, sizeof *slo);
     const char *p = s ? s : "";
@@ -46,12 +33,12 @@ int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t cap)
         size_t len = strcspn(p, ",");
         const char *eq = memchr(p, '=', len);
         if (len == 0) {
-            snprintf(err, cap, "--slo: an empty item in '%s' (expected p99=5ms[,p999=20ms])",
+            snprintf(err, errcap, "--slo: an empty item in '%s' (expected p99=5ms[,p999=20ms])",
                      s ? s : "");
             return -1;
         }
         if (!eq) {
-            snprintf(err, cap, "--slo: '%.*s' has no bound (expected PERCENTILE=BOUND, as "
+            snprintf(err, errcap, "--slo: '%.*s' has no bound (expected PERCENTILE=BOUND, as "
                      "p99=5ms)", (int)len, p);
             return -1;
         }
@@ -61,24 +48,24 @@ int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t cap)
             if (strlen(pcts[i].name) == nlen && strncmp(p, pcts[i].name, nlen) == 0)
                 k = i;
         if (k < 0) {
-            snprintf(err, cap, "--slo: unknown percentile '%.*s' (p50, p90, p95, p99, p999 "
+            snprintf(err, errcap, "--slo: unknown percentile '%.*s' (p50, p90, p95, p99, p999 "
                      "or p9999)", (int)nlen, p);
             return -1;
         }
         for (int i = 0; i < slo->n; i++)
             if (slo->q[i] == pcts[k].q) {
-                snprintf(err, cap, "--slo: %s is given twice", pcts[k].name);
+                snprintf(err, errcap, "--slo: %s is given twice", pcts[k].name);
                 return -1;
             }
         double us;
         if (parse_bound(eq + 1, len - nlen - 1, &us) != 0) {
-            snprintf(err, cap, "--slo: bound '%.*s' of %s must be above zero and carry a "
+            snprintf(err, errcap, "--slo: bound '%.*s' of %s must be above zero and carry a "
                      "unit (us, ms or s), as 5ms", (int)(len - nlen - 1), eq + 1,
                      pcts[k].name);
             return -1;
         }
         if (slo->n == LOAD_SLO_MAX) {
-            snprintf(err, cap, "--slo: at most %d bounds", LOAD_SLO_MAX);
+            snprintf(err, errcap, "--slo: at most %d bounds", LOAD_SLO_MAX);
             return -1;
         }
         slo->q[slo->n] = pcts[k].q;
@@ -261,11 +248,11 @@ static void interval(const struct load_slo *slo, struct load_search *s)
 
 int load_search_run(const struct load_search_opts *o, load_step_fn step,
                     load_step_seen_fn seen, void *arg, struct load_search *s, char *err,
-                    size_t cap)
+                    size_t errcap)
 {
     memset(s, 0, sizeof *s);
     struct ctx c = {.o = o, .step = step, .seen = seen, .arg = arg, .s = s, .err = err,
-                    .cap = cap};
+                    .cap = errcap};
     double pass = 0, fail = 0, rate = o->rate_start;
     int rc = 0;
     /* The ramp: double until a step fails or the ceiling passes. */

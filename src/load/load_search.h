@@ -68,7 +68,7 @@ struct load_slo {
 /* Parse "p99=5ms,p999=20ms": percentiles p50, p90, p95, p99, p999, p9999,
  * each once; a bound with a unit (us, ms, s) above zero. 0, or -1 with
  * one line in err. */
-int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t cap);
+int load_slo_parse(const char *s, struct load_slo *slo, char *err, size_t errcap);
 
 /* "p99 <= 5 ms, p99.9 <= 20 ms" into buf. */
 void load_slo_text(const struct load_slo *slo, char *buf, size_t cap);
@@ -99,7 +99,7 @@ struct load_step {
 /* Run one constant-rate step of secs seconds at rate; fill the measured
  * fields of *st. 0, or -1 with one line in err (the search stops). */
 typedef int (*load_step_fn)(void *arg, double rate, double secs, struct load_step *st,
-                            char *err, size_t cap);
+                            char *err, size_t errcap);
 /* Told after every step (progress). */
 struct load_search;
 typedef void (*load_step_seen_fn)(void *arg, const struct load_search *s,
@@ -134,7 +134,7 @@ struct load_search {
  * line in err when a step could not run. */
 int load_search_run(const struct load_search_opts *o, load_step_fn step,
                     load_step_seen_fn seen, void *arg, struct load_search *s, char *err,
-                    size_t cap);
+                    size_t errcap);
 
 const char *load_search_end_name(enum load_search_end e);
 

@@ -18,19 +18,20 @@
 #include <unistd.h>
 
 #include "measure/coldcache.h"
+#include "base/errbuf.h"
 #include "base/os.h"
 
 /* One file: optionally evict, then measure. missing_ok: a -wal file that
  * does not exist is not an error. */
 static void one_file(const char *path, int evict, int missing_ok,
-                     struct coldcache_stat *st, char *err, int errlen)
+                     struct coldcache_stat *st, char *err, size_t errcap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (missing_ok && errno == ENOENT)
             return;
-        if (st->errors++ == 0 && err)
-            snprintf(err, (size_t)errlen, "%s: %s", path, strerror(errno));
+        if (st->errors++ == 0)
+            errbuf_say(err, errcap, "%s: %s", path, strerror(errno));
         return;
     }
     struct stat sb;
@@ -48,19 +49,19 @@ static void one_file(const char *path, int evict, int missing_ok,
         if (os_resident(fd, (int64_t)sb.st_size, &st->pages, &st->resident) != 0)
             bad = 1;
     }
-    if (bad && st->errors++ == 0 && err)
-        snprintf(err, (size_t)errlen, "%s: %s", path, strerror(errno));
+    if (bad && st->errors++ == 0)
+        errbuf_say(err, errcap, "%s: %s", path, strerror(errno));
     close(fd);
 }
 
 /* Every regular file directly in dir (an LMDB or RocksDB directory). */
 static void whole_dir(const char *dir, int evict, struct coldcache_stat *st, char *err,
-                      int errlen)
+                      size_t errcap)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        if (st->errors++ == 0 && err)
-            snprintf(err, (size_t)errlen, "%s: %s", dir, strerror(errno));
+        if (st->errors++ == 0)
+            errbuf_say(err, errcap, "%s: %s", dir, strerror(errno));
         return;
     }
     struct dirent *e;
@@ -69,41 +70,38 @@ static void whole_dir(const char *dir, int evict, struct coldcache_stat *st, cha
     while ((e = readdir(d)) != NULL)
         if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p &&
             lstat(p, &sb) == 0 && S_ISREG(sb.st_mode))
-            one_file(p, evict, 1, st, err, errlen);
+            one_file(p, evict, 1, st, err, errcap);
     closedir(d);
 }
 
 static int walk(const struct coldcache_set *s, int evict,
-                struct coldcache_stat *st, char *err, int errlen)
+                struct coldcache_stat *st, char *err, size_t errcap)
 {
     memset(st, 0, sizeof *st);
-    if (err && errlen > 0)
+    if (err && errcap > 0)
         err[0] = '\0';
     if (!s || !s->path) {
-        if (err)
-            snprintf(err, (size_t)errlen, "no path given");
+        errbuf_say(err, errcap, "no path given");
         return -1;
     }
     const char *missing = os_evict_missing();
     if (missing) {
-        if (err)
-            snprintf(err, (size_t)errlen, "%s", missing);
+        errbuf_say(err, errcap, "%s", missing);
         return -1;
     }
     struct stat sb;
     if (stat(s->path, &sb) != 0) {
-        if (err)
-            snprintf(err, (size_t)errlen, "%s: %s", s->path, strerror(errno));
+        errbuf_say(err, errcap, "%s: %s", s->path, strerror(errno));
         return -1;
     }
     char p[PATH_MAX];
     if (s->whole_dir) {
-        whole_dir(s->path, evict, st, err, errlen);
+        whole_dir(s->path, evict, st, err, errcap);
     } else if (s->is_db) {
-        one_file(s->path, evict, 0, st, err, errlen);
+        one_file(s->path, evict, 0, st, err, errcap);
         /* Committed data may still sit in the WAL; reads come from there. */
         if (snprintf(p, sizeof p, "%s-wal", s->path) < (int)sizeof p)
-            one_file(p, evict, 1, st, err, errlen);
+            one_file(p, evict, 1, st, err, errcap);
     } else {
         for (int64_t k = 1; k <= s->max_id; k++) {
             int n;
@@ -114,11 +112,11 @@ static int walk(const struct coldcache_set *s, int evict,
             else
                 n = snprintf(p, sizeof p, "%s/%06lld", s->path, (long long)k);
             if (n < 0 || n >= (int)sizeof p) {
-                if (st->errors++ == 0 && err)
-                    snprintf(err, (size_t)errlen, "%s: path too long", s->path);
+                if (st->errors++ == 0)
+                    errbuf_say(err, errcap, "%s: path too long", s->path);
                 continue;
             }
-            one_file(p, evict, 0, st, err, errlen);
+            one_file(p, evict, 0, st, err, errcap);
         }
     }
     if (st->files == 0 && st->errors > 0)
@@ -127,15 +125,15 @@ static int walk(const struct coldcache_set *s, int evict,
 }
 
 int coldcache_evict(const struct coldcache_set *s, struct coldcache_stat *st,
-                    char *err, int errlen)
+                    char *err, size_t errcap)
 {
-    return walk(s, 1, st, err, errlen);
+    return walk(s, 1, st, err, errcap);
 }
 
 int coldcache_resident(const struct coldcache_set *s, struct coldcache_stat *st,
-                       char *err, int errlen)
+                       char *err, size_t errcap)
 {
-    return walk(s, 0, st, err, errlen);
+    return walk(s, 0, st, err, errcap);
 }
 
 const char *coldcache_missing(void)

@@ -53,10 +53,10 @@ const char *coldcache_missing(void);
 /* Write back + FADV_DONTNEED every file. Fills *st with residency measured
  * after eviction. Returns 0, or -1 with a one-line reason in err. */
 int coldcache_evict(const struct coldcache_set *s, struct coldcache_stat *st,
-                    char *err, int errlen);
+                    char *err, size_t errcap);
 /* Residency alone (mincore). Returns 0, or -1 with reason in err. */
 int coldcache_resident(const struct coldcache_set *s, struct coldcache_stat *st,
-                       char *err, int errlen);
+                       char *err, size_t errcap);
 /* Apply POSIX_FADV_RANDOM (random=1) or POSIX_FADV_NORMAL (random=0) to an
  * open descriptor (readahead off/on). */
 int coldcache_advise_fd(int fd, int random);

@@ -145,19 +145,19 @@ static const cJSON *line_sizes(const cJSON *j)
 }
 
 static int take_sizes(const cJSON *a, const char *path, int64_t lineno, int64_t **v,
-                      int64_t *n, char *err, size_t errlen)
+                      int64_t *n, char *err, size_t errcap)
 {
     int64_t m = cJSON_GetArraySize(a), i = 0;
     *v = malloc((size_t)(m ? m : 1) * sizeof **v);
     if (!*v) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        snprintf(err, errcap, "%s: out of memory", path);
         return -1;
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, a) {
         double x = cJSON_IsNumber(e) ? e->valuedouble : -1;
         if (!(x >= 0 && x <= 1e15) || x != floor(x)) {
-            snprintf(err, errlen, "%s:%" PRId64 ": size %" PRId64 " is not a whole number of bytes",
+            snprintf(err, errcap, "%s:%" PRId64 ": size %" PRId64 " is not a whole number of bytes",
                      path, lineno, i + 1);
             free(*v);
             *v = NULL;
@@ -169,13 +169,13 @@ static int take_sizes(const cJSON *a, const char *path, int64_t lineno, int64_t 
     return 0;
 }
 
-int sizedist_load_json(const char *path, int64_t **v, int64_t *n, char *err, size_t errlen)
+int sizedist_load_json(const char *path, int64_t **v, int64_t *n, char *err, size_t errcap)
 {
     *v = NULL;
     *n = 0;
     FILE *f = fopen(path, "r");
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
         return -1;
     }
     char *line = NULL;
@@ -187,27 +187,27 @@ int sizedist_load_json(const char *path, int64_t **v, int64_t *n, char *err, siz
         cJSON *j = cJSON_Parse(line);
         const cJSON *a = j ? line_sizes(j) : NULL;
         if (a)
-            rc = take_sizes(a, path, lineno, v, n, err, errlen);
+            rc = take_sizes(a, path, lineno, v, n, err, errcap);
         cJSON_Delete(j);
     }
     int e = ferror(f) ? errno : 0;
     free(line);
     fclose(f);
     if (rc == 1 && e)
-        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        snprintf(err, errcap, "%s: %s", path, strerror(e));
     else if (rc == 1)
-        snprintf(err, errlen, "%s: no size distribution in it (expected the output of "
+        snprintf(err, errcap, "%s: no size distribution in it (expected the output of "
                  "\"kvtest stat DIR --json\")", path);
     return rc == 0 ? 0 : -1;
 }
 #else
 /* The core build writes JSON but has no parser (no libcjson), so it takes
  * the sizes from a directory only. */
-int sizedist_load_json(const char *path, int64_t **v, int64_t *n, char *err, size_t errlen)
+int sizedist_load_json(const char *path, int64_t **v, int64_t *n, char *err, size_t errcap)
 {
     *v = NULL;
     *n = 0;
-    snprintf(err, errlen, "%s: this core build cannot read JSON; use --sizes-from DIR, "
+    snprintf(err, errcap, "%s: this core build cannot read JSON; use --sizes-from DIR, "
              "or the full build", path);
     return -1;
 }

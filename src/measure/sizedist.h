@@ -50,6 +50,6 @@ void sizedist_json(const struct sizedist *d, cJSON *parent);
 /* Read the sizes from a file of JSON objects, one a line, as "kvtest stat
  * --json" prints them: the first object with result.size_distribution.sizes.
  * *v is malloc'd. 0, or -1 with one line in err. */
-int sizedist_load_json(const char *path, int64_t **v, int64_t *n, char *err, size_t errlen);
+int sizedist_load_json(const char *path, int64_t **v, int64_t *n, char *err, size_t errcap);
 
 #endif

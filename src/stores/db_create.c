@@ -133,23 +133,23 @@ int db_create_commit(struct db_create *c)
     return sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL);
 }
 
-void db_create_error(const struct db_create *c, char *msg, size_t cap)
+void db_create_error(const struct db_create *c, char *err, size_t errcap)
 {
     sqlite3 *db = c ? c->db : NULL;
     /* SQLite says only "disk I/O error": the shim and the VFS know why. */
     int e = wbuf_last_errno() ? wbuf_last_errno() : db ? sqlite3_system_errno(db) : 0;
-    snprintf(msg, cap, "%s%s%s", db ? sqlite3_errmsg(db) : "out of memory", e ? ": " : "",
+    snprintf(err, errcap, "%s%s%s", db ? sqlite3_errmsg(db) : "out of memory", e ? ": " : "",
              e ? strerror(e) : "");
 }
 
-int db_create_close(struct db_create *c, char *msg, size_t cap)
+int db_create_close(struct db_create *c, char *err, size_t errcap)
 {
     db_create_puts_done(c);
     if (sqlite3_close(c->db) == SQLITE_OK) {
         free(c);
         return 0;
     }
-    snprintf(msg, cap, "%s", sqlite3_errmsg(c->db));
+    snprintf(err, errcap, "%s", sqlite3_errmsg(c->db));
     db_create_discard(c);
     return -1;
 }

@@ -60,11 +60,11 @@ int db_create_commit(struct db_create *c);
 
 /* Why the last call failed, in one line (with the system error when
  * there was one). */
-void db_create_error(const struct db_create *c, char *msg, size_t cap);
+void db_create_error(const struct db_create *c, char *err, size_t errcap);
 
-/* Close the complete database: 0, or -1 with the cause in msg. The
+/* Close the complete database: 0, or -1 with the cause in err. The
  * handle is freed either way. */
-int db_create_close(struct db_create *c, char *msg, size_t cap);
+int db_create_close(struct db_create *c, char *err, size_t errcap);
 
 /* Close after a failure, whatever state it left (c may be NULL). */
 void db_create_discard(struct db_create *c);

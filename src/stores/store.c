@@ -21,38 +21,38 @@ const struct store_ops *store_ops_for(enum layout_kind kind)
     }
 }
 
-int store_open(struct store **out, const struct store_opts *o, char *err, int errlen)
+int store_open(struct store **out, const struct store_opts *o, char *err, size_t errcap)
 {
     *out = NULL;
     const struct store_ops *ops = store_ops_for(o->kind);
     if (!ops) {
         if (layout_is_kv(o->kind))
-            snprintf(err, (size_t)errlen, "%s: %s", o->path, store_kv_missing(o->kind));
+            snprintf(err, errcap, "%s: %s", o->path, store_kv_missing(o->kind));
         else
-            snprintf(err, (size_t)errlen, "%s: not a database or an export directory", o->path);
+            snprintf(err, errcap, "%s: not a database or an export directory", o->path);
         return -1;
     }
-    return ops->open(out, o, err, errlen);
+    return ops->open(out, o, err, errcap);
 }
 
-int store_read(struct store *s, int64_t key, const void **data, int64_t *n, char *err, int errlen)
+int store_read(struct store *s, int64_t key, const void **data, int64_t *n, char *err, size_t errcap)
 {
-    return s->ops->read(s, key, data, n, err, errlen);
+    return s->ops->read(s, key, data, n, err, errcap);
 }
 
-int store_update(struct store *s, int64_t key, rng_t *r, int64_t *n, char *err, int errlen)
+int store_update(struct store *s, int64_t key, rng_t *r, int64_t *n, char *err, size_t errcap)
 {
-    return s->ops->update(s, key, r, n, err, errlen);
+    return s->ops->update(s, key, r, n, err, errcap);
 }
 
-int store_commit(struct store *s, char *err, int errlen)
+int store_commit(struct store *s, char *err, size_t errcap)
 {
-    return s->ops->commit(s, err, errlen);
+    return s->ops->commit(s, err, errcap);
 }
 
-int store_close(struct store *s, char *err, int errlen)
+int store_close(struct store *s, char *err, size_t errcap)
 {
-    return s ? s->ops->close(s, err, errlen) : 0;
+    return s ? s->ops->close(s, err, errcap) : 0;
 }
 
 void store_describe(struct store *s, struct store_desc *d, int with_stats)
@@ -61,26 +61,26 @@ void store_describe(struct store *s, struct store_desc *d, int with_stats)
     s->ops->describe(s, d, with_stats);
 }
 
-int64_t store_max_key(const char *path, enum layout_kind kind, char *err, int errlen)
+int64_t store_max_key(const char *path, enum layout_kind kind, char *err, size_t errcap)
 {
     if (kind == LAYOUT_DB)
-        return store_db_max_key(path, err, errlen);
+        return store_db_max_key(path, err, errcap);
     if (layout_is_kv(kind)) {
         const struct store_kv_engine *e = store_kv_engine(kind);
         if (!e) {
-            snprintf(err, (size_t)errlen, "%s: %s", path, store_kv_missing(kind));
+            snprintf(err, errcap, "%s: %s", path, store_kv_missing(kind));
             return -1;
         }
-        return e->max_key(layout_fs_path(path), err, errlen);
+        return e->max_key(layout_fs_path(path), err, errcap);
     }
     int64_t k = layout_max_key(path, kind == LAYOUT_TREE);
     if (k < 0)
-        snprintf(err, (size_t)errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
     return k;
 }
 
 int store_count_holes(const char *path, enum layout_kind kind, int64_t max_id, int64_t *missing,
-                      int64_t *range, char *err, int errlen)
+                      int64_t *range, char *err, size_t errcap)
 {
     *missing = *range = 0;
     if (kind == LAYOUT_DB)
@@ -89,10 +89,10 @@ int store_count_holes(const char *path, enum layout_kind kind, int64_t max_id, i
     if (layout_is_kv(kind)) {
         const struct store_kv_engine *e = store_kv_engine(kind);
         if (!e) {
-            snprintf(err, (size_t)errlen, "%s: %s", path, store_kv_missing(kind));
+            snprintf(err, errcap, "%s: %s", path, store_kv_missing(kind));
             return -1;
         }
-        int rc = e->count(layout_fs_path(path), max_id, &present, &largest, err, errlen);
+        int rc = e->count(layout_fs_path(path), max_id, &present, &largest, err, errcap);
         if (rc != 1)
             return rc;
         *range = largest < max_id ? largest : max_id;
@@ -100,7 +100,7 @@ int store_count_holes(const char *path, enum layout_kind kind, int64_t max_id, i
         return 1;
     }
     if (layout_count_keys(path, kind == LAYOUT_TREE, max_id, &present, &largest) != 0) {
-        snprintf(err, (size_t)errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
         return -1;
     }
     *range = largest < max_id ? largest : max_id;

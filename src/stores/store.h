@@ -69,22 +69,22 @@ struct store_desc {
 
 struct store;
 
-/* The operations every store implements. err/errlen receive a one-line
+/* The operations every store implements. err/errcap receive a one-line
  * reason whenever -1 is returned. */
 struct store_ops {
     const char *name;
     /* Open (and BEGIN unless db.multitrans). 0 or -1. */
-    int (*open)(struct store **out, const struct store_opts *o, char *err, int errlen);
+    int (*open)(struct store **out, const struct store_opts *o, char *err, size_t errcap);
     /* 1 found (*data, *n valid until the next call on this store), 0 missing, -1 error. */
     int (*read)(struct store *s, int64_t key, const void **data, int64_t *n, char *err,
-                int errlen);
+                size_t errcap);
     /* Overwrite key with fresh content of the same size drawn from r,
      * sealed by blobsum. 1 written (*n = size), 0 missing, -1 error. */
-    int (*update)(struct store *s, int64_t key, rng_t *r, int64_t *n, char *err, int errlen);
+    int (*update)(struct store *s, int64_t key, rng_t *r, int64_t *n, char *err, size_t errcap);
     /* End the enclosing transaction (no-op where there is none). 0 or -1. */
-    int (*commit)(struct store *s, char *err, int errlen);
+    int (*commit)(struct store *s, char *err, size_t errcap);
     /* Close and free (closing a WAL database checkpoints). 0 or -1. */
-    int (*close)(struct store *s, char *err, int errlen);
+    int (*close)(struct store *s, char *err, size_t errcap);
     /* Facts for the result lines; with_stats also snapshots (and resets)
      * the engine's counters for --stats. */
     void (*describe)(struct store *s, struct store_desc *d, int with_stats);
@@ -100,20 +100,20 @@ const struct store_ops *store_ops_for(enum layout_kind kind);
 
 /* Shorthands that open through store_ops_for(o->kind) and dispatch through
  * the store's own table. Same contracts as struct store_ops. */
-int store_open(struct store **out, const struct store_opts *o, char *err, int errlen);
+int store_open(struct store **out, const struct store_opts *o, char *err, size_t errcap);
 int store_read(struct store *s, int64_t key, const void **data, int64_t *n,
-               char *err, int errlen);
+               char *err, size_t errcap);
 int store_update(struct store *s, int64_t key, rng_t *r, int64_t *n,
-                 char *err, int errlen);
-int store_commit(struct store *s, char *err, int errlen);
-int store_close(struct store *s, char *err, int errlen);   /* NULL: no-op */
+                 char *err, size_t errcap);
+int store_commit(struct store *s, char *err, size_t errcap);
+int store_close(struct store *s, char *err, size_t errcap);   /* NULL: no-op */
 void store_describe(struct store *s, struct store_desc *d, int with_stats);
 
 /* ---- whole-path operations (no open store needed) ---------------------- */
 
 /* The largest key present: SELECT max(k) FROM kv, or the largest file name
  * of an export. 0 if empty, -1 on error (reason in err). */
-int64_t store_max_key(const char *path, enum layout_kind kind, char *err, int errlen);
+int64_t store_max_key(const char *path, enum layout_kind kind, char *err, size_t errcap);
 
 /* Holes in an export: keys absent within 1..*range, where *range =
  * min(max_id, the largest key present). Keys above the largest present
@@ -122,11 +122,11 @@ int64_t store_max_key(const char *path, enum layout_kind kind, char *err, int er
  * (a database: a count would read every leaf page), -1 error (reason in
  * err). */
 int store_count_holes(const char *path, enum layout_kind kind, int64_t max_id, int64_t *missing,
-                      int64_t *range, char *err, int errlen);
+                      int64_t *range, char *err, size_t errcap);
 
 /* Is path a database with a usable kv table? 0 yes; -1 no, with reason
  * ("no kv table", SQLite's message for a truncated/corrupt file). */
-int store_db_check(const char *path, char *err, int errlen);
+int store_db_check(const char *path, char *err, size_t errcap);
 
 /* As SQLite's kvtest before timing: open read-write and touch the schema,
  * so a hot journal left by a crashed transaction is rolled back now and
@@ -136,7 +136,7 @@ void store_db_recover(const char *path);
 /* PRAGMA integrity_check: row(arg, text) for every row it returns.
  * 0 all "ok", 1 problems reported, -1 cannot run (reason in err). */
 int store_db_integrity(const char *path, void (*row)(void *arg, const char *text), void *arg,
-                       char *err, int errlen);
+                       char *err, size_t errcap);
 
 /* The SQLite library version ("3.52.0"), for the result lines. */
 const char *store_db_version(void);

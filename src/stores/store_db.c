@@ -32,17 +32,17 @@ static struct db_store *db_of(struct store *s)
     return (struct db_store *)s;
 }
 
-static int fail(struct db_store *s, char *err, int errlen, const char *what)
+static int fail(struct db_store *s, char *err, size_t errcap, const char *what)
 {
-    snprintf(err, (size_t)errlen, "%s: %s: %s", s->path, what,
+    snprintf(err, errcap, "%s: %s: %s", s->path, what,
              s->db ? sqlite3_errmsg(s->db) : "out of memory");
     return -1;
 }
 
-static int exec(struct db_store *s, const char *sql, char *err, int errlen)
+static int exec(struct db_store *s, const char *sql, char *err, size_t errcap)
 {
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-        return fail(s, err, errlen, sql);
+        return fail(s, err, errcap, sql);
     return 0;
 }
 
@@ -87,26 +87,26 @@ static void fresh_func(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* The PRAGMAs of the options, in the order SQLite's kvtest issues them,
  * then the facts describe() reports. */
-static int db_configure(struct db_store *s, const struct store_db_opts *o, char *err, int errlen)
+static int db_configure(struct db_store *s, const struct store_db_opts *o, char *err, size_t errcap)
 {
     char sql[128];
     snprintf(sql, sizeof sql, "PRAGMA mmap_size=%" PRId64, o->mmap);
-    if (exec(s, sql, err, errlen))
+    if (exec(s, sql, err, errcap))
         return -1;
     snprintf(sql, sizeof sql, "PRAGMA cache_size=%" PRId64, o->cache_size);
-    if (exec(s, sql, err, errlen))
+    if (exec(s, sql, err, errcap))
         return -1;
-    if (o->nosync && exec(s, "PRAGMA synchronous=OFF", err, errlen))
+    if (o->nosync && exec(s, "PRAGMA synchronous=OFF", err, errcap))
         return -1;
     if (o->synchronous) {
         /* Validated by run against a fixed list, so safe to splice in. */
         snprintf(sql, sizeof sql, "PRAGMA synchronous=%s", o->synchronous);
-        if (exec(s, sql, err, errlen))
+        if (exec(s, sql, err, errcap))
             return -1;
     }
     char v[64];
     if (pragma_text(s, "PRAGMA page_size", v, sizeof v) != 0)
-        return fail(s, err, errlen, "cannot read the page size");
+        return fail(s, err, errcap, "cannot read the page size");
     s->page_size = strtoll(v, NULL, 10);
     if (pragma_text(s, "PRAGMA cache_size", v, sizeof v) == 0)
         s->cache_size = strtoll(v, NULL, 10);
@@ -114,22 +114,22 @@ static int db_configure(struct db_store *s, const struct store_db_opts *o, char 
         snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s", o->jmode);
         char got[32];
         if (pragma_text(s, sql, got, sizeof got) != 0)
-            return fail(s, err, errlen, "cannot set the journal mode");
+            return fail(s, err, errcap, "cannot set the journal mode");
     }
-    if (o->nocheckpoint && exec(s, "PRAGMA wal_autocheckpoint=0", err, errlen))
+    if (o->nocheckpoint && exec(s, "PRAGMA wal_autocheckpoint=0", err, errcap))
         return -1;
     if (pragma_text(s, "PRAGMA journal_mode", s->jmode, sizeof s->jmode) != 0)
         snprintf(s->jmode, sizeof s->jmode, "???");
     return 0;
 }
 
-static int db_close(struct store *base, char *err, int errlen);
+static int db_close(struct store *base, char *err, size_t errcap);
 
-static int db_open(struct store **out, const struct store_opts *so, char *err, int errlen)
+static int db_open(struct store **out, const struct store_opts *so, char *err, size_t errcap)
 {
     struct db_store *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(err, (size_t)errlen, "out of memory");
+        snprintf(err, errcap, "out of memory");
         return -1;
     }
     s->base.ops = &store_db_ops;
@@ -137,19 +137,19 @@ static int db_open(struct store **out, const struct store_opts *so, char *err, i
     s->update = so->update;
     s->o = so->db;
     if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        fail(s, err, errlen, "cannot open");
+        fail(s, err, errcap, "cannot open");
         goto fail;
     }
     sqlite3_busy_timeout(s->db, 5000);
     if (so->fadvise >= 0)
         coldcache_advise_path(s->path, so->fadvise);
-    if (db_configure(s, &s->o, err, errlen) != 0)
+    if (db_configure(s, &s->o, err, errcap) != 0)
         goto fail;
     const char *q = "SELECT v FROM kv WHERE k=?1";
     if (s->update && !s->o.blob_api) {
         if (sqlite3_create_function(s->db, "kvtest_fresh", 1, SQLITE_UTF8, s, fresh_func,
                                     NULL, NULL) != SQLITE_OK) {
-            fail(s, err, errlen, "cannot register kvtest_fresh");
+            fail(s, err, errcap, "cannot register kvtest_fresh");
             goto fail;
         }
         q = "UPDATE kv SET v=kvtest_fresh(length(v)) WHERE k=?1";
@@ -157,11 +157,11 @@ static int db_open(struct store **out, const struct store_opts *so, char *err, i
     /* Prepared here, not lazily inside the loop: a missing kv table is
      * reported before any timing starts to mean something. */
     if (sqlite3_prepare_v2(s->db, q, -1, &s->stmt, NULL) != SQLITE_OK) {
-        fail(s, err, errlen, "cannot prepare");
+        fail(s, err, errcap, "cannot prepare");
         goto fail;
     }
     if (!s->o.multitrans) {
-        if (exec(s, "BEGIN", err, errlen))
+        if (exec(s, "BEGIN", err, errcap))
             goto fail;
         s->in_txn = 1;
     }
@@ -179,7 +179,7 @@ static int is_missing_msg(const char *m)
     return strncmp(m, "no such rowid", 13) == 0 || strncmp(m, "cannot open value of type", 25) == 0;
 }
 
-static int blob_seek(struct db_store *s, int64_t key, char *err, int errlen)
+static int blob_seek(struct db_store *s, int64_t key, char *err, size_t errcap)
 {
     int rc;
     if (!s->blob)
@@ -191,7 +191,7 @@ static int blob_seek(struct db_store *s, int64_t key, char *err, int errlen)
     const char *m = sqlite3_errmsg(s->db);
     int missing = is_missing_msg(m);
     if (!missing)
-        snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->path, key, m);
+        snprintf(err, errcap, "%s: key %" PRId64 ": %s", s->path, key, m);
     /* A failed reopen leaves the handle aborted: start afresh next time. */
     if (s->blob) {
         sqlite3_blob_close(s->blob);
@@ -202,24 +202,24 @@ static int blob_seek(struct db_store *s, int64_t key, char *err, int errlen)
 
 /* Position the blob handle on key and make room for its bytes in s->buf.
  * 1 = ready (*len bytes), 0 = missing or empty, -1 = error in err. */
-static int blob_at(struct db_store *s, int64_t key, int64_t *len, char *err, int errlen)
+static int blob_at(struct db_store *s, int64_t key, int64_t *len, char *err, size_t errcap)
 {
-    int rc = blob_seek(s, key, err, errlen);
+    int rc = blob_seek(s, key, err, errcap);
     if (rc <= 0)
         return rc;
     *len = sqlite3_blob_bytes(s->blob);
     if (*len <= 0)
         return 0;
     if (store_buf_reserve(&s->buf, *len) != 0) {
-        snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte blob", *len);
+        snprintf(err, errcap, "out of memory for a %" PRId64 "-byte blob", *len);
         return -1;
     }
     return 1;
 }
 
-static int key_error(struct db_store *s, int64_t key, char *err, int errlen)
+static int key_error(struct db_store *s, int64_t key, char *err, size_t errcap)
 {
-    snprintf(err, (size_t)errlen, "%s: key %" PRId64 ": %s", s->path, key, sqlite3_errmsg(s->db));
+    snprintf(err, errcap, "%s: key %" PRId64 ": %s", s->path, key, sqlite3_errmsg(s->db));
     return -1;
 }
 
@@ -227,10 +227,10 @@ static int key_error(struct db_store *s, int64_t key, char *err, int errlen)
  * s->buf, *data) and db_update (r given: rewrite in place with fresh bytes
  * from r). 1 = done, *n bytes; 0 = missing; -1 = error in err. */
 static int blob_io(struct db_store *s, int64_t key, rng_t *r, const void **data, int64_t *n,
-                   char *err, int errlen)
+                   char *err, size_t errcap)
 {
     int64_t len;
-    int rc = blob_at(s, key, &len, err, errlen);
+    int rc = blob_at(s, key, &len, err, errcap);
     if (rc <= 0)
         return rc;
     if (r) {
@@ -241,7 +241,7 @@ static int blob_io(struct db_store *s, int64_t key, rng_t *r, const void **data,
         rc = sqlite3_blob_read(s->blob, s->buf.p, (int)len, 0);
     }
     if (rc != SQLITE_OK)
-        return key_error(s, key, err, errlen);
+        return key_error(s, key, err, errcap);
     if (data)
         *data = s->buf.p;
     *n = len;
@@ -249,12 +249,12 @@ static int blob_io(struct db_store *s, int64_t key, rng_t *r, const void **data,
 }
 
 static int db_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
-                   int errlen)
+                   size_t errcap)
 {
     struct db_store *s = db_of(base);
     *n = 0;
     if (s->o.blob_api)
-        return blob_io(s, key, NULL, data, n, err, errlen);
+        return blob_io(s, key, NULL, data, n, err, errcap);
     /* Reset here rather than after the step, so the column pointer stays
      * valid for the caller (verification) until the next read. */
     sqlite3_reset(s->stmt);
@@ -270,15 +270,15 @@ static int db_read(struct store *base, int64_t key, const void **data, int64_t *
     }
     if (rc == SQLITE_DONE)
         return 0;
-    return key_error(s, key, err, errlen);
+    return key_error(s, key, err, errcap);
 }
 
-static int db_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err, int errlen)
+static int db_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err, size_t errcap)
 {
     struct db_store *s = db_of(base);
     *n = 0;
     if (s->o.blob_api)
-        return blob_io(s, key, r, NULL, n, err, errlen);
+        return blob_io(s, key, r, NULL, n, err, errcap);
     s->fresh_rng = r;
     s->fresh_n = 0;
     sqlite3_bind_int64(s->stmt, 1, key);
@@ -286,14 +286,14 @@ static int db_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char
     sqlite3_reset(s->stmt);
     s->fresh_rng = NULL;
     if (rc != SQLITE_DONE)
-        return key_error(s, key, err, errlen);
+        return key_error(s, key, err, errcap);
     if (sqlite3_changes64(s->db) == 0 || s->fresh_n == 0)
         return 0;
     *n = s->fresh_n;
     return 1;
 }
 
-static int db_commit(struct store *base, char *err, int errlen)
+static int db_commit(struct store *base, char *err, size_t errcap)
 {
     struct db_store *s = db_of(base);
     if (s->stmt)
@@ -305,10 +305,10 @@ static int db_commit(struct store *base, char *err, int errlen)
     if (!s->in_txn)
         return 0;
     s->in_txn = 0;
-    return exec(s, "COMMIT", err, errlen);
+    return exec(s, "COMMIT", err, errcap);
 }
 
-static int db_close(struct store *base, char *err, int errlen)
+static int db_close(struct store *base, char *err, size_t errcap)
 {
     struct db_store *s = db_of(base);
     int ret = 0;
@@ -316,7 +316,7 @@ static int db_close(struct store *base, char *err, int errlen)
         sqlite3_blob_close(s->blob);
     sqlite3_finalize(s->stmt);
     if (s->db && sqlite3_close(s->db) != SQLITE_OK) {
-        snprintf(err, (size_t)errlen, "%s: close: %s", s->path, sqlite3_errmsg(s->db));
+        snprintf(err, errcap, "%s: close: %s", s->path, sqlite3_errmsg(s->db));
         sqlite3_close_v2(s->db);
         ret = -1;
     }

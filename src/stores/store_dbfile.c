@@ -9,28 +9,28 @@
 
 /* Open read-only and prepare sql. 0, or -1 with the reason in err. */
 static int open_prepared(const char *path, const char *sql, sqlite3 **db, sqlite3_stmt **st,
-                         char *err, int errlen)
+                         char *err, size_t errcap)
 {
     *db = NULL;
     *st = NULL;
     if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(*db, sql, -1, st, NULL) != SQLITE_OK) {
-        snprintf(err, (size_t)errlen, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
+        snprintf(err, errcap, "%s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
         return -1;
     }
     return 0;
 }
 
-int64_t store_db_max_key(const char *path, char *err, int errlen)
+int64_t store_db_max_key(const char *path, char *err, size_t errcap)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
     int64_t k = -1;
-    if (open_prepared(path, "SELECT max(k) FROM kv", &db, &st, err, errlen) == 0) {
+    if (open_prepared(path, "SELECT max(k) FROM kv", &db, &st, err, errcap) == 0) {
         if (sqlite3_step(st) == SQLITE_ROW)
             k = sqlite3_column_int64(st, 0);
         else
-            snprintf(err, (size_t)errlen, "%s: %s", path, sqlite3_errmsg(db));
+            snprintf(err, errcap, "%s: %s", path, sqlite3_errmsg(db));
     }
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -38,29 +38,29 @@ int64_t store_db_max_key(const char *path, char *err, int errlen)
 }
 
 /* Step st once: 1 row, 0 done, -1 error (reason in err). */
-static int step_one(sqlite3 *db, sqlite3_stmt *st, const char *path, char *err, int errlen)
+static int step_one(sqlite3 *db, sqlite3_stmt *st, const char *path, char *err, size_t errcap)
 {
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         return 1;
     if (rc == SQLITE_DONE)
         return 0;
-    snprintf(err, (size_t)errlen, "%s: %s", path, sqlite3_errmsg(db));
+    snprintf(err, errcap, "%s: %s", path, sqlite3_errmsg(db));
     return -1;
 }
 
-int store_db_check(const char *path, char *err, int errlen)
+int store_db_check(const char *path, char *err, size_t errcap)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
     int ok = -1;
     /* Reading the schema catches "not a database" and most truncations. */
     if (open_prepared(path, "SELECT type FROM sqlite_schema WHERE name='kv'", &db, &st, err,
-                      errlen) != 0)
+                      errcap) != 0)
         goto done;
-    int rc = step_one(db, st, path, err, errlen);
+    int rc = step_one(db, st, path, err, errcap);
     if (rc == 0)
-        snprintf(err, (size_t)errlen, "%s: no kv table (not a kvtest database)", path);
+        snprintf(err, errcap, "%s: no kv table (not a kvtest database)", path);
     if (rc <= 0)
         goto done;
     sqlite3_finalize(st);
@@ -68,10 +68,10 @@ int store_db_check(const char *path, char *err, int errlen)
     /* The columns the loop relies on, and the last page (truncation). */
     if (sqlite3_prepare_v2(db, "SELECT k, v FROM kv ORDER BY k DESC LIMIT 1", -1, &st, NULL) !=
         SQLITE_OK) {
-        snprintf(err, (size_t)errlen, "%s: %s", path, sqlite3_errmsg(db));
+        snprintf(err, errcap, "%s: %s", path, sqlite3_errmsg(db));
         goto done;
     }
-    if (step_one(db, st, path, err, errlen) < 0)
+    if (step_one(db, st, path, err, errcap) < 0)
         goto done;
     ok = 0;
 done:
@@ -89,12 +89,12 @@ void store_db_recover(const char *path)
 }
 
 int store_db_integrity(const char *path, void (*row)(void *arg, const char *text), void *arg,
-                       char *err, int errlen)
+                       char *err, size_t errcap)
 {
     sqlite3 *db;
     sqlite3_stmt *st;
     int bad = 0;
-    if (open_prepared(path, "PRAGMA integrity_check", &db, &st, err, errlen) != 0) {
+    if (open_prepared(path, "PRAGMA integrity_check", &db, &st, err, errcap) != 0) {
         sqlite3_finalize(st);
         sqlite3_close(db);
         return -1;

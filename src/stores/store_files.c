@@ -29,14 +29,14 @@ static struct files_store *files_of(struct store *s)
     return (struct files_store *)s;
 }
 
-static int files_open(struct store **out, const struct store_opts *so, char *err, int errlen)
+static int files_open(struct store **out, const struct store_opts *so, char *err, size_t errcap)
 {
     struct files_store *s = calloc(1, sizeof *s);
     size_t dirlen = strlen(so->path);
     char *pathbuf = s ? malloc(dirlen + 64) : NULL;
     if (!pathbuf) {
         free(s);
-        snprintf(err, (size_t)errlen, "out of memory");
+        snprintf(err, errcap, "out of memory");
         return -1;
     }
     s->base.ops = &store_files_ops;
@@ -60,15 +60,15 @@ static const char *name_of(struct files_store *s, int64_t key)
 }
 
 /* The size of the regular file open as f. 0, or -1 with the reason. */
-static int regular_size(FILE *f, const char *p, int64_t *len, char *err, int errlen)
+static int regular_size(FILE *f, const char *p, int64_t *len, char *err, size_t errcap)
 {
     struct stat st;
     if (fstat(fileno(f), &st) != 0) {
-        snprintf(err, (size_t)errlen, "%s: %s", p, strerror(errno));
+        snprintf(err, errcap, "%s: %s", p, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, (size_t)errlen, "%s: not a regular file", p);
+        snprintf(err, errcap, "%s: not a regular file", p);
         return -1;
     }
     *len = st.st_size;
@@ -76,7 +76,7 @@ static int regular_size(FILE *f, const char *p, int64_t *len, char *err, int err
 }
 
 static int files_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
-                      int errlen)
+                      size_t errcap)
 {
     struct files_store *s = files_of(base);
     *n = 0;
@@ -87,13 +87,13 @@ static int files_read(struct store *base, int64_t key, const void **data, int64_
     if (!f) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;
-        snprintf(err, (size_t)errlen, "%s: %s", p, strerror(errno));
+        snprintf(err, errcap, "%s: %s", p, strerror(errno));
         return -1;
     }
     if (s->fadvise >= 0)
         coldcache_advise_fd(fileno(f), s->fadvise);
     int64_t len;
-    if (regular_size(f, p, &len, err, errlen) != 0) {
+    if (regular_size(f, p, &len, err, errcap) != 0) {
         fclose(f);
         return -1;
     }
@@ -103,14 +103,14 @@ static int files_read(struct store *base, int64_t key, const void **data, int64_
     }
     if (store_buf_reserve(&s->buf, len) != 0) {
         fclose(f);
-        snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte file", len);
+        snprintf(err, errcap, "out of memory for a %" PRId64 "-byte file", len);
         return -1;
     }
     size_t got = fread(s->buf.p, 1, (size_t)len, f);
     int rerr = ferror(f) ? errno : 0;
     fclose(f);
     if (got != (size_t)len) {
-        snprintf(err, (size_t)errlen, "%s: read %zu of %" PRId64 " bytes%s%s", p, got, len,
+        snprintf(err, errcap, "%s: read %zu of %" PRId64 " bytes%s%s", p, got, len,
                  rerr ? ": " : "", rerr ? strerror(rerr) : "");
         return -1;
     }
@@ -142,7 +142,7 @@ static int write_whole(struct files_store *s, const char *p, int64_t len, const 
 }
 
 static int files_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err,
-                        int errlen)
+                        size_t errcap)
 {
     struct files_store *s = files_of(base);
     *n = 0;
@@ -153,14 +153,14 @@ static int files_update(struct store *base, int64_t key, rng_t *r, int64_t *n, c
     if (stat(p, &st) != 0) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;
-        snprintf(err, (size_t)errlen, "%s: %s", p, strerror(errno));
+        snprintf(err, errcap, "%s: %s", p, strerror(errno));
         return -1;
     }
     int64_t len = st.st_size;
     if (len == 0)
         return 0;
     if (store_buf_reserve(&s->buf, len) != 0) {
-        snprintf(err, (size_t)errlen, "out of memory for a %" PRId64 "-byte file", len);
+        snprintf(err, errcap, "out of memory for a %" PRId64 "-byte file", len);
         return -1;
     }
     rng_fill(r, s->buf.p, (size_t)len);
@@ -168,25 +168,25 @@ static int files_update(struct store *base, int64_t key, rng_t *r, int64_t *n, c
     const char *stage;
     int werr = write_whole(s, p, len, &stage);
     if (werr) {
-        snprintf(err, (size_t)errlen, "%s: %s%s", p, stage, strerror(werr));
+        snprintf(err, errcap, "%s: %s%s", p, stage, strerror(werr));
         return -1;
     }
     *n = len;
     return 1;
 }
 
-static int files_commit(struct store *base, char *err, int errlen)
+static int files_commit(struct store *base, char *err, size_t errcap)
 {
     (void)base;
     (void)err;
-    (void)errlen;
+    (void)errcap;
     return 0;   /* every write is complete when update returns */
 }
 
-static int files_close(struct store *base, char *err, int errlen)
+static int files_close(struct store *base, char *err, size_t errcap)
 {
     (void)err;
-    (void)errlen;
+    (void)errcap;
     struct files_store *s = files_of(base);
     store_buf_free(&s->buf);
     free(s->pathbuf);

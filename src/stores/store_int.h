@@ -23,7 +23,7 @@ int store_buf_reserve(struct store_buf *b, int64_t n);
 void store_buf_free(struct store_buf *b);
 
 /* SELECT max(k) FROM kv (store_dbfile.c). 0 if empty, -1 with reason. */
-int64_t store_db_max_key(const char *path, char *err, int errlen);
+int64_t store_db_max_key(const char *path, char *err, size_t errcap);
 
 /* ---- the key-value stores (store_lmdb.c, store_rocksdb.c) -------------- */
 
@@ -37,18 +37,18 @@ struct store_kv_writer {
 struct store_kv_engine {
     const struct store_ops *ops;
     const char *version;
-    int64_t (*max_key)(const char *dir, char *err, int errlen);
+    int64_t (*max_key)(const char *dir, char *err, size_t errcap);
     /* Keys in 1..max_id present, and the largest key: 1 counted, 0 not
      * counted (too dear), -1 error. */
     int (*count)(const char *dir, int64_t max_id, int64_t *present, int64_t *largest,
-                 char *err, int errlen);
+                 char *err, size_t errcap);
     int (*facts)(const char *dir, void (*size)(void *, int64_t), void *arg,
-                 struct store_kv_facts *f, char *err, int errlen);
+                 struct store_kv_facts *f, char *err, size_t errcap);
     int (*create)(struct store_kv_writer **w, const char *dir, int64_t count, int64_t bytes,
-                  char *err, int errlen);
+                  char *err, size_t errcap);
     int (*put)(struct store_kv_writer *w, int64_t key, const void *v, int64_t n, char *err,
-               int errlen);
-    int (*finish)(struct store_kv_writer *w, char *err, int errlen);
+               size_t errcap);
+    int (*finish)(struct store_kv_writer *w, char *err, size_t errcap);
     void (*abandon)(struct store_kv_writer *w);
 };
 

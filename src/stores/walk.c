@@ -103,19 +103,19 @@ static int by_rel(const void *a, const void *b)
     return strcmp(((const struct walk_file *)a)->rel, ((const struct walk_file *)b)->rel);
 }
 
-int walk_dir(const char *dir, int64_t max_size, struct walk *w, char *err, size_t errlen)
+int walk_dir(const char *dir, int64_t max_size, struct walk *w, char *err, size_t errcap)
 {
     memset(w, 0, sizeof *w);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
+        snprintf(err, errcap, "%s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
         return -1;
     }
     /* The top directory failing is an answer ("DIR: Permission denied");
      * an empty walk would not be. */
     int rc = walk_fd(fd, "", 0, max_size, w);
     if (rc != 0) {
-        snprintf(err, errlen, "%s: %s", dir, rc == -2 ? strerror(errno) : "out of memory");
+        snprintf(err, errcap, "%s: %s", dir, rc == -2 ? strerror(errno) : "out of memory");
         return -1;
     }
     if (w->n > 1)

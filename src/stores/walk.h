@@ -31,7 +31,7 @@ struct walk {
  * skipped; only the top directory failing is an error. Returns 0, or -1
  * with one line in err (errno text, or "not a directory"). Free with
  * walk_free() in both cases. */
-int walk_dir(const char *dir, int64_t max_size, struct walk *w, char *err, size_t errlen);
+int walk_dir(const char *dir, int64_t max_size, struct walk *w, char *err, size_t errcap);
 void walk_free(struct walk *w);
 
 #endif

@@ -100,11 +100,11 @@ static int add_rounds(struct compare_group *g, const cJSON *holder, const char *
 
 /* kvtest run: every measured run a sample of µs/blob and MB/s; the merged
  * latency histogram one sample of each percentile. */
-static int extract_run(struct compare_side *s, const cJSON *obj, char *err, size_t cap)
+static int extract_run(struct compare_side *s, const cJSON *obj, char *err, size_t errcap)
 {
     const cJSON *o = compare_j(obj, "options"), *r = compare_j(obj, "result");
     if (!cJSON_IsObject(o) || !cJSON_IsObject(r)) {
-        snprintf(err, cap, "run without options or result");
+        snprintf(err, errcap, "run without options or result");
         return -1;
     }
     struct compare_key k;
@@ -120,12 +120,12 @@ static int extract_run(struct compare_side *s, const cJSON *obj, char *err, size
 
 /* kvtest shortener bench: per configuration, each timed round a sample of
  * lookups/s; the latency histogram of all rounds one sample. */
-static int extract_bench(struct compare_side *s, const cJSON *obj, char *err, size_t cap)
+static int extract_bench(struct compare_side *s, const cJSON *obj, char *err, size_t errcap)
 {
     const cJSON *o = compare_j(obj, "options"), *r = compare_j(obj, "result");
     const cJSON *cfgs = compare_j(r, "configs"), *c;
     if (!cJSON_IsObject(o) || !cJSON_IsArray(cfgs)) {
-        snprintf(err, cap, "shortener bench without options or result.configs");
+        snprintf(err, errcap, "shortener bench without options or result.configs");
         return -1;
     }
     cJSON_ArrayForEach(c, cfgs) {
@@ -192,11 +192,11 @@ static int extract_capacity(struct compare_side *s, const cJSON *obj, const cJSO
 
 /* kvtest shortener load: one sample of requests/s per object, and of the
  * latency percentiles of each request kind that ran. */
-static int extract_load(struct compare_side *s, const cJSON *obj, char *err, size_t cap)
+static int extract_load(struct compare_side *s, const cJSON *obj, char *err, size_t errcap)
 {
     const cJSON *o = compare_j(obj, "options"), *r = compare_j(obj, "result");
     if (!cJSON_IsObject(o) || !cJSON_IsObject(r)) {
-        snprintf(err, cap, "shortener load without options or result");
+        snprintf(err, errcap, "shortener load without options or result");
         return -1;
     }
     if (compare_jstr(o, "mode") && strcmp(compare_jstr(o, "mode"), "capacity") == 0)
@@ -303,11 +303,11 @@ static int sweep_page(struct compare_side *s, const cJSON *o, const cJSON *page,
 /* kvtest sweep: "pages" (one per --page-sizes value) or, from before
  * --page-sizes, the top-level rows and crossover. The files do not depend
  * on the page size: their rows go under the first page only. */
-static int extract_sweep(struct compare_side *s, const cJSON *obj, char *err, size_t cap)
+static int extract_sweep(struct compare_side *s, const cJSON *obj, char *err, size_t errcap)
 {
     const cJSON *o = compare_j(obj, "options"), *pages = compare_j(obj, "pages"), *p;
     if (!cJSON_IsObject(o) || (!cJSON_IsArray(pages) && !cJSON_IsArray(compare_j(obj, "rows")))) {
-        snprintf(err, cap, "sweep without options or rows");
+        snprintf(err, errcap, "sweep without options or rows");
         return -1;
     }
     if (!cJSON_IsArray(pages))
@@ -322,11 +322,11 @@ static int extract_sweep(struct compare_side *s, const cJSON *obj, char *err, si
 }
 
 /* kvtest space: the total bytes of each layout, one sample per object. */
-static int extract_space(struct compare_side *s, const cJSON *obj, char *err, size_t cap)
+static int extract_space(struct compare_side *s, const cJSON *obj, char *err, size_t errcap)
 {
     const cJSON *ls = compare_j(obj, "layouts"), *l;
     if (!cJSON_IsArray(ls)) {
-        snprintf(err, cap, "space without layouts");
+        snprintf(err, errcap, "space without layouts");
         return -1;
     }
     cJSON_ArrayForEach(l, ls) {

@@ -89,7 +89,7 @@ void sweep_crossover_line_ci(const struct sweep_crossing *c, const struct sweep_
  * ascending. Each must be a page size SQLite accepts: a power of two in
  * 512..65536, listed once. 0, or -1 with the problem in err. */
 int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
-                      char *err, size_t cap);
+                      char *err, size_t errcap);
 
 /* ---- --stores: what is timed beside the database ---- */
 
@@ -111,7 +111,7 @@ const char *sweep_store_name(enum sweep_store s);
  * besides db, in enum order whatever the order listed. db must be listed,
  * with at least one store to compare it with; each name once, none empty.
  * 0, or -1 with the problem in err. */
-int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, size_t cap);
+int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, size_t errcap);
 
 /* sweep_crossover_line_page for the crossover of store over the database:
  * store NULL or "files" gives that line as it is; another store's name

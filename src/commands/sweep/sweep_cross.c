@@ -2,7 +2,6 @@
  * crosses 1 (for each page size), the line that reports it, and the
  * --page-sizes and --stores lists (pure functions; unit-tested in
  * tests/unit/commands/sweep/test_sweep.c). */
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -147,28 +146,8 @@ void sweep_crossover_pages(const double *sizes, const double *files_us,
     }
 }
 
-/* One item of --page-sizes: a plain "k" means KiB (no power of two is a
- * multiple of 1000), anything else is read as units_parse_int reads it. */
-static int parse_page(const char *item, int64_t *v)
-{
-    size_t len = strlen(item);
-    if (len >= 2 && (item[len - 1] == 'k' || item[len - 1] == 'K') &&
-        isdigit((unsigned char)item[len - 2])) {
-        char num[32];
-        if (len - 1 >= sizeof num)
-            return -1;
-        memcpy(num, item, len - 1);
-        num[len - 1] = '\0';
-        if (units_parse_int(num, v) != 0 || *v > INT64_MAX / 1024)
-            return -1;
-        *v *= 1024;
-        return 0;
-    }
-    return units_parse_int(item, v);
-}
-
 int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
-                      char *err, size_t cap)
+                      char *err, size_t errcap)
 {
     *n = 0;
     const char *p = s;
@@ -178,23 +157,24 @@ int sweep_parse_pages(const char *s, int64_t *out, int max, int *n,
         char item[32];
         int64_t v;
         if (len == 0 || len >= sizeof item) {
-            snprintf(err, cap, "invalid --page-sizes '%s' (expected a list such as 4k,16k,64k)", s);
+            snprintf(err, errcap,
+                     "invalid --page-sizes '%s' (expected a list such as 4k,16k,64k)", s);
             return -1;
         }
         memcpy(item, p, len);
         item[len] = '\0';
-        if (parse_page(item, &v) != 0 || v < 512 || v > 65536 || (v & (v - 1)) != 0) {
-            snprintf(err, cap, "page size '%s' in --page-sizes is not one SQLite accepts "
+        if (units_parse_pow2(item, &v) != 0 || v < 512 || v > 65536 || (v & (v - 1)) != 0) {
+            snprintf(err, errcap, "page size '%s' in --page-sizes is not one SQLite accepts "
                      "(a power of two from 512 to 64k)", item);
             return -1;
         }
         for (int i = 0; i < *n; i++)
             if (out[i] == v) {
-                snprintf(err, cap, "page size %" PRId64 " appears twice in --page-sizes", v);
+                snprintf(err, errcap, "page size %" PRId64 " appears twice in --page-sizes", v);
                 return -1;
             }
         if (*n >= max) {
-            snprintf(err, cap, "--page-sizes lists more than %d sizes", max);
+            snprintf(err, errcap, "--page-sizes lists more than %d sizes", max);
             return -1;
         }
         /* Insert in order: the report goes from small to large pages. */
@@ -215,7 +195,7 @@ const char *sweep_store_name(enum sweep_store s)
     return (unsigned)s < SWEEP_NSTORES ? store_names[s] : "?";
 }
 
-int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, size_t cap)
+int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, size_t errcap)
 {
     int seen[SWEEP_NSTORES] = {0}, db = 0;
     *n = 0;
@@ -224,7 +204,7 @@ int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, 
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (len == 0) {
-            snprintf(err, cap, "invalid --stores '%s': an empty item (expected a list such "
+            snprintf(err, errcap, "invalid --stores '%s': an empty item (expected a list such "
                      "as db,files,lmdb)", s);
             return -1;
         }
@@ -236,14 +216,14 @@ int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, 
                 if (strlen(store_names[i]) == len && strncmp(p, store_names[i], len) == 0)
                     k = i;
             if (k < 0) {
-                snprintf(err, cap, "unknown store '%.*s' in --stores (expected db, files, "
+                snprintf(err, errcap, "unknown store '%.*s' in --stores (expected db, files, "
                          "lmdb or rocksdb)", (int)(len > 40 ? 40 : len), p);
                 return -1;
             }
             dup = seen[k]++;
         }
         if (dup) {
-            snprintf(err, cap, "store '%.*s' appears twice in --stores", (int)len, p);
+            snprintf(err, errcap, "store '%.*s' appears twice in --stores", (int)len, p);
             return -1;
         }
         if (!comma)
@@ -254,7 +234,7 @@ int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, 
      * a sweep is that ratio: without db, or with nothing beside it, there
      * is no crossover to find. */
     if (!db) {
-        snprintf(err, cap, "--stores '%s' lacks db: every other store is compared with "
+        snprintf(err, errcap, "--stores '%s' lacks db: every other store is compared with "
                  "the database (list db too)", s);
         return -1;
     }
@@ -262,7 +242,7 @@ int sweep_parse_stores(const char *s, enum sweep_store *out, int *n, char *err, 
         if (seen[i])
             out[(*n)++] = (enum sweep_store)i;
     if (*n == 0) {
-        snprintf(err, cap, "--stores db has nothing to compare the database with "
+        snprintf(err, errcap, "--stores db has nothing to compare the database with "
                  "(add files, lmdb or rocksdb)");
         return -1;
     }

@@ -90,14 +90,14 @@ static int bench_load_ids(struct bench_state *st)
     if (!l0)
         return cli_fail(CMD, "%s", st->err);
     if (links_ids(l0, 0, &st->ids, &st->b.nids) != 0) {
-        int rc = cli_fail(CMD, "%s: %s", o->path, links_errmsg(l0));
+        int rc = cli_fail(CMD, "%s: %s", o->shown, links_errmsg(l0));
         links_close(l0);
         return rc;
     }
     snprintf(st->b.schema, sizeof(st->b.schema), "%s", links_schema_name(links_schema_of(l0)));
     links_close(l0);
     st->b.ids = st->ids;
-    if (o->compare) {
+    if (o->compare_shown) {
         struct links *l2 = links_open(o->compare_store, 1, st->err, sizeof(st->err));
         if (!l2)
             return cli_fail(CMD, "--compare-db: %s", st->err);
@@ -110,7 +110,7 @@ static int bench_load_ids(struct bench_state *st)
     }
     if (st->b.nids == 0 && o->miss < 1)
         return cli_fail(CMD, "%s: no links to look up (kvtest shortener init %s --links N "
-                        "--force makes some)", o->path, o->path);
+                        "--force makes some)", o->shown, o->shown);
     if (st->b.nids > 0 && keypick_init(&st->b.pick, (uint64_t)st->b.nids, o->zipf) != 0)
         return cli_usage(CMD, "invalid --zipf %g", o->zipf);
     return 0;
@@ -159,7 +159,7 @@ static int bench_make_cold(struct bench_state *st, int i, int measure)
         .path = st->conf[i] == BENCH_CONF_COMPARE ? st->b.o->compare_file : st->b.o->file,
         .is_db = 1};
     struct coldcache_stat cs;
-    if (coldcache_evict(&cset, &cs, st->err, (int)sizeof(st->err)) != 0)
+    if (coldcache_evict(&cset, &cs, st->err, sizeof st->err) != 0)
         return cli_fail(CMD, "--cold: %s", st->err);
     if (measure) {
         if (cs.resident > st->res[i].resident_max)

@@ -44,15 +44,15 @@ const char *bench_conf_default(const struct bench_opts *o);
  * and the set-up every run shares. */
 struct bench_opts {
     /* store, compare_store: the stores as given (DBFILE or --store, and
-     * --compare-db), opened by every slot; path, compare: the same as
-     * results show them (a password hidden); file, compare_file: an SQLite
-     * store's database file, NULL for PostgreSQL (--cold, --mem-limit). */
-    const char *store, *compare_store, *path, *compare, *file, *compare_file;
+     * --compare-db), opened by every slot; shown, compare_shown: the same
+     * as results show them (a password hidden); file, compare_file: an
+     * SQLite store's database file, NULL for PostgreSQL (--cold, --mem-limit). */
+    const char *store, *compare_store, *shown, *compare_shown, *file, *compare_file;
     enum links_kind kind, compare_kind;
     const char *replicas_list;   /* --replicas as given */
     const char *replicas[LINKS_REPLICAS_MAX];
     int nreplicas;
-    char replicas_buf[4096], path_buf[512], compare_buf[512];
+    char replicas_buf[4096], shown_buf[512], compare_shown_buf[512];
     const char *configs, *cache_url;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
     int64_t cache_timeout;   /* --cache-timeout ms: Valkey connect and command */
@@ -68,7 +68,7 @@ struct bench {
     struct keypick pick;
     struct cache_config ccfg;   /* valkey configurations */
     struct cache_config tcfg;   /* valkey-track configurations */
-    char schema[16];            /* of path */
+    char schema[16];            /* of the store */
     char compare_name[32];      /* sqlite-<schema of --compare-db> */
     /* --mem-limit: the group as it was after the last run, and the bytes
      * this process read from storage (-1 where not counted). */

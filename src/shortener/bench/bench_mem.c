@@ -5,6 +5,7 @@
 
 #include "base/cleanup.h"
 #include "base/cli.h"
+#include "base/errbuf.h"
 #include "base/memlimit.h"
 #include "base/os.h"
 #include "measure/coldcache.h"
@@ -14,7 +15,7 @@
 
 static int refuse(int rc, const char *err)
 {
-    return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+    return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
 }
 
 int bench_mem_check(const struct bench_opts *o)
@@ -57,7 +58,7 @@ int bench_mem_enter(const struct bench_opts *o, int *h)
     for (int k = 0; k < 2 && paths[k]; k++) {
         struct coldcache_set cset = {.path = paths[k], .is_db = 1};
         struct coldcache_stat cs;
-        if (coldcache_evict(&cset, &cs, err, (int)sizeof err) != 0)
+        if (coldcache_evict(&cset, &cs, err, sizeof err) != 0)
             return cli_fail(CMD, "--mem-limit: %s", err);
     }
     struct memlimit_info mi;

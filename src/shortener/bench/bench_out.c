@@ -76,8 +76,8 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
     cJSON_AddNumberToObject(op, "warmup", (double)o->warmup);
     cJSON_AddBoolToObject(op, "cold", o->cold);
     cJSON_AddNumberToObject(op, "seed", (double)o->seed);
-    if (o->compare)
-        cJSON_AddStringToObject(op, "compare_db", o->compare);
+    if (o->compare_shown)
+        cJSON_AddStringToObject(op, "compare_db", o->compare_shown);
     else
         cJSON_AddNullToObject(op, "compare_db");
     cJSON_AddNumberToObject(op, "track_size", (double)o->track_size);
@@ -127,7 +127,7 @@ static void json_row(cJSON *row, const struct bench *b, int conf,
     cJSON_AddStringToObject(row, "config", bench_conf_name(b, conf));
     cJSON_AddStringToObject(row, "schema",
                             conf == BENCH_CONF_COMPARE ? b->compare_name + 7 : b->schema);
-    cJSON_AddStringToObject(row, "path", conf == BENCH_CONF_COMPARE ? o->compare : o->path);
+    cJSON_AddStringToObject(row, "path", conf == BENCH_CONF_COMPARE ? o->compare_shown : o->shown);
     cJSON_AddStringToObject(row, "store",
                             links_kind_name(conf == BENCH_CONF_COMPARE ? o->compare_kind : o->kind));
     cJSON_AddBoolToObject(row, "sqlite_cache", bench_conf_sqlite_cache(conf));
@@ -281,7 +281,7 @@ static void json_break_even(cJSON *result, const struct bench *b, const int *con
 int bench_print_json(const struct bench *b, const int *conf, int nconf,
                      const struct bench_result *res)
 {
-    cJSON *root = report_json_new(BENCH_CMD, b->o->path);
+    cJSON *root = report_json_new(BENCH_CMD, b->o->shown);
     if (!root)
         return -1;
     json_options(root, b, conf, nconf);
@@ -332,7 +332,7 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
     printf("# %s\n", cli_cmdline());
     printf("%s: %lld links; %lld lookups x %lld runs per configuration (+%lld warm-up), "
            "%lld thread%s, %s ids, %.0f%% misses%s\n",
-           o->path, (long long)b->nids, (long long)o->lookups, (long long)o->repeat,
+           o->shown, (long long)b->nids, (long long)o->lookups, (long long)o->repeat,
            (long long)o->warmup, (long long)T, T == 1 ? "" : "s",
            o->zipf > 0 ? "zipf" : "uniform", o->miss * 100, o->cold ? ", cold" : "");
     /* The mean next to the percentiles: lookups/s is 1/mean, so a mean

@@ -116,7 +116,7 @@ double bench_conf_run(const struct bench *b, struct bench_slot *slots, int measu
     return (double)(t1 - t0) / 1e9;
 }
 
-int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char *err, size_t cap)
+int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char *err, size_t errcap)
 {
     const struct bench_opts *o = b->o;
     struct links_opts lo = {.sqlite_cache = bench_conf_sqlite_cache(conf),
@@ -124,13 +124,13 @@ int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char 
     if (conf == BENCH_CONF_COMPARE)   /* the second store: its own, no replicas */
         lo.nreplicas = 0;
     s->l = links_open_opts(conf == BENCH_CONF_COMPARE ? o->compare_store : o->store, &lo, err,
-                           cap);
+                           errcap);
     if (!s->l)
         return -1;
     if (bench_conf_valkey(conf) && !s->c) {
         s->c = cache_open(bench_conf_track(conf) ? &b->tcfg : &b->ccfg);
         if (!s->c) {
-            snprintf(err, cap, "out of memory");
+            snprintf(err, errcap, "out of memory");
             return -1;
         }
     }

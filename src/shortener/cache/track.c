@@ -152,7 +152,7 @@ void track_stop(struct track *t)
 /* One command on ctx whose reply must have type want (and for a status,
  * be OK). 0, or -1 with the reason in err (-2: the server refused it,
  * cache_refused). *out gets the integer reply. */
-static int command_ok(redisContext *ctx, int want, long long *out, char *err, size_t cap,
+static int command_ok(redisContext *ctx, int want, long long *out, char *err, size_t errcap,
                       const char *fmt, ...)
 {
     va_list ap;
@@ -163,7 +163,7 @@ static int command_ok(redisContext *ctx, int want, long long *out, char *err, si
     if (ok && out)
         *out = r->integer;
     if (!ok && err)
-        snprintf(err, cap, "%s: %s", fmt,
+        snprintf(err, errcap, "%s: %s", fmt,
                  r && r->type == REDIS_REPLY_ERROR ? r->str : r ? "unexpected reply" : ctx->errstr);
     int refused = cache_refused(r);
     if (r)

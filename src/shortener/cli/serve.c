@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/errbuf.h"
 #include "base/memlimit.h"
 #include "base/net.h"
 #include "measure/coldcache.h"
@@ -156,7 +157,7 @@ static const char *const on_off[] = {"on", "off", NULL};
 static int serve_parse(int argc, char **argv, struct serve_opts *o)
 {
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &o->db),
+        CLI_PATH_OPT("store", &o->store),
         CLI_STR_OPT("replicas", &o->replicas_list),
         CLI_INT_OPT("store-timeout", &o->store_timeout, 1, 3600000),
         CLI_STR_OPT("bind", &o->bind_addr),
@@ -177,10 +178,10 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
-    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->db,
+    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store,
                              "kvtest shortener serve DBFILE [options]");
     if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0 ||
-        (rc = store_arg_kind(CMD, o->db, &o->kind, &o->path)) != 0 ||
+        (rc = store_arg_kind(CMD, o->store, &o->kind, &o->file)) != 0 ||
         (rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
                                  sizeof o->replicas_buf, o->replicas, &o->nreplicas)) != 0)
         return rc;
@@ -201,7 +202,7 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         return cli_usage(CMD, "--store-timeout applies to a PostgreSQL store");
     char err[512];
     if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
-        return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+        return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
     if (strcmp(o->cache_url, "none") != 0) {
         if (cache_parse_url(o->cache_url, &o->cc, err, sizeof err) != 0)
             return cli_usage(CMD, "--cache: %s", err);
@@ -291,15 +292,15 @@ static int serve_mem_enter(const struct serve_opts *o)
     char err[512];
     int rc = memlimit_enter(o->mem_limit, err, sizeof err);
     if (rc)
-        return rc == 2 ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
+        return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
     /* Pages cached before the move stay charged to the old group and
      * readable for free: out with them, so every page a lookup needs is
      * read into this group's budget. */
-    struct coldcache_set cset = {.path = o->path, .is_db = 1};
+    struct coldcache_set cset = {.path = o->file, .is_db = 1};
     struct coldcache_stat cs;
-    if (coldcache_evict(&cset, &cs, err, (int)sizeof err) != 0) {
+    if (coldcache_evict(&cset, &cs, err, sizeof err) != 0) {
         memlimit_leave(err, sizeof err);
-        return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache", o->path);
+        return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache", o->file);
     }
     struct memlimit_info mi;
     if (memlimit_info(&mi) == 0)

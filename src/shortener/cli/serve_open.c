@@ -23,7 +23,7 @@ struct service *serve_open(const struct serve_opts *o, int workers, int ping, ch
     struct service_opts so = {workers, o->sqlite_cache == SQLITE_CACHE_ON,
                               o->sqlite_exclusive, use_cache ? &o->cc : NULL, o->replicas,
                               o->nreplicas, (int)o->store_timeout};
-    struct service *s = service_new(o->db, &so, err, errcap);
+    struct service *s = service_new(o->store, &so, err, errcap);
     char why[512];
     int rc = s && ping && use_cache
                  ? cache_ping(service_worker_cache(service_worker_at(s, 0)), why, sizeof why)

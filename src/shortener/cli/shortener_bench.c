@@ -104,11 +104,11 @@ static int bench_stores(struct bench_opts *o)
     if ((rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
                                  sizeof o->replicas_buf, o->replicas, &o->nreplicas)))
         return rc;
-    links_store_show(o->store, o->path_buf, sizeof o->path_buf);
-    o->path = o->path_buf;
+    links_store_show(o->store, o->shown_buf, sizeof o->shown_buf);
+    o->shown = o->shown_buf;
     if (o->compare_store) {
-        links_store_show(o->compare_store, o->compare_buf, sizeof o->compare_buf);
-        o->compare = o->compare_buf;
+        links_store_show(o->compare_store, o->compare_shown_buf, sizeof o->compare_shown_buf);
+        o->compare_shown = o->compare_shown_buf;
     }
     int pg = !o->file || (o->compare_store && !o->compare_file);
     if (pg && (o->cold || o->mem_limit))
@@ -164,7 +164,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
             return cli_usage(CMD, "--configs %s: the -nocache rows switch SQLite's page "
                              "cache off; a PostgreSQL store has none of its own",
                              bench_conf_names[conf[i]]);
-    if (o->compare)
+    if (o->compare_shown)
         conf[(*nconf)++] = BENCH_CONF_COMPARE;
     int need_valkey = 0;
     for (int i = 0; i < *nconf; i++)

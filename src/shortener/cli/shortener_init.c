@@ -60,16 +60,16 @@ int shortener_init(int argc, char **argv)
     /* In the order of enum links_schema, so the index is the schema. */
     static const char *const schemas[] = {"seed", "covering", NULL};
     int schema = LINKS_SCHEMA_SEED;
-    const char *from = NULL, *db = NULL;
+    const char *from = NULL, *store = NULL;
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &db),
+        CLI_PATH_OPT("store", &store),
         CLI_INT_OPT("links", &n, 0, 1000000000),
         CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
         CLI_FLAG_OPT("force", &force),
         CLI_ENUM_OPT("schema", &schema, schemas),
         CLI_PATH_OPT("from", &from),
     };
-    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store,
                              "kvtest shortener init DBFILE [--links N]");
     enum links_kind kind;
     if (rc != 0 || (from && (rc = store_arg_kind(cmd, from, &kind, NULL)) != 0))
@@ -83,15 +83,15 @@ int shortener_init(int argc, char **argv)
     /* Ctrl-C, SIGTERM or SIGHUP while the links are generated: the
      * temporary database and its -wal/-shm go, one line, exit 128+N. */
     cleanup_begin(cmd);
-    rc = links_create_db_opts(db, &co, &made, err, sizeof err);
+    rc = links_create_db_opts(store, &co, &made, err, sizeof err);
     cleanup_end();
     if (rc != 0) {
-        if (rc == 2)
+        if (rc == ERRBUF_MISUSE)
             return cli_usage(cmd, "%s", err);
         return cli_fail(cmd, "%s", err);
     }
     char shown[512];
-    links_store_show(db, shown, sizeof shown);
+    links_store_show(store, shown, sizeof shown);
     printf("Created %s with %lld links\n", shown, (long long)made);
     if (co.schema != LINKS_SCHEMA_SEED || from)
         printf("Schema: %s%s%s\n", links_schema_name(co.schema), from ? ", links copied from " : "",
@@ -110,25 +110,24 @@ int shortener_keys(int argc, char **argv)
 {
     static const char cmd[] = "shortener keys";
     int64_t limit = 0;
-    const char *db = NULL;
+    const char *store = NULL;
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &db),
+        CLI_PATH_OPT("store", &store),
         CLI_INT_OPT("limit", &limit, 1, INT64_MAX),
     };
-    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &db,
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store,
                              "kvtest shortener keys DBFILE [--limit N]");
     if (rc != 0)
         return rc;
     char err[512], shown[512];
-    struct links *l = links_open(db, 1, err, sizeof err);
+    struct links *l = links_open(store, 1, err, sizeof err);
     if (!l)
         return cli_fail(cmd, "%s", err);
-    links_store_show(db, shown, sizeof shown);
-    db = shown;
+    links_store_show(store, shown, sizeof shown);
     int64_t got = links_foreach_id(l, limit, print_id, stdout);
     if (got < 0) {
         rc = ferror(stdout) ? cli_fail(cmd, "write error on stdout")
-                            : cli_fail(cmd, "%s: %s", db, links_errmsg(l));
+                            : cli_fail(cmd, "%s: %s", shown, links_errmsg(l));
     }
     links_close(l);
     if (rc == 0 && fflush(stdout) != 0)

@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/errbuf.h"   /* ERRBUF_FAIL, ERRBUF_MISUSE: links_create_db */
+
 #define LINKS_ID_LEN 10      /* length of the ids we generate */
 #define LINKS_ID_MAX 64      /* longest id a lookup accepts */
 #define LINKS_URL_MAX 2048   /* longest URL we store, in bytes */
@@ -139,7 +141,8 @@ const char *links_errmsg(const struct links *l);
  * existing non-empty file unless force (then it, and its -wal/-shm, are
  * replaced). The database is built under a temporary name and renamed into
  * place, so a failure never leaves a half-made file at path.
- * Returns 0, or 1 (runtime) / 2 (misuse) with the reason in err. */
+ * Returns 0, or ERRBUF_FAIL / ERRBUF_MISUSE (base/errbuf.h: the request
+ * itself was wrong) with the reason in err. */
 int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
                     char *err, size_t errcap);
 

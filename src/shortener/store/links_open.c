@@ -70,7 +70,7 @@ struct links *links_open(const char *store, int sqlite_cache, char *err, size_t 
     return links_open_opts(store, &o, err, errcap);
 }
 
-/* What can be refused from the text alone (exit status 2): a schema the
+/* What can be refused from the text alone (ERRBUF_MISUSE): a schema the
  * engine lacks, a source of a kind the engine cannot copy, a store copied
  * onto itself. *from is the source's target (NULL without --from). */
 static int check_request(enum links_kind kind, const char *target,
@@ -81,23 +81,23 @@ static int check_request(enum links_kind kind, const char *target,
     if (kind == LINKS_KIND_POSTGRES && o->schema != LINKS_SCHEMA_SEED) {
         snprintf(err, errcap, "--schema %s is SQLite's (WITHOUT ROWID); a PostgreSQL store "
                  "has one table layout", links_schema_name(o->schema));
-        return 2;
+        return ERRBUF_MISUSE;
     }
     if (!o->from)
         return 0;
     enum links_kind fkind;
     if (links_store_kind(o->from, &fkind, from, err, errcap) != 0)
-        return 2;
+        return ERRBUF_MISUSE;
     char shown[300];
     links_store_show(o->from, shown, sizeof shown);
     if (kind == LINKS_KIND_SQLITE && fkind != LINKS_KIND_SQLITE) {
         snprintf(err, errcap, "--from %s: an SQLite store copies from an SQLite "
                  "database (a PostgreSQL store can copy from either)", shown);
-        return 2;
+        return ERRBUF_MISUSE;
     }
     if (fkind == kind && strcmp(*from, target) == 0) {
         snprintf(err, errcap, "--from %s: cannot copy a store onto itself", shown);
-        return 2;
+        return ERRBUF_MISUSE;
     }
     return 0;
 }
@@ -109,7 +109,7 @@ int links_create_db_opts(const char *store, const struct links_create_opts *o,
     const char *target, *from;
     *copied = 0;
     if (links_store_kind(store, &kind, &target, err, errcap) != 0)
-        return 2;
+        return ERRBUF_MISUSE;
     int rc = check_request(kind, target, o, &from, err, errcap);
     if (rc)
         return rc;
@@ -119,7 +119,7 @@ int links_create_db_opts(const char *store, const struct links_create_opts *o,
         src = links_open(o->from, 1, why, sizeof why);
         if (!src) {
             snprintf(err, errcap, "--from: %s", why);
-            return 1;
+            return ERRBUF_FAIL;
         }
     }
     if (kind == LINKS_KIND_POSTGRES) {

@@ -188,13 +188,13 @@ static int fill(PGconn *c, const struct links_create_opts *o, struct links *src,
                 int64_t *made, char *err, size_t errcap)
 {
     if (links_pg_exec(c, "BEGIN", err, errcap) != 0)
-        return 1;
+        return ERRBUF_FAIL;
     int exists = table_exists(c, err, errcap);
     if (exists < 0)
-        return 1;
+        return ERRBUF_FAIL;
     if (exists && !o->force) {
         snprintf(err, errcap, "table links exists (use --force to replace it)");
-        return 1;
+        return ERRBUF_FAIL;
     }
     struct copy cp = {.c = c, .src = src, .show = o->progress};
     if (cp.show) {
@@ -210,7 +210,7 @@ static int fill(PGconn *c, const struct links_create_opts *o, struct links *src,
     if (cp.show)
         progress_end(&cp.pr);
     if (bad || finish_table(c, err, errcap) != 0 || links_pg_exec(c, "COMMIT", err, errcap) != 0)
-        return 1;
+        return ERRBUF_FAIL;
     *made = cp.rows;
     return 0;
 }
@@ -222,7 +222,7 @@ int links_pg_create_db(const char *url, const struct links_create_opts *o,
     url_mask(url, shown, sizeof shown);
     PGconn *c = links_pg_connect(url, 10000, err, errcap);
     if (!c)
-        return 1;
+        return ERRBUF_FAIL;
     char why[400] = "";
     int rc = fill(c, o, src, made, why, sizeof why);
     if (rc)   /* closing the connection rolls the transaction back */

@@ -11,12 +11,12 @@
 static struct pq_lib table;
 const struct pq_lib *pq_lib;
 
-static int bind_all(void *h, const struct dynlib *l, char *err, size_t cap)
+static int bind_all(void *h, const struct dynlib *l, char *err, size_t errcap)
 {
     /* dlsym gives an object pointer; POSIX guarantees that a function's
      * address survives the conversion. */
 #define PQ_FN_BIND(f)                                                 \
-    if (!(table.f = (__typeof__(table.f))dynlib_sym(h, l, #f, err, cap))) \
+    if (!(table.f = (__typeof__(table.f))dynlib_sym(h, l, #f, err, errcap))) \
         return -1;
     PQ_FNS(PQ_FN_BIND)
 #undef PQ_FN_BIND

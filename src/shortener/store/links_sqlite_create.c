@@ -49,7 +49,8 @@ static int copy_links(struct links_sqlite *l, const char *from, int64_t *copied)
 }
 
 /* Before creating anything: a target that may be written (links_open.c
- * has checked --from). 0, or the exit status with the reason in err. */
+ * has checked --from). 0, or ERRBUF_FAIL / ERRBUF_MISUSE with the reason
+ * in err. */
 static int check_target(const char *path, const struct links_create_opts *o, char *err,
                         size_t errcap)
 {
@@ -57,19 +58,19 @@ static int check_target(const char *path, const struct links_create_opts *o, cha
     if (stat(path, &sb) == 0) {
         if (S_ISDIR(sb.st_mode)) {
             snprintf(err, errcap, "%s: is a directory", path);
-            return 1;
+            return ERRBUF_FAIL;
         }
         if (sb.st_size > 0 && !o->force) {
             snprintf(err, errcap, "%s: file exists (use --force to replace it)", path);
-            return 1;
+            return ERRBUF_FAIL;
         }
     } else if (errno != ENOENT) {
         snprintf(err, errcap, "%s: %s", path, strerror(errno));
-        return 1;
+        return ERRBUF_FAIL;
     }
     if (strlen(path) > 4000) {
         snprintf(err, errcap, "path too long");
-        return 2;
+        return ERRBUF_MISUSE;
     }
     return 0;
 }
@@ -145,12 +146,12 @@ int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
     struct aside t;
     if (aside_create(&t, path, ASIDE_SIBLING, ASIDE_SQLITE, 0666) != 0) {
         snprintf(err, errcap, "%s: %s", t.path, strerror(errno));
-        return 1;
+        return ERRBUF_FAIL;
     }
     struct links_sqlite *l = links_sqlite_new(t.path, SQLITE_OPEN_READWRITE, NULL, err, errcap);
     if (!l) {
         aside_discard(&t);
-        return 1;
+        return ERRBUF_FAIL;
     }
     int bad = fill(l, o, copied) || checkpoint(l);
     if (bad)
@@ -158,11 +159,11 @@ int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
     links_close(&l->base);   /* last connection: removes the emptied WAL */
     if (bad) {
         aside_discard(&t);
-        return 1;
+        return ERRBUF_FAIL;
     }
     if (aside_commit(&t) != 0) {
         snprintf(err, errcap, "%s: %s", path, strerror(errno));
-        return 1;
+        return ERRBUF_FAIL;
     }
     return 0;
 }

@@ -37,52 +37,52 @@ const char *store_kv_version(enum layout_kind k)
 }
 
 /* The engine for a prefixed path, or NULL with the reason in err. */
-static const struct store_kv_engine *engine_for(const char *path, char *err, int errlen)
+static const struct store_kv_engine *engine_for(const char *path, char *err, size_t errcap)
 {
     enum layout_kind k = layout_prefix_kind(path);
     const char *why = store_kv_missing(k);
     if (why) {
-        snprintf(err, (size_t)errlen, "%s: %s", path, why);
+        snprintf(err, errcap, "%s: %s", path, why);
         return NULL;
     }
     return store_kv_engine(k);
 }
 
 int store_kv_facts(const char *path, void (*size)(void *arg, int64_t n), void *arg,
-                   struct store_kv_facts *f, char *err, int errlen)
+                   struct store_kv_facts *f, char *err, size_t errcap)
 {
     memset(f, 0, sizeof *f);
-    const struct store_kv_engine *e = engine_for(path, err, errlen);
-    return e ? e->facts(layout_fs_path(path), size, arg, f, err, errlen) : -1;
+    const struct store_kv_engine *e = engine_for(path, err, errcap);
+    return e ? e->facts(layout_fs_path(path), size, arg, f, err, errcap) : -1;
 }
 
 int store_kv_create(struct store_kv_writer **w, enum layout_kind k, const char *dir,
-                    int64_t count, int64_t bytes, char *err, int errlen)
+                    int64_t count, int64_t bytes, char *err, size_t errcap)
 {
     *w = NULL;
     const char *why = store_kv_missing(k);
     if (why) {
-        snprintf(err, (size_t)errlen, "%s", why);
+        snprintf(err, errcap, "%s", why);
         return -1;
     }
     /* The engine is set here, not by its writer, so that the writer's
      * file need not name the engine's table (which names the writer). */
     const struct store_kv_engine *e = store_kv_engine(k);
-    if (e->create(w, dir, count, bytes, err, errlen) != 0)
+    if (e->create(w, dir, count, bytes, err, errcap) != 0)
         return -1;
     (*w)->e = e;
     return 0;
 }
 
 int store_kv_put(struct store_kv_writer *w, int64_t key, const void *v, int64_t n, char *err,
-                 int errlen)
+                 size_t errcap)
 {
-    return w->e->put(w, key, v, n, err, errlen);
+    return w->e->put(w, key, v, n, err, errcap);
 }
 
-int store_kv_finish(struct store_kv_writer *w, char *err, int errlen)
+int store_kv_finish(struct store_kv_writer *w, char *err, size_t errcap)
 {
-    return w->e->finish(w, err, errlen);
+    return w->e->finish(w, err, errcap);
 }
 
 void store_kv_abandon(struct store_kv_writer *w)

@@ -45,7 +45,7 @@ struct store_kv_facts {
  * facts filled, size(arg, n) called per value when size is not NULL.
  * 0, or -1 with a one-line reason in err. */
 int store_kv_facts(const char *path, void (*size)(void *arg, int64_t n), void *arg,
-                   struct store_kv_facts *f, char *err, int errlen);
+                   struct store_kv_facts *f, char *err, size_t errcap);
 
 /* ---- making one (kvtest export DBFILE lmdb:DIR) ------------------------ */
 
@@ -54,12 +54,12 @@ struct store_kv_writer;
 /* A new, empty store of kind k in the existing empty directory dir, sized
  * for count blobs of bytes in all. 0, or -1 with the reason in err. */
 int store_kv_create(struct store_kv_writer **w, enum layout_kind k, const char *dir,
-                    int64_t count, int64_t bytes, char *err, int errlen);
+                    int64_t count, int64_t bytes, char *err, size_t errcap);
 /* Add key -> v[0..n), keys ascending. 0, or -1 with the reason. */
 int store_kv_put(struct store_kv_writer *w, int64_t key, const void *v, int64_t n, char *err,
-                 int errlen);
+                 size_t errcap);
 /* Make everything durable and compact, then close and free. 0 or -1. */
-int store_kv_finish(struct store_kv_writer *w, char *err, int errlen);
+int store_kv_finish(struct store_kv_writer *w, char *err, size_t errcap);
 /* Close and free without finishing (the caller removes dir). */
 void store_kv_abandon(struct store_kv_writer *w);
 

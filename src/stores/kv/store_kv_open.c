@@ -5,7 +5,7 @@
 #include "stores/kv/store_kv_open.h"
 
 int store_kv_open_get(struct store_kv_open_table *t, const char *dir, const void *want,
-                      char *err, int errlen)
+                      char *err, size_t errcap)
 {
     pthread_mutex_lock(&t->mu);
     int got = -1, free_slot = -1, clash = 0;
@@ -21,12 +21,12 @@ int store_kv_open_get(struct store_kv_open_table *t, const char *dir, const void
             free_slot = i;
     }
     if (clash) {
-        snprintf(err, (size_t)errlen, "%s: already open with other settings", dir);
+        snprintf(err, errcap, "%s: already open with other settings", dir);
     } else if (got < 0 && (free_slot < 0 || strlen(dir) >= sizeof t->dir[0])) {
-        snprintf(err, (size_t)errlen, "%s: too many %s open", dir, t->what);
+        snprintf(err, errcap, "%s: too many %s open", dir, t->what);
     } else if (got < 0) {
         snprintf(t->dir[free_slot], sizeof t->dir[free_slot], "%s", dir);
-        if (t->open(free_slot, t->dir[free_slot], want, err, errlen) == 0)
+        if (t->open(free_slot, t->dir[free_slot], want, err, errcap) == 0)
             got = free_slot;
         else
             t->dir[free_slot][0] = '\0';

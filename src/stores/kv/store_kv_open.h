@@ -27,7 +27,7 @@ struct store_kv_open_table {
     int (*same)(int i, const void *want);
     /* Open dir (the table's copy, valid until close) with want's settings
      * into slot i: 0, or -1 with one line in err. */
-    int (*open)(int i, const char *dir, const void *want, char *err, int errlen);
+    int (*open)(int i, const char *dir, const void *want, char *err, size_t errcap);
     void (*close)(int i);
     pthread_mutex_t mu;
     char dir[STORE_KV_OPEN_MAX][PATH_MAX];
@@ -38,7 +38,7 @@ struct store_kv_open_table {
  * none, and counted (one store_kv_open_put each); -1 with one line in err:
  * open with other settings, too many open, or the engine's reason. */
 int store_kv_open_get(struct store_kv_open_table *t, const char *dir, const void *want,
-                      char *err, int errlen);
+                      char *err, size_t errcap);
 /* One use of slot i ended; the last closes its store. */
 void store_kv_open_put(struct store_kv_open_table *t, int i);
 

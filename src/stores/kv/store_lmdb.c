@@ -32,12 +32,12 @@
 /* LMDB turns a short write into EIO ("short write, filesystem full?" in
  * mdb_page_flush), and a full filesystem is what causes one: say so when
  * dir's filesystem has no space left, rather than blame the device. */
-static void lmdb_say(char *err, int errlen, const char *dir, const char *what, int rc)
+static void lmdb_say(char *err, size_t errcap, const char *dir, const char *what, int rc)
 {
     struct statvfs fs;
     if (rc == EIO && statvfs(dir, &fs) == 0 && fs.f_bavail == 0)
         rc = ENOSPC;
-    snprintf(err, (size_t)errlen, "%s: %s%s%s", dir, what, *what ? ": " : "", mdb_strerror(rc));
+    snprintf(err, errcap, "%s: %s%s%s", dir, what, *what ? ": " : "", mdb_strerror(rc));
 }
 
 /* Room in the map for the data and for one run that rewrites all of it in
@@ -67,13 +67,13 @@ static int env_same(int i, const void *want)
     return envs[i].flags == *(const unsigned *)want;
 }
 
-static int env_open(int i, const char *dir, const void *want, char *err, int errlen)
+static int env_open(int i, const char *dir, const void *want, char *err, size_t errcap)
 {
     unsigned flags = *(const unsigned *)want;
     MDB_env *env;
     int rc = mdb_env_create(&env);
     if (rc) {
-        lmdb_say(err, errlen, dir, "", rc);
+        lmdb_say(err, errcap, dir, "", rc);
         return -1;
     }
     mdb_env_set_maxreaders(env, 1024);
@@ -103,7 +103,7 @@ static int env_open(int i, const char *dir, const void *want, char *err, int err
     if (txn)
         mdb_txn_abort(txn);
     if (rc) {
-        lmdb_say(err, errlen, dir, "", rc);
+        lmdb_say(err, errcap, dir, "", rc);
         mdb_env_close(env);
         return -1;
     }
@@ -145,7 +145,7 @@ static struct lmdb_store *lmdb_of(struct store *s)
     return (struct lmdb_store *)s;
 }
 
-static int lmdb_open(struct store **out, const struct store_opts *o, char *err, int errlen)
+static int lmdb_open(struct store **out, const struct store_opts *o, char *err, size_t errcap)
 {
     const char *dir = layout_fs_path(o->path);
     unsigned flags = o->update ? 0 : MDB_RDONLY;
@@ -155,10 +155,10 @@ static int lmdb_open(struct store **out, const struct store_opts *o, char *err, 
         flags |= MDB_NORDAHEAD;   /* --fadvise random: no readahead on the map */
     struct lmdb_store *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(err, (size_t)errlen, "out of memory");
+        snprintf(err, errcap, "out of memory");
         return -1;
     }
-    s->slot = store_kv_open_get(&opened, dir, &flags, err, errlen);
+    s->slot = store_kv_open_get(&opened, dir, &flags, err, errcap);
     if (s->slot < 0) {
         free(s);
         return -1;
@@ -175,7 +175,7 @@ static int lmdb_open(struct store **out, const struct store_opts *o, char *err, 
 }
 
 /* A transaction of the store's kind, open and usable. 0 or -1. */
-static int txn_ready(struct lmdb_store *s, char *err, int errlen)
+static int txn_ready(struct lmdb_store *s, char *err, size_t errcap)
 {
     int rc = 0;
     if (s->txn && s->txn_reset) {
@@ -187,16 +187,16 @@ static int txn_ready(struct lmdb_store *s, char *err, int errlen)
             s->txn = NULL;
     }
     if (rc)
-        lmdb_say(err, errlen, s->env->dir, "begin", rc);
+        lmdb_say(err, errcap, s->env->dir, "begin", rc);
     return rc ? -1 : 0;
 }
 
 /* key's value in the store's transaction (begun or renewed here): k
  * points into kb. 1 found and not empty, 0 missing, -1 error. */
 static int get(struct lmdb_store *s, int64_t key, unsigned char kb[8], MDB_val *k, MDB_val *v,
-               char *err, int errlen)
+               char *err, size_t errcap)
 {
-    if (txn_ready(s, err, errlen) != 0)
+    if (txn_ready(s, err, errcap) != 0)
         return -1;
     store_kv_key(kb, key);
     *k = (MDB_val){8, kb};
@@ -204,14 +204,14 @@ static int get(struct lmdb_store *s, int64_t key, unsigned char kb[8], MDB_val *
     if (rc == MDB_NOTFOUND || (rc == 0 && v->mv_size == 0))
         return 0;
     if (rc) {
-        lmdb_say(err, errlen, s->env->dir, "get", rc);
+        lmdb_say(err, errcap, s->env->dir, "get", rc);
         return -1;
     }
     return 1;
 }
 
 static int lmdb_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
-                     int errlen)
+                     size_t errcap)
 {
     struct lmdb_store *s = lmdb_of(base);
     *n = 0;
@@ -224,7 +224,7 @@ static int lmdb_read(struct store *base, int64_t key, const void **data, int64_t
     }
     MDB_val k, v;
     unsigned char kb[8];
-    int rc = get(s, key, kb, &k, &v, err, errlen);
+    int rc = get(s, key, kb, &k, &v, err, errcap);
     if (rc != 1)
         return rc;
     /* Read in place, not copied; one byte per page makes every page of
@@ -241,13 +241,13 @@ static int lmdb_read(struct store *base, int64_t key, const void **data, int64_t
 }
 
 static int lmdb_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err,
-                       int errlen)
+                       size_t errcap)
 {
     struct lmdb_store *s = lmdb_of(base);
     *n = 0;
     MDB_val k, v;
     unsigned char kb[8];
-    int rc = get(s, key, kb, &k, &v, err, errlen);
+    int rc = get(s, key, kb, &k, &v, err, errcap);
     if (rc != 1)
         return rc;
     const char *stage = "put";
@@ -269,13 +269,13 @@ static int lmdb_update(struct store *base, int64_t key, rng_t *r, int64_t *n, ch
         if (s->txn)
             mdb_txn_abort(s->txn);
         s->txn = NULL;
-        lmdb_say(err, errlen, s->env->dir, stage, rc);
+        lmdb_say(err, errcap, s->env->dir, stage, rc);
         return -1;
     }
     return 1;
 }
 
-static int lmdb_commit(struct store *base, char *err, int errlen)
+static int lmdb_commit(struct store *base, char *err, size_t errcap)
 {
     struct lmdb_store *s = lmdb_of(base);
     if (!s->txn)
@@ -287,16 +287,16 @@ static int lmdb_commit(struct store *base, char *err, int errlen)
         mdb_txn_abort(s->txn);
     s->txn = NULL;
     if (rc) {
-        lmdb_say(err, errlen, s->env->dir, "commit", rc);
+        lmdb_say(err, errcap, s->env->dir, "commit", rc);
         return -1;
     }
     return 0;
 }
 
-static int lmdb_close(struct store *base, char *err, int errlen)
+static int lmdb_close(struct store *base, char *err, size_t errcap)
 {
     (void)err;
-    (void)errlen;
+    (void)errcap;
     struct lmdb_store *s = lmdb_of(base);
     if (s->txn)
         mdb_txn_abort(s->txn);   /* an uncommitted write is not kept */
@@ -331,11 +331,11 @@ struct walk {
     MDB_cursor *cur;
 };
 
-static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
+static int walk_open(struct walk *w, const char *dir, char *err, size_t errcap)
 {
     memset(w, 0, sizeof *w);
     unsigned flags = MDB_RDONLY;
-    w->slot = store_kv_open_get(&opened, dir, &flags, err, errlen);
+    w->slot = store_kv_open_get(&opened, dir, &flags, err, errcap);
     if (w->slot < 0)
         return -1;
     w->env = &envs[w->slot];
@@ -346,7 +346,7 @@ static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
         if (w->txn)
             mdb_txn_abort(w->txn);
         store_kv_open_put(&opened, w->slot);
-        lmdb_say(err, errlen, dir, "", rc);
+        lmdb_say(err, errcap, dir, "", rc);
         return -1;
     }
     return 0;
@@ -359,21 +359,21 @@ static void walk_close(struct walk *w)
     store_kv_open_put(&opened, w->slot);
 }
 
-static int64_t lmdb_max_key(const char *dir, char *err, int errlen)
+static int64_t lmdb_max_key(const char *dir, char *err, size_t errcap)
 {
     struct walk w;
-    if (walk_open(&w, dir, err, errlen) != 0)
+    if (walk_open(&w, dir, err, errcap) != 0)
         return -1;
     MDB_val k, v;
     int rc = mdb_cursor_get(w.cur, &k, &v, MDB_LAST);
     int64_t top = rc == 0 ? store_kv_key_parse(k.mv_data, k.mv_size) : 0;
     walk_close(&w);
     if (rc && rc != MDB_NOTFOUND) {
-        lmdb_say(err, errlen, dir, "", rc);
+        lmdb_say(err, errcap, dir, "", rc);
         return -1;
     }
     if (top < 0) {
-        snprintf(err, (size_t)errlen, "%s: a key is not one kvtest writes", dir);
+        snprintf(err, errcap, "%s: a key is not one kvtest writes", dir);
         return -1;
     }
     return top;
@@ -382,10 +382,10 @@ static int64_t lmdb_max_key(const char *dir, char *err, int errlen)
 /* Keys 1..max_id: the cursor walks keys only (a value on overflow pages
  * is not touched), so counting costs the leaf pages. */
 static int lmdb_count(const char *dir, int64_t max_id, int64_t *present, int64_t *largest,
-                      char *err, int errlen)
+                      char *err, size_t errcap)
 {
     struct walk w;
-    if (walk_open(&w, dir, err, errlen) != 0)
+    if (walk_open(&w, dir, err, errcap) != 0)
         return -1;
     unsigned char kb[8];
     store_kv_key(kb, 1);
@@ -402,17 +402,17 @@ static int lmdb_count(const char *dir, int64_t max_id, int64_t *present, int64_t
     }
     walk_close(&w);
     if (rc != MDB_NOTFOUND) {
-        lmdb_say(err, errlen, dir, "", rc);
+        lmdb_say(err, errcap, dir, "", rc);
         return -1;
     }
     return 1;
 }
 
 static int lmdb_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
-                      struct store_kv_facts *f, char *err, int errlen)
+                      struct store_kv_facts *f, char *err, size_t errcap)
 {
     struct walk w;
-    if (walk_open(&w, dir, err, errlen) != 0)
+    if (walk_open(&w, dir, err, errcap) != 0)
         return -1;
     MDB_val k, v;
     int rc = mdb_cursor_get(w.cur, &k, &v, MDB_FIRST);
@@ -435,7 +435,7 @@ static int lmdb_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
     f->map_size = (int64_t)info.me_mapsize;
     walk_close(&w);
     if (rc != MDB_NOTFOUND) {
-        lmdb_say(err, errlen, dir, "", rc);
+        lmdb_say(err, errcap, dir, "", rc);
         return -1;
     }
     return 0;
@@ -457,11 +457,11 @@ struct lmdb_writer {
 };
 
 static int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t count,
-                       int64_t bytes, char *err, int errlen)
+                       int64_t bytes, char *err, size_t errcap)
 {
     struct lmdb_writer *w = calloc(1, sizeof *w);
     if (!w) {
-        snprintf(err, (size_t)errlen, "out of memory");
+        snprintf(err, errcap, "out of memory");
         return -1;
     }
     snprintf(w->dir, sizeof w->dir, "%s", dir);
@@ -479,7 +479,7 @@ static int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t co
     if (rc == 0)
         rc = mdb_dbi_open(w->txn, NULL, 0, &w->dbi);
     if (rc) {
-        lmdb_say(err, errlen, dir, "create", rc);
+        lmdb_say(err, errcap, dir, "create", rc);
         if (w->txn)
             mdb_txn_abort(w->txn);
         if (w->env)
@@ -492,7 +492,7 @@ static int lmdb_create(struct store_kv_writer **out, const char *dir, int64_t co
 }
 
 static int lmdb_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
-                    char *err, int errlen)
+                    char *err, size_t errcap)
 {
     struct lmdb_writer *w = (struct lmdb_writer *)base;
     int rc = 0;
@@ -512,7 +512,7 @@ static int lmdb_put(struct store_kv_writer *base, int64_t key, const void *v, in
         w->txn_bytes = 0;
     }
     if (rc) {
-        lmdb_say(err, errlen, w->dir, "write", rc);
+        lmdb_say(err, errcap, w->dir, "write", rc);
         return -1;
     }
     return 0;
@@ -527,7 +527,7 @@ static void lmdb_abandon(struct store_kv_writer *base)
     free(w);
 }
 
-static int lmdb_finish(struct store_kv_writer *base, char *err, int errlen)
+static int lmdb_finish(struct store_kv_writer *base, char *err, size_t errcap)
 {
     struct lmdb_writer *w = (struct lmdb_writer *)base;
     int rc = 0;
@@ -541,7 +541,7 @@ static int lmdb_finish(struct store_kv_writer *base, char *err, int errlen)
         rc = mdb_env_sync(w->env, 1);
     }
     if (rc)
-        lmdb_say(err, errlen, w->dir, stage, rc);
+        lmdb_say(err, errcap, w->dir, stage, rc);
     lmdb_abandon(base);
     return rc ? -1 : 0;
 }

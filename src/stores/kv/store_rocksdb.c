@@ -71,12 +71,12 @@ struct rocks_lib {
 static struct rocks_lib fns;
 static const struct rocks_lib *rocks_lib;
 
-static int bind_all(void *h, const struct dynlib *l, char *err, size_t cap)
+static int bind_all(void *h, const struct dynlib *l, char *err, size_t errcap)
 {
     /* dlsym gives an object pointer; POSIX guarantees that a function's
      * address survives the conversion. */
 #define ROCKS_FN_BIND(f)                                          \
-    if (!(fns.f = (__typeof__(fns.f))dynlib_sym(h, l, #f, err, cap))) \
+    if (!(fns.f = (__typeof__(fns.f))dynlib_sym(h, l, #f, err, errcap))) \
         return -1;
     ROCKS_FNS(ROCKS_FN_BIND)
 #undef ROCKS_FN_BIND
@@ -93,19 +93,19 @@ static struct dynlib lib = {
 
 /* Open the library once; 0, or -1 with one line in err. Every entry
  * point that opens or creates a database calls it first. */
-static int rocks_lib_load(char *err, int errlen)
+static int rocks_lib_load(char *err, size_t errcap)
 {
-    return dynlib_load(&lib, err, (size_t)errlen);
+    return dynlib_load(&lib, err, errcap);
 }
 
 /* ---- what the store and export's writer share --------------------------- */
 
 /* err from RocksDB (malloc'd, or NULL) into the caller's line; frees it. */
-static int rocks_said(char *e, char *err, int errlen, const char *dir, const char *what)
+static int rocks_said(char *e, char *err, size_t errcap, const char *dir, const char *what)
 {
     if (!e)
         return 0;
-    snprintf(err, (size_t)errlen, "%s: %s: %s", dir, what, e);
+    snprintf(err, errcap, "%s: %s: %s", dir, what, e);
     rocks_lib->rocksdb_free(e);
     return -1;
 }
@@ -165,7 +165,7 @@ static void db_close(int i)
     d->db = NULL;
 }
 
-static int db_open(int i, const char *dir, const void *want, char *err, int errlen)
+static int db_open(int i, const char *dir, const void *want, char *err, size_t errcap)
 {
     const struct rocks_want *w = want;
     struct rocks_db *d = &dbs[i];
@@ -176,7 +176,7 @@ static int db_open(int i, const char *dir, const void *want, char *err, int errl
      * compacted under the measured run. */
     d->db = w->rw ? rocks_lib->rocksdb_open(d->opts, dir, &e)
                   : rocks_lib->rocksdb_open_for_read_only(d->opts, dir, 0, &e);
-    if (rocks_said(e, err, errlen, dir, "open") != 0 || !d->db) {
+    if (rocks_said(e, err, errcap, dir, "open") != 0 || !d->db) {
         db_close(i);
         return -1;
     }
@@ -197,12 +197,12 @@ static struct store_kv_open_table opened = {
 /* dir's shared database (read-write if rw; cache_bytes as in struct
  * rocks_want), the library opened first: its slot, or -1 with the reason
  * in err. */
-static int db_get(const char *dir, int rw, int64_t cache_bytes, char *err, int errlen)
+static int db_get(const char *dir, int rw, int64_t cache_bytes, char *err, size_t errcap)
 {
-    if (rocks_lib_load(err, errlen) != 0)
+    if (rocks_lib_load(err, errcap) != 0)
         return -1;
     struct rocks_want w = {rw, cache_bytes};
-    return store_kv_open_get(&opened, dir, &w, err, errlen);
+    return store_kv_open_get(&opened, dir, &w, err, errcap);
 }
 
 /* ---- the store ---------------------------------------------------------- */
@@ -223,15 +223,15 @@ static struct rocks_store *rocks_of(struct store *s)
     return (struct rocks_store *)s;
 }
 
-static int rocks_open(struct store **out, const struct store_opts *o, char *err, int errlen)
+static int rocks_open(struct store **out, const struct store_opts *o, char *err, size_t errcap)
 {
     struct rocks_store *s = calloc(1, sizeof *s);
     if (!s) {
-        snprintf(err, (size_t)errlen, "out of memory");
+        snprintf(err, errcap, "out of memory");
         return -1;
     }
     int64_t cache = o->kv.block_cache > 0 ? o->kv.block_cache : STORE_ROCKSDB_CACHE;
-    s->slot = db_get(layout_fs_path(o->path), o->update, cache, err, errlen);
+    s->slot = db_get(layout_fs_path(o->path), o->update, cache, err, errcap);
     if (s->slot < 0) {
         free(s);
         return -1;
@@ -259,14 +259,14 @@ static void unpin(struct rocks_store *s)
 
 /* The value at key, pinned. 1 found (*v, *n), 0 missing or empty, -1. */
 static int get(struct rocks_store *s, int64_t key, const char **v, size_t *n, char *err,
-               int errlen)
+               size_t errcap)
 {
     unpin(s);
     unsigned char kb[8];
     store_kv_key(kb, key);
     char *e = NULL;
     s->pinned = rocks_lib->rocksdb_get_pinned(s->d->db, s->ro, (const char *)kb, sizeof kb, &e);
-    if (rocks_said(e, err, errlen, s->d->dir, "get") != 0)
+    if (rocks_said(e, err, errcap, s->d->dir, "get") != 0)
         return -1;
     if (!s->pinned)
         return 0;
@@ -275,13 +275,13 @@ static int get(struct rocks_store *s, int64_t key, const char **v, size_t *n, ch
 }
 
 static int rocks_read(struct store *base, int64_t key, const void **data, int64_t *n, char *err,
-                      int errlen)
+                      size_t errcap)
 {
     struct rocks_store *s = rocks_of(base);
     const char *v;
     size_t len = 0;
     *n = 0;
-    int rc = get(s, key, &v, &len, err, errlen);
+    int rc = get(s, key, &v, &len, err, errcap);
     if (rc == 1) {
         *data = v;
         *n = (int64_t)len;
@@ -290,18 +290,18 @@ static int rocks_read(struct store *base, int64_t key, const void **data, int64_
 }
 
 static int rocks_update(struct store *base, int64_t key, rng_t *r, int64_t *n, char *err,
-                        int errlen)
+                        size_t errcap)
 {
     struct rocks_store *s = rocks_of(base);
     const char *v;
     size_t len = 0;
     *n = 0;
-    int rc = get(s, key, &v, &len, err, errlen);
+    int rc = get(s, key, &v, &len, err, errcap);
     unpin(s);
     if (rc != 1)
         return rc;
     if (store_buf_reserve(&s->buf, (int64_t)len) != 0) {
-        snprintf(err, (size_t)errlen, "out of memory for a %zu-byte value", len);
+        snprintf(err, errcap, "out of memory for a %zu-byte value", len);
         return -1;
     }
     rng_fill(r, s->buf.p, len);
@@ -311,14 +311,14 @@ static int rocks_update(struct store *base, int64_t key, rng_t *r, int64_t *n, c
     char *e = NULL;
     rocks_lib->rocksdb_put(s->d->db, s->wo, (const char *)kb, sizeof kb,
                            (const char *)s->buf.p, len, &e);
-    if (rocks_said(e, err, errlen, s->d->dir, "put") != 0)
+    if (rocks_said(e, err, errcap, s->d->dir, "put") != 0)
         return -1;
     s->wrote = 1;
     *n = (int64_t)len;
     return 1;
 }
 
-static int rocks_commit(struct store *base, char *err, int errlen)
+static int rocks_commit(struct store *base, char *err, size_t errcap)
 {
     struct rocks_store *s = rocks_of(base);
     unpin(s);
@@ -327,13 +327,13 @@ static int rocks_commit(struct store *base, char *err, int errlen)
     char *e = NULL;
     rocks_lib->rocksdb_flush_wal(s->d->db, 1, &e);
     s->wrote = 0;
-    return rocks_said(e, err, errlen, s->d->dir, "WAL sync");
+    return rocks_said(e, err, errcap, s->d->dir, "WAL sync");
 }
 
-static int rocks_close(struct store *base, char *err, int errlen)
+static int rocks_close(struct store *base, char *err, size_t errcap)
 {
     (void)err;
-    (void)errlen;
+    (void)errcap;
     struct rocks_store *s = rocks_of(base);
     unpin(s);
     rocks_lib->rocksdb_readoptions_destroy(s->ro);
@@ -369,10 +369,10 @@ struct walk {
     rocksdb_iterator_t *it;
 };
 
-static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
+static int walk_open(struct walk *w, const char *dir, char *err, size_t errcap)
 {
     memset(w, 0, sizeof *w);
-    w->slot = db_get(dir, 0, 0, err, errlen);
+    w->slot = db_get(dir, 0, 0, err, errcap);
     if (w->slot < 0)
         return -1;
     w->d = &dbs[w->slot];
@@ -383,21 +383,21 @@ static int walk_open(struct walk *w, const char *dir, char *err, int errlen)
     return 0;
 }
 
-static int walk_close(struct walk *w, char *err, int errlen)
+static int walk_close(struct walk *w, char *err, size_t errcap)
 {
     char *e = NULL;
     rocks_lib->rocksdb_iter_get_error(w->it, &e);
     rocks_lib->rocksdb_iter_destroy(w->it);
     rocks_lib->rocksdb_readoptions_destroy(w->ro);
-    int rc = rocks_said(e, err, errlen, w->d->dir, "read");
+    int rc = rocks_said(e, err, errcap, w->d->dir, "read");
     store_kv_open_put(&opened, w->slot);
     return rc;
 }
 
-static int64_t rocks_max_key(const char *dir, char *err, int errlen)
+static int64_t rocks_max_key(const char *dir, char *err, size_t errcap)
 {
     struct walk w;
-    if (walk_open(&w, dir, err, errlen) != 0)
+    if (walk_open(&w, dir, err, errcap) != 0)
         return -1;
     rocks_lib->rocksdb_iter_seek_to_last(w.it);
     int64_t top = 0;
@@ -406,10 +406,10 @@ static int64_t rocks_max_key(const char *dir, char *err, int errlen)
         const char *k = rocks_lib->rocksdb_iter_key(w.it, &n);
         top = store_kv_key_parse(k, n);
     }
-    if (walk_close(&w, err, errlen) != 0)
+    if (walk_close(&w, err, errcap) != 0)
         return -1;
     if (top < 0) {
-        snprintf(err, (size_t)errlen, "%s: a key is not one kvtest writes", dir);
+        snprintf(err, errcap, "%s: a key is not one kvtest writes", dir);
         return -1;
     }
     return top;
@@ -418,12 +418,12 @@ static int64_t rocks_max_key(const char *dir, char *err, int errlen)
 /* An LSM tree keeps keys beside their values in its blocks: counting them
  * reads every block, so run does not (as for the database). */
 static int rocks_count(const char *dir, int64_t max_id, int64_t *present, int64_t *largest,
-                       char *err, int errlen)
+                       char *err, size_t errcap)
 {
     (void)dir;
     (void)max_id;
     (void)err;
-    (void)errlen;
+    (void)errcap;
     *present = *largest = 0;
     return 0;
 }
@@ -452,10 +452,10 @@ static int64_t count_sst(const char *dir)
 }
 
 static int rocks_facts(const char *dir, void (*size)(void *, int64_t), void *arg,
-                       struct store_kv_facts *f, char *err, int errlen)
+                       struct store_kv_facts *f, char *err, size_t errcap)
 {
     struct walk w;
-    if (walk_open(&w, dir, err, errlen) != 0)
+    if (walk_open(&w, dir, err, errcap) != 0)
         return -1;
     for (rocks_lib->rocksdb_iter_seek_to_first(w.it); rocks_lib->rocksdb_iter_valid(w.it);
          rocks_lib->rocksdb_iter_next(w.it)) {
@@ -472,7 +472,7 @@ static int rocks_facts(const char *dir, void (*size)(void *, int64_t), void *arg
     }
     f->sst_bytes = property(w.d->db, "rocksdb.total-sst-files-size");
     f->sst_files = count_sst(dir);
-    return walk_close(&w, err, errlen);
+    return walk_close(&w, err, errcap);
 }
 
 /* ---- making one (export DBFILE rocksdb:DIR) ---------------------------- */
@@ -506,15 +506,15 @@ static void rocks_abandon(struct store_kv_writer *base)
 }
 
 static int rocks_create(struct store_kv_writer **out, const char *dir, int64_t count,
-                        int64_t bytes, char *err, int errlen)
+                        int64_t bytes, char *err, size_t errcap)
 {
     (void)count;
     (void)bytes;
-    if (rocks_lib_load(err, errlen) != 0)
+    if (rocks_lib_load(err, errcap) != 0)
         return -1;
     struct rocks_writer *w = calloc(1, sizeof *w);
     if (!w) {
-        snprintf(err, (size_t)errlen, "out of memory");
+        snprintf(err, errcap, "out of memory");
         return -1;
     }
     snprintf(w->dir, sizeof w->dir, "%s", dir);
@@ -528,7 +528,7 @@ static int rocks_create(struct store_kv_writer **out, const char *dir, int64_t c
     w->batch = rocks_lib->rocksdb_writebatch_create();
     char *e = NULL;
     w->db = rocks_lib->rocksdb_open(w->opts, dir, &e);
-    if (rocks_said(e, err, errlen, dir, "create") != 0 || !w->db) {
+    if (rocks_said(e, err, errcap, dir, "create") != 0 || !w->db) {
         rocks_abandon(&w->base);
         return -1;
     }
@@ -536,39 +536,39 @@ static int rocks_create(struct store_kv_writer **out, const char *dir, int64_t c
     return 0;
 }
 
-static int batch_write(struct rocks_writer *w, char *err, int errlen)
+static int batch_write(struct rocks_writer *w, char *err, size_t errcap)
 {
     char *e = NULL;
     rocks_lib->rocksdb_write(w->db, w->wo, w->batch, &e);
     rocks_lib->rocksdb_writebatch_clear(w->batch);
     w->batch_bytes = 0;
-    return rocks_said(e, err, errlen, w->dir, "write");
+    return rocks_said(e, err, errcap, w->dir, "write");
 }
 
 static int rocks_put(struct store_kv_writer *base, int64_t key, const void *v, int64_t n,
-                     char *err, int errlen)
+                     char *err, size_t errcap)
 {
     struct rocks_writer *w = (struct rocks_writer *)base;
     unsigned char kb[8];
     store_kv_key(kb, key);
     rocks_lib->rocksdb_writebatch_put(w->batch, (const char *)kb, sizeof kb, v, (size_t)n);
     w->batch_bytes += n + 8;
-    return w->batch_bytes >= ROCKS_BATCH_BYTES ? batch_write(w, err, errlen) : 0;
+    return w->batch_bytes >= ROCKS_BATCH_BYTES ? batch_write(w, err, errcap) : 0;
 }
 
 /* Flush to SST files and compact them into the last level, so a run reads
  * the settled tree a loaded database has, not a pile of level-0 files. */
-static int rocks_finish(struct store_kv_writer *base, char *err, int errlen)
+static int rocks_finish(struct store_kv_writer *base, char *err, size_t errcap)
 {
     struct rocks_writer *w = (struct rocks_writer *)base;
-    int rc = w->batch_bytes ? batch_write(w, err, errlen) : 0;
+    int rc = w->batch_bytes ? batch_write(w, err, errcap) : 0;
     if (rc == 0) {
         rocksdb_flushoptions_t *fo = rocks_lib->rocksdb_flushoptions_create();
         rocks_lib->rocksdb_flushoptions_set_wait(fo, 1);
         char *e = NULL;
         rocks_lib->rocksdb_flush(w->db, fo, &e);
         rocks_lib->rocksdb_flushoptions_destroy(fo);
-        rc = rocks_said(e, err, errlen, w->dir, "flush");
+        rc = rocks_said(e, err, errcap, w->dir, "flush");
     }
     if (rc == 0)
         rocks_lib->rocksdb_compact_range(w->db, NULL, 0, NULL, 0);

@@ -38,6 +38,16 @@ static void test_units_parse_int(void **state)
     assert_int_equal(units_parse_int("99999999999999999999", &v), -1);
     assert_int_equal(units_parse_int("9223372036854775807K", &v), -1);
     assert_int_equal(units_parse_int("10000000000G", &v), -1);
+    /* a page size: a bare K is 1024, the rest as units_parse_int */
+    assert_int_equal(units_parse_pow2("4k", &v), 0); assert_int_equal(v, 4096);
+    assert_int_equal(units_parse_pow2("64K", &v), 0); assert_int_equal(v, 65536);
+    assert_int_equal(units_parse_pow2("0x10k", &v), 0); assert_int_equal(v, 16384);
+    assert_int_equal(units_parse_pow2("4KB", &v), 0); assert_int_equal(v, 4000);
+    assert_int_equal(units_parse_pow2("4KiB", &v), 0); assert_int_equal(v, 4096);
+    assert_int_equal(units_parse_pow2("1M", &v), 0); assert_int_equal(v, 1000000);
+    assert_int_equal(units_parse_pow2("k", &v), -1);
+    assert_int_equal(units_parse_pow2("9007199254740991k", &v), 0);
+    assert_int_equal(units_parse_pow2("9007199254740992k", &v), -1);
 }
 
 static void test_units_other(void **state)
@@ -73,6 +83,37 @@ static void test_units_other(void **state)
     units_format_bytes(buf, sizeof(buf), 3LL << 30); assert_string_equal(buf, "3.0 GiB");
 }
 
+/* Durations and latencies are one grammar (one table of units, one
+ * refusal of signs, hex, inf and nan); a duration's units are ms to h, a
+ * latency must carry one of us to s and comes out in microseconds
+ * without a rounding. */
+static void test_units_time(void **state)
+{
+    (void)state;
+    double d;
+    assert_int_equal(units_parse_duration("250us", &d), -1);
+    assert_int_equal(units_parse_duration("1.5h", &d), 0); assert_true(d == 5400);
+    assert_int_equal(units_parse_duration("5 ms", &d), -1);
+    assert_int_equal(units_parse_duration("5MS", &d), -1);
+    assert_int_equal(units_parse_latency("5ms", &d), 0); assert_true(d == 5000);
+    assert_int_equal(units_parse_latency("250us", &d), 0); assert_true(d == 250);
+    assert_int_equal(units_parse_latency("1.5s", &d), 0); assert_true(d == 1.5e6);
+    assert_int_equal(units_parse_latency(".5ms", &d), 0); assert_true(d == 500);
+    assert_int_equal(units_parse_latency("0ms", &d), 0); assert_true(d == 0);
+    static const char *const bad[] = {
+        "5",      /* no unit: 5 us or 5 s? */
+        "5m",     /* minutes, or a mistyped ms? */
+        "1h", "5min", "5ms ", "-5ms", "+5ms", " 5ms", "0x10ms", "infms",
+        "nanms", "ms", "", "1e308s",   /* finite in s, not in us */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (units_parse_latency(bad[i], &d) != -1)
+            fail_msg("units_parse_latency(\"%s\") was taken", bad[i]);
+    assert_int_equal(units_parse_latency(NULL, &d), -1);
+    assert_int_equal(units_parse_duration("1e308s", &d), 0);
+}
+
 UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_units_parse_int),
-    cmocka_unit_test(test_units_other))
+    cmocka_unit_test(test_units_other),
+    cmocka_unit_test(test_units_time))

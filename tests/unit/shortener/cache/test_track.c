@@ -356,10 +356,10 @@ static struct track *started(const char *host, int db, int64_t size)
     return t;
 }
 
-static int start_err(struct track *t, char *err, size_t cap)
+static int start_err(struct track *t, char *err, size_t errcap)
 {
     err[0] = '\0';
-    return track_start(t, TIMEOUT_MS, TIMEOUT_MS, err, cap);
+    return track_start(t, TIMEOUT_MS, TIMEOUT_MS, err, errcap);
 }
 
 static void put(struct track *t, const char *id, const char *url)

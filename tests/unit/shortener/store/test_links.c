@@ -78,7 +78,7 @@ static void test_store(void **st)
     size_t n;
     assert_int_equal(links_create_db(fx->db, 100, 3, 0, err, sizeof err), 0);
     /* refuses to replace without force */
-    assert_int_equal(links_create_db(fx->db, 1, 3, 0, err, sizeof err), 1);
+    assert_int_equal(links_create_db(fx->db, 1, 3, 0, err, sizeof err), ERRBUF_FAIL);
     for (int cache = 0; cache <= 1; cache++) {
         struct links *l = links_open(fx->db, cache, err, sizeof err);
         assert_non_null(l);
@@ -176,13 +176,14 @@ static void test_schemas_agree(void **st)
     links_close(a);
     links_close(b);
     /* copying onto itself is misuse */
-    assert_int_equal(links_create_db_opts(fx->db, &o, &copied, err, sizeof err), 2);
+    assert_int_equal(links_create_db_opts(fx->db, &o, &copied, err, sizeof err), ERRBUF_MISUSE);
 }
 
-/* links_create_db_opts refuses from the text alone (2), before opening
- * the source or reaching the target: nothing listens on 127.0.0.1:1, so a
- * refusal that came after a connection attempt would be 1. A source that
- * cannot be opened is 1, named as --from's, and leaves no target. */
+/* links_create_db_opts refuses from the text alone (ERRBUF_MISUSE), before
+ * opening the source or reaching the target: nothing listens on
+ * 127.0.0.1:1, so a refusal that came after a connection attempt would be
+ * ERRBUF_FAIL. A source that cannot be opened is ERRBUF_FAIL, named as
+ * --from's, and leaves no target. */
 static void expect_create(const char *store, enum links_schema schema, const char *from,
                           int want, const char *says)
 {
@@ -204,13 +205,15 @@ static void test_create_refusals(void **st)
     snprintf(self, sizeof self, "sqlite:%s", fx->db);
     snprintf(none, sizeof none, "%s/none.db", fx->dir);
     snprintf(named, sizeof named, "--from: %s", none);
-    expect_create(pg, LINKS_SCHEMA_COVERING, NULL, 2, "one table layout");
-    expect_create(pg, LINKS_SCHEMA_SEED, "mysql://h/db", 2, "is not a links store");
-    expect_create(pg, LINKS_SCHEMA_SEED, pg, 2, "cannot copy a store onto itself");
-    expect_create(fx->db, LINKS_SCHEMA_SEED, pg, 2, "an SQLite store copies from an SQLite");
-    expect_create(fx->db, LINKS_SCHEMA_SEED, self, 2, "cannot copy a store onto itself");
-    expect_create(fx->db, LINKS_SCHEMA_SEED, none, 1, named);
-    expect_create(pg, LINKS_SCHEMA_SEED, none, 1, named);
+    expect_create(pg, LINKS_SCHEMA_COVERING, NULL, ERRBUF_MISUSE, "one table layout");
+    expect_create(pg, LINKS_SCHEMA_SEED, "mysql://h/db", ERRBUF_MISUSE, "is not a links store");
+    expect_create(pg, LINKS_SCHEMA_SEED, pg, ERRBUF_MISUSE, "cannot copy a store onto itself");
+    expect_create(fx->db, LINKS_SCHEMA_SEED, pg, ERRBUF_MISUSE,
+                  "an SQLite store copies from an SQLite");
+    expect_create(fx->db, LINKS_SCHEMA_SEED, self, ERRBUF_MISUSE,
+                  "cannot copy a store onto itself");
+    expect_create(fx->db, LINKS_SCHEMA_SEED, none, ERRBUF_FAIL, named);
+    expect_create(pg, LINKS_SCHEMA_SEED, none, ERRBUF_FAIL, named);
 }
 
 /* The store text: which engine, what is opened, what is shown. */
