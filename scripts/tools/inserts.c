@@ -23,7 +23,10 @@ int main(int argc, char **argv)
     }
     char err[512];
     long n = atol(argv[2]);
-    struct links *l = links_open(argv[1], 1, err, sizeof err);
+    struct links_store st;
+    struct links *l = links_store_parse(argv[1], &st, err, sizeof err) == 0
+                          ? links_open_store(&st, err, sizeof err)
+                          : NULL;
     if (!l || n <= 0) {
         fprintf(stderr, "inserts: %s\n", l ? "N must be positive" : err);
         return 1;

@@ -2,7 +2,7 @@
 /* libFuzzer target: the texts that name the shortener's cache and store —
  * the --cache URL (cache_parse_url, cache/cache.h), a Valkey Cluster
  * server's -MOVED/-ASK redirect (cluster_redirect_parse,
- * cache/cluster_slots.h) and the store argument (links_store_kind,
+ * cache/cluster_slots.h) and the store argument (links_store_parse,
  * store/links.h).
  *
  * Input: any bytes; up to the first NUL they are the cache URL and the
@@ -32,13 +32,13 @@
  *  - cluster_redirect_parse: on success "MOVED " or "ASK " (ask set to
  *    match), a slot in 0..16383, a port in 1..65535, and the message is
  *    exactly PREFIX SLOT ' ' HOST ':' PORT with HOST terminated.
- *  - links_store_kind: 0 or -1 as its contract says: postgres:// and
+ *  - links_store_parse: 0 or -1 as its contract says: postgres:// and
  *    postgresql:// are PostgreSQL with the text as target; "sqlite:PATH"
  *    and a PATH without "://" are SQLite with PATH as target, never empty;
  *    anything else (another "SCHEME://", an empty path) fails with a
  *    reason that fits any error buffer.
  *
- * Its build line links the whole store (store/): links_store_kind's file,
+ * Its build line links the whole store (store/): links_store_parse's file,
  * links_open.c, calls both store engines.
  *
  * Build and run: make fuzz [FUZZ_TIME=30] */
@@ -232,23 +232,24 @@ static void check_redirect(const char *msg, size_t len)
 
 static void check_store(const char *store)
 {
-    enum links_kind kind;
-    const char *target;
+    struct links_store st;
     char err[256];
-    int rc = links_store_kind(store, &kind, &target, err, sizeof err);
+    int rc = links_store_parse(store, &st, err, sizeof err);
     int pg = strncmp(store, "postgres://", 11) == 0 || strncmp(store, "postgresql://", 13) == 0;
     int sq = strncmp(store, "sqlite:", 7) == 0;
     const char *path = sq ? store + 7 : store;
     int want = pg || (*path && (sq || !strstr(store, "://"))) ? 0 : -1;
-    CHECK(rc == want, "links_store_kind's answer is not its contract's");
+    CHECK(rc == want, "links_store_parse's answer is not its contract's");
     if (rc == 0) {
-        CHECK(kind == (pg ? LINKS_KIND_POSTGRES : LINKS_KIND_SQLITE), "wrong store kind");
-        CHECK(target == (pg ? store : path), "wrong store target");
+        CHECK(st.kind == (pg ? LINKS_KIND_POSTGRES : LINKS_KIND_SQLITE), "wrong store kind");
+        CHECK(pg ? st.pg_url == store && !st.sqlite_file : st.sqlite_file == path && !st.pg_url,
+              "wrong store target");
+        CHECK(st.text == store && terminated(st.shown, sizeof st.shown), "wrong store text");
     } else {
-        CHECK(terminated(err, sizeof err) && err[0], "links_store_kind failed without a reason");
+        CHECK(terminated(err, sizeof err) && err[0], "links_store_parse failed without a reason");
         char one[1];
-        CHECK(links_store_kind(store, &kind, &target, one, sizeof one) == -1 && one[0] == '\0',
-              "links_store_kind's message overran a 1-byte buffer");
+        CHECK(links_store_parse(store, &st, one, sizeof one) == -1 && one[0] == '\0',
+              "links_store_parse's message overran a 1-byte buffer");
     }
 }
 

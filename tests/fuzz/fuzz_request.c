@@ -52,12 +52,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (!mkdtemp(dir))
         abort();
     snprintf(db, sizeof db, "%s/links.db", dir);
-    if (links_create_db(db, 10, 1, 0, err, sizeof err) != 0) {
+    struct links_store st;
+    struct links_create_opts co = {10, 1, 0, LINKS_SCHEMA_SEED, NULL, 0};
+    int64_t made;
+    if (links_store_parse(db, &st, err, sizeof err) != 0 ||
+        links_create_db_opts(&st, &co, &made, err, sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         abort();
     }
-    struct service_opts o = {.workers = 1, .sqlite_cache = 1};
-    svc = service_new(db, &o, err, sizeof err);
+    struct service_opts o = {.workers = 1};
+    svc = service_new(&st, &o, err, sizeof err);
     if (!svc) {
         fprintf(stderr, "%s\n", err);
         abort();

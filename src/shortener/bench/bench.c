@@ -86,19 +86,21 @@ static void bench_free(struct bench_state *st)
 static int bench_load_ids(struct bench_state *st)
 {
     const struct bench_opts *o = st->b.o;
-    struct links *l0 = links_open(o->store, 1, st->err, sizeof(st->err));
+    struct links_store s0 = o->store;   /* the ids, from the primary alone */
+    s0.opts = (struct links_opts){.sqlite_cache = 1};
+    struct links *l0 = links_open_store(&s0, st->err, sizeof(st->err));
     if (!l0)
         return cli_fail(CMD, "%s", st->err);
     if (links_ids(l0, 0, &st->ids, &st->b.nids) != 0) {
-        int rc = cli_fail(CMD, "%s: %s", o->shown, links_errmsg(l0));
+        int rc = cli_fail(CMD, "%s: %s", o->store.shown, links_errmsg(l0));
         links_close(l0);
         return rc;
     }
     snprintf(st->b.schema, sizeof(st->b.schema), "%s", links_schema_name(links_schema_of(l0)));
     links_close(l0);
     st->b.ids = st->ids;
-    if (o->compare_shown) {
-        struct links *l2 = links_open(o->compare_store, 1, st->err, sizeof(st->err));
+    if (o->compare.text) {
+        struct links *l2 = links_open_store(&o->compare, st->err, sizeof(st->err));
         if (!l2)
             return cli_fail(CMD, "--compare-db: %s", st->err);
         if (links_kind_of(l2) == LINKS_KIND_POSTGRES)
@@ -110,7 +112,7 @@ static int bench_load_ids(struct bench_state *st)
     }
     if (st->b.nids == 0 && o->miss < 1)
         return cli_fail(CMD, "%s: no links to look up (kvtest shortener init %s --links N "
-                        "--force makes some)", o->shown, o->shown);
+                        "--force makes some)", o->store.shown, o->store.shown);
     if (st->b.nids > 0 && keypick_init(&st->b.pick, (uint64_t)st->b.nids, o->zipf) != 0)
         return cli_usage(CMD, "invalid --zipf %g", o->zipf);
     return 0;
@@ -156,7 +158,8 @@ static int bench_make_cold(struct bench_state *st, int i, int measure)
         ss[t].l = NULL;
     }
     struct coldcache_set cset = {
-        .path = st->conf[i] == BENCH_CONF_COMPARE ? st->b.o->compare_file : st->b.o->file,
+        .path = st->conf[i] == BENCH_CONF_COMPARE ? st->b.o->compare.sqlite_file
+                                                  : st->b.o->store.sqlite_file,
         .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, st->err, sizeof st->err) != 0)

@@ -18,7 +18,7 @@ int bench_conf_valkey(int c) { return c >= BENCH_CONF_VALKEY && c <= BENCH_CONF_
 int bench_conf_track(int c) { return c == BENCH_CONF_TRACK || c == BENCH_CONF_TRACK_NOCACHE; }
 const char *bench_conf_name(const struct bench *b, int c)
 {
-    if (c == BENCH_CONF_SQLITE && b->o->kind == LINKS_KIND_POSTGRES)
+    if (c == BENCH_CONF_SQLITE && b->o->store.kind == LINKS_KIND_POSTGRES)
         return "postgres";   /* the store's own row, no cache */
     return c == BENCH_CONF_COMPARE && b->compare_name[0] ? b->compare_name : bench_conf_names[c];
 }
@@ -59,7 +59,7 @@ int bench_conf_parse(const char *list, int *conf, int *nconf)
  * PostgreSQL, which has no SQLite page cache to switch off. */
 const char *bench_conf_default(const struct bench_opts *o)
 {
-    int pg = o->kind == LINKS_KIND_POSTGRES;
+    int pg = o->store.kind == LINKS_KIND_POSTGRES;
     if (!o->cache_url)
         return pg ? "sqlite" : "sqlite,sqlite-nocache";
     int track = strncmp(o->cache_url, "valkey+track:", 13) == 0 ||

@@ -43,16 +43,16 @@ const char *bench_conf_default(const struct bench_opts *o);
 /* The options (filled by the entry point, shortener/cli/shortener_bench.c)
  * and the set-up every run shares. */
 struct bench_opts {
-    /* store, compare_store: the stores as given (DBFILE or --store, and
-     * --compare-db), opened by every slot; shown, compare_shown: the same
-     * as results show them (a password hidden); file, compare_file: an
-     * SQLite store's database file, NULL for PostgreSQL (--cold, --mem-limit). */
-    const char *store, *compare_store, *shown, *compare_shown, *file, *compare_file;
-    enum links_kind kind, compare_kind;
+    /* store, compare: the stores (DBFILE or --store with --replicas, and
+     * --compare-db: its text NULL when not given), parsed once, opened by
+     * every slot with the slot's page-cache switch; their sqlite_file is
+     * what --cold and --mem-limit evict. store_text, compare_text: the
+     * options' own fields, as given. */
+    struct links_store store, compare;
+    const char *store_text, *compare_text;
     const char *replicas_list;   /* --replicas as given */
     const char *replicas[LINKS_REPLICAS_MAX];
-    int nreplicas;
-    char replicas_buf[4096], shown_buf[512], compare_shown_buf[512];
+    char replicas_buf[4096];
     const char *configs, *cache_url;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
     int64_t cache_timeout;   /* --cache-timeout ms: Valkey connect and command */

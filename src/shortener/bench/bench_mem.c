@@ -54,7 +54,7 @@ int bench_mem_enter(const struct bench_opts *o, int *h)
     /* Pages cached before the move stay charged to the old group and
      * readable for free: out with them, so every page a lookup needs is
      * read into this group's budget. */
-    const char *paths[2] = {o->file, o->compare_file};
+    const char *paths[2] = {o->store.sqlite_file, o->compare.sqlite_file};
     for (int k = 0; k < 2 && paths[k]; k++) {
         struct coldcache_set cset = {.path = paths[k], .is_db = 1};
         struct coldcache_stat cs;

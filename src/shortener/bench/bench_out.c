@@ -76,14 +76,14 @@ static void json_options(cJSON *root, const struct bench *b, const int *conf, in
     cJSON_AddNumberToObject(op, "warmup", (double)o->warmup);
     cJSON_AddBoolToObject(op, "cold", o->cold);
     cJSON_AddNumberToObject(op, "seed", (double)o->seed);
-    if (o->compare_shown)
-        cJSON_AddStringToObject(op, "compare_db", o->compare_shown);
+    if (o->compare.text)
+        cJSON_AddStringToObject(op, "compare_db", o->compare.shown);
     else
         cJSON_AddNullToObject(op, "compare_db");
     cJSON_AddNumberToObject(op, "track_size", (double)o->track_size);
     cJSON_AddNumberToObject(op, "cache_timeout_ms", (double)o->cache_timeout);
-    cJSON_AddStringToObject(op, "store", links_kind_name(o->kind));
-    cJSON_AddNumberToObject(op, "replicas", o->nreplicas);
+    cJSON_AddStringToObject(op, "store", links_kind_name(o->store.kind));
+    cJSON_AddNumberToObject(op, "replicas", o->store.opts.nreplicas);
     if (o->mem_limit)   /* only then: output without it stays as it was */
         cJSON_AddNumberToObject(op, "mem_limit", (double)o->mem_limit);
 }
@@ -127,9 +127,9 @@ static void json_row(cJSON *row, const struct bench *b, int conf,
     cJSON_AddStringToObject(row, "config", bench_conf_name(b, conf));
     cJSON_AddStringToObject(row, "schema",
                             conf == BENCH_CONF_COMPARE ? b->compare_name + 7 : b->schema);
-    cJSON_AddStringToObject(row, "path", conf == BENCH_CONF_COMPARE ? o->compare_shown : o->shown);
+    cJSON_AddStringToObject(row, "path", conf == BENCH_CONF_COMPARE ? o->compare.shown : o->store.shown);
     cJSON_AddStringToObject(row, "store",
-                            links_kind_name(conf == BENCH_CONF_COMPARE ? o->compare_kind : o->kind));
+                            links_kind_name(conf == BENCH_CONF_COMPARE ? o->compare.kind : o->store.kind));
     cJSON_AddBoolToObject(row, "sqlite_cache", bench_conf_sqlite_cache(conf));
     cJSON_AddBoolToObject(row, "valkey", bench_conf_valkey(conf));
     double rate = median_of(r->rate, (int)o->repeat);
@@ -219,12 +219,12 @@ static void break_even(const struct bench *b, const int *conf, int nconf,
     be->hit_us = hist_percentile(res[v].h, 50) / 1e3;
     be->hit_ratio = hit_ratio(&res[v], &valid);
     be->sqlite_us = hist_percentile(res[s].h, 50) / 1e3;
-    const char *store = b->o->kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite";
+    const char *store = b->o->store.kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite";
     int n = snprintf(be->text, sizeof(be->text),
                      "Valkey cache-aside pays off only when %s %s lookup costs more than "
                      "%.3g \u00b5s (the median cost of a cache hit here); %s lookups cost "
                      "%.3g \u00b5s %s",
-                     b->o->kind == LINKS_KIND_POSTGRES ? "a" : "an", store, be->hit_us, store,
+                     b->o->store.kind == LINKS_KIND_POSTGRES ? "a" : "an", store, be->hit_us, store,
                      be->sqlite_us, b->o->cold ? "with --cold" : "warm");
     n += snprintf(be->text + n, sizeof(be->text) - (size_t)n, " (%s)",
                   b->o->cold ? "run without --cold for the warm cost"
@@ -268,7 +268,7 @@ static void json_break_even(cJSON *result, const struct bench *b, const int *con
     }
     cJSON_AddBoolToObject(j, "pays_off", be.sqlite_us > be.hit_us);
     /* sqlite_us above is the store's own lookup, whichever engine */
-    cJSON_AddStringToObject(j, "store", links_kind_name(b->o->kind));
+    cJSON_AddStringToObject(j, "store", links_kind_name(b->o->store.kind));
     if (be.has_track) {
         cJSON_AddNumberToObject(j, "track_us", be.track_us);
         cJSON_AddNumberToObject(j, "track_local_hit_ratio", be.track_local);
@@ -281,7 +281,7 @@ static void json_break_even(cJSON *result, const struct bench *b, const int *con
 int bench_print_json(const struct bench *b, const int *conf, int nconf,
                      const struct bench_result *res)
 {
-    cJSON *root = report_json_new(BENCH_CMD, b->o->shown);
+    cJSON *root = report_json_new(BENCH_CMD, b->o->store.shown);
     if (!root)
         return -1;
     json_options(root, b, conf, nconf);
@@ -332,14 +332,14 @@ void bench_print_text(const struct bench *b, const int *conf, int nconf,
     printf("# %s\n", cli_cmdline());
     printf("%s: %lld links; %lld lookups x %lld runs per configuration (+%lld warm-up), "
            "%lld thread%s, %s ids, %.0f%% misses%s\n",
-           o->shown, (long long)b->nids, (long long)o->lookups, (long long)o->repeat,
+           o->store.shown, (long long)b->nids, (long long)o->lookups, (long long)o->repeat,
            (long long)o->warmup, (long long)T, T == 1 ? "" : "s",
            o->zipf > 0 ? "zipf" : "uniform", o->miss * 100, o->cold ? ", cold" : "");
     /* The mean next to the percentiles: lookups/s is 1/mean, so a mean
      * far above p50 says where the time goes (a rare slow lookup). */
     printf("%-15s %11s %8s %8s %8s %8s %9s %8s %9s %9s\n", "config", "lookups/s", "p50 us",
            "p90 us", "p99 us", "p99.9 us", "max us", "mean us", "hit ratio",
-           o->kind == LINKS_KIND_POSTGRES ? "vs postgres" : "vs sqlite");
+           o->store.kind == LINKS_KIND_POSTGRES ? "vs postgres" : "vs sqlite");
     for (int i = 0; i < nconf; i++) {
         const struct hist *h = res[i].h;
         double rate = median_of(res[i].rate, (int)o->repeat);

@@ -119,12 +119,11 @@ double bench_conf_run(const struct bench *b, struct bench_slot *slots, int measu
 int bench_slot_open(const struct bench *b, int conf, struct bench_slot *s, char *err, size_t errcap)
 {
     const struct bench_opts *o = b->o;
-    struct links_opts lo = {.sqlite_cache = bench_conf_sqlite_cache(conf),
-                            .replicas = o->replicas, .nreplicas = o->nreplicas};
-    if (conf == BENCH_CONF_COMPARE)   /* the second store: its own, no replicas */
-        lo.nreplicas = 0;
-    s->l = links_open_opts(conf == BENCH_CONF_COMPARE ? o->compare_store : o->store, &lo, err,
-                           errcap);
+    /* The second store is its own, without replicas (its opts are the
+     * defaults); the row decides SQLite's page cache. */
+    struct links_store st = conf == BENCH_CONF_COMPARE ? o->compare : o->store;
+    st.opts.sqlite_cache = bench_conf_sqlite_cache(conf);
+    s->l = links_open_store(&st, err, errcap);
     if (!s->l)
         return -1;
     if (bench_conf_valkey(conf) && !s->c) {

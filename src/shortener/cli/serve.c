@@ -157,7 +157,7 @@ static const char *const on_off[] = {"on", "off", NULL};
 static int serve_parse(int argc, char **argv, struct serve_opts *o)
 {
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &o->store),
+        CLI_PATH_OPT("store", &o->store_text),
         CLI_STR_OPT("replicas", &o->replicas_list),
         CLI_INT_OPT("store-timeout", &o->store_timeout, 1, 3600000),
         CLI_STR_OPT("bind", &o->bind_addr),
@@ -178,19 +178,19 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
-    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store,
-                             "kvtest shortener serve DBFILE [options]");
+    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store_text,
+                             &o->store, "kvtest shortener serve DBFILE [options]");
     if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0 ||
-        (rc = store_arg_kind(CMD, o->store, &o->kind, &o->file)) != 0 ||
-        (rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
-                                 sizeof o->replicas_buf, o->replicas, &o->nreplicas)) != 0)
+        (rc = store_arg_replicas(CMD, &o->store, o->replicas_list, o->replicas_buf,
+                                 sizeof o->replicas_buf, o->replicas)) != 0)
         return rc;
-    if (o->kind == LINKS_KIND_POSTGRES && o->mem_limit)
+    enum links_kind kind = o->store.kind;
+    if (kind == LINKS_KIND_POSTGRES && o->mem_limit)
         return cli_usage(CMD, "--mem-limit counts the page cache of an SQLite DBFILE; a "
                          "PostgreSQL store's memory is its server's");
-    if (o->kind == LINKS_KIND_POSTGRES && o->sqlite_cache != SQLITE_CACHE_ON)
+    if (kind == LINKS_KIND_POSTGRES && o->sqlite_cache != SQLITE_CACHE_ON)
         return cli_usage(CMD, "--sqlite-cache applies to an SQLite store");
-    if (o->kind == LINKS_KIND_POSTGRES && o->sqlite_exclusive)
+    if (kind == LINKS_KIND_POSTGRES && o->sqlite_exclusive)
         return cli_usage(CMD, "--sqlite-exclusive applies to an SQLite store");
     if (o->sqlite_exclusive && o->processes > 1)
         return cli_usage(CMD, "--sqlite-exclusive lets one process open the database; not "
@@ -198,8 +198,11 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
     if (!o->tls_cert != !o->tls_key)
         return cli_usage(CMD, "%s needs %s too", o->tls_cert ? "--tls-cert" : "--tls-key",
                          o->tls_cert ? "--tls-key" : "--tls-cert");
-    if (o->kind != LINKS_KIND_POSTGRES && o->store_timeout != STORE_TIMEOUT_MS)
+    if (kind != LINKS_KIND_POSTGRES && o->store_timeout != STORE_TIMEOUT_MS)
         return cli_usage(CMD, "--store-timeout applies to a PostgreSQL store");
+    o->store.opts.sqlite_cache = o->sqlite_cache == SQLITE_CACHE_ON;
+    o->store.opts.sqlite_exclusive = o->sqlite_exclusive;
+    o->store.opts.timeout_ms = (int)o->store_timeout;
     char err[512];
     if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
         return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
@@ -296,11 +299,12 @@ static int serve_mem_enter(const struct serve_opts *o)
     /* Pages cached before the move stay charged to the old group and
      * readable for free: out with them, so every page a lookup needs is
      * read into this group's budget. */
-    struct coldcache_set cset = {.path = o->file, .is_db = 1};
+    struct coldcache_set cset = {.path = o->store.sqlite_file, .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, err, sizeof err) != 0) {
         memlimit_leave(err, sizeof err);
-        return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache", o->file);
+        return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache",
+                        o->store.sqlite_file);
     }
     struct memlimit_info mi;
     if (memlimit_info(&mi) == 0)

@@ -15,13 +15,13 @@ struct ssl_ctx_st;
 #define STORE_TIMEOUT_MS 5000   /* --store-timeout default */   /* --processes; SERVICE_SHARE_PROCS_MAX too */
 
 struct serve_opts {
-    const char *store, *bind_addr, *cache_url;   /* store: DBFILE or --store */
+    struct links_store store;   /* DBFILE or --store, parsed once; its opts
+                                   from the store options below */
+    const char *store_text;     /* --store as given */
+    const char *bind_addr, *cache_url;
     const char *replicas_list;                /* --replicas as given */
     const char *replicas[LINKS_REPLICAS_MAX];
-    int nreplicas;
     char replicas_buf[4096];
-    enum links_kind kind;
-    const char *file;        /* SQLite: the database file (store without sqlite:); NULL for PostgreSQL */
     int64_t store_timeout;   /* --store-timeout ms */
     int64_t port, threads, ttl, idle, header, cache_timeout, track_size, processes;
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */

@@ -20,9 +20,9 @@ void serve_print_start(const struct serve_opts *o, int port, const struct fd_lim
     char store[64];   /* SQLite: the line of old */
     snprintf(store, sizeof store, "sqlite-cache %s%s", o->sqlite_cache == SQLITE_CACHE_ON ? "on" : "off",
              o->sqlite_exclusive ? ", sqlite-exclusive" : "");
-    if (o->kind == LINKS_KIND_POSTGRES)
-        snprintf(store, sizeof store, "store postgres, %d replica%s", o->nreplicas,
-                 o->nreplicas == 1 ? "" : "s");
+    int nrep = o->store.opts.nreplicas;
+    if (o->store.kind == LINKS_KIND_POSTGRES)
+        snprintf(store, sizeof store, "store postgres, %d replica%s", nrep, nrep == 1 ? "" : "s");
     char cache[512];
     url_mask(o->cache_url, cache, sizeof cache);
     fprintf(stderr, "kvtest shortener serve: listening on %s://%s%s%s:%d/ "

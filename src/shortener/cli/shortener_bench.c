@@ -93,24 +93,18 @@ const char help_shortener_bench[] =
     "lookup in the store (SQLite or PostgreSQL) costs more than a cache hit\n"
     "(warm, or with --cold).\n";
 
-/* The stores: kinds, SQLite files, names as shown, replicas, and what a
- * PostgreSQL store cannot do. 0 or the exit status. */
+/* The second store, the replicas, and what a PostgreSQL store cannot do.
+ * 0 or the exit status. */
 static int bench_stores(struct bench_opts *o)
 {
-    int rc = store_arg_kind(CMD, o->store, &o->kind, &o->file);
-    if (rc || (o->compare_store &&
-               (rc = store_arg_kind(CMD, o->compare_store, &o->compare_kind, &o->compare_file))))
+    int rc = 0;
+    if (o->compare_text && (rc = store_arg_other(CMD, o->compare_text, &o->compare)))
         return rc;
-    if ((rc = store_arg_replicas(CMD, o->kind, o->replicas_list, o->replicas_buf,
-                                 sizeof o->replicas_buf, o->replicas, &o->nreplicas)))
+    if ((rc = store_arg_replicas(CMD, &o->store, o->replicas_list, o->replicas_buf,
+                                 sizeof o->replicas_buf, o->replicas)))
         return rc;
-    links_store_show(o->store, o->shown_buf, sizeof o->shown_buf);
-    o->shown = o->shown_buf;
-    if (o->compare_store) {
-        links_store_show(o->compare_store, o->compare_shown_buf, sizeof o->compare_shown_buf);
-        o->compare_shown = o->compare_shown_buf;
-    }
-    int pg = !o->file || (o->compare_store && !o->compare_file);
+    int pg = o->store.kind == LINKS_KIND_POSTGRES ||
+             (o->compare_text && o->compare.kind == LINKS_KIND_POSTGRES);
     if (pg && (o->cold || o->mem_limit))
         return cli_usage(CMD, "%s evicts an SQLite database file from the page cache; a "
                          "PostgreSQL store's pages are its server's",
@@ -124,11 +118,11 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
                        int *nconf)
 {
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &o->store),
+        CLI_PATH_OPT("store", &o->store_text),
         CLI_STR_OPT("replicas", &o->replicas_list),
         CLI_STR_OPT("configs", &o->configs),
         CLI_STR_OPT("cache", &o->cache_url),
-        CLI_PATH_OPT("compare-db", &o->compare_store),
+        CLI_PATH_OPT("compare-db", &o->compare_text),
         CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
         CLI_INT_OPT("cache-timeout", &o->cache_timeout, 1, 60000),
         CLI_INT_OPT("lookups", &o->lookups, 1, 1000000000000LL),
@@ -143,8 +137,8 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
-    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store,
-                             "kvtest shortener bench DBFILE [options]");
+    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store_text,
+                             &o->store, "kvtest shortener bench DBFILE [options]");
     if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")) ||
         (rc = bench_stores(o)))
         return rc;
@@ -159,12 +153,12 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
                          "sqlite-nocache, valkey, valkey-nocache, valkey-track, "
                          "valkey-track-nocache; postgres for a PostgreSQL store's own "
                          "row; or all)", list);
-    for (int i = 0; o->kind == LINKS_KIND_POSTGRES && i < *nconf; i++)
+    for (int i = 0; o->store.kind == LINKS_KIND_POSTGRES && i < *nconf; i++)
         if (!bench_conf_sqlite_cache(conf[i]))
             return cli_usage(CMD, "--configs %s: the -nocache rows switch SQLite's page "
                              "cache off; a PostgreSQL store has none of its own",
                              bench_conf_names[conf[i]]);
-    if (o->compare_shown)
+    if (o->compare_text)
         conf[(*nconf)++] = BENCH_CONF_COMPARE;
     int need_valkey = 0;
     for (int i = 0; i < *nconf; i++)

@@ -69,13 +69,13 @@ int shortener_init(int argc, char **argv)
         CLI_ENUM_OPT("schema", &schema, schemas),
         CLI_PATH_OPT("from", &from),
     };
-    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store,
+    struct links_store st, src;
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store, &st,
                              "kvtest shortener init DBFILE [--links N]");
-    enum links_kind kind;
-    if (rc != 0 || (from && (rc = store_arg_kind(cmd, from, &kind, NULL)) != 0))
+    if (rc != 0 || (from && (rc = store_arg_other(cmd, from, &src)) != 0))
         return rc;
     struct links_create_opts co = {n < 0 ? 0 : n, (uint64_t)seed, force,
-                                   (enum links_schema)schema, from, 1};
+                                   (enum links_schema)schema, from ? &src : NULL, 1};
     if (from && n >= 0)
         return cli_usage(cmd, "--links and --from exclude each other (--from copies SRCDB's links)");
     char err[512];
@@ -83,16 +83,14 @@ int shortener_init(int argc, char **argv)
     /* Ctrl-C, SIGTERM or SIGHUP while the links are generated: the
      * temporary database and its -wal/-shm go, one line, exit 128+N. */
     cleanup_begin(cmd);
-    rc = links_create_db_opts(store, &co, &made, err, sizeof err);
+    rc = links_create_db_opts(&st, &co, &made, err, sizeof err);
     cleanup_end();
     if (rc != 0) {
         if (rc == ERRBUF_MISUSE)
             return cli_usage(cmd, "%s", err);
         return cli_fail(cmd, "%s", err);
     }
-    char shown[512];
-    links_store_show(store, shown, sizeof shown);
-    printf("Created %s with %lld links\n", shown, (long long)made);
+    printf("Created %s with %lld links\n", st.shown, (long long)made);
     if (co.schema != LINKS_SCHEMA_SEED || from)
         printf("Schema: %s%s%s\n", links_schema_name(co.schema), from ? ", links copied from " : "",
                from ? from : "");
@@ -115,19 +113,19 @@ int shortener_keys(int argc, char **argv)
         CLI_PATH_OPT("store", &store),
         CLI_INT_OPT("limit", &limit, 1, INT64_MAX),
     };
-    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store,
+    struct links_store st;
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store, &st,
                              "kvtest shortener keys DBFILE [--limit N]");
     if (rc != 0)
         return rc;
-    char err[512], shown[512];
-    struct links *l = links_open(store, 1, err, sizeof err);
+    char err[512];
+    struct links *l = links_open_store(&st, err, sizeof err);
     if (!l)
         return cli_fail(cmd, "%s", err);
-    links_store_show(store, shown, sizeof shown);
     int64_t got = links_foreach_id(l, limit, print_id, stdout);
     if (got < 0) {
         rc = ferror(stdout) ? cli_fail(cmd, "write error on stdout")
-                            : cli_fail(cmd, "%s: %s", shown, links_errmsg(l));
+                            : cli_fail(cmd, "%s: %s", st.shown, links_errmsg(l));
     }
     links_close(l);
     if (rc == 0 && fflush(stdout) != 0)

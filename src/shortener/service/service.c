@@ -44,7 +44,7 @@ struct service {
     int slot;                      /* this process's slot in share */
 };
 
-struct service *service_new(const char *store, const struct service_opts *o,
+struct service *service_new(const struct links_store *store, const struct service_opts *o,
                             char *err, size_t errcap)
 {
     struct service *s = calloc(1, sizeof *s);
@@ -58,10 +58,8 @@ struct service *service_new(const char *store, const struct service_opts *o,
     s->kind.has_track = o->cache && o->cache->track;
     s->kind.has_cluster = o->cache && o->cache->cluster;
     s->started_ns = clock_now_ns();
-    struct links_opts lo = {o->sqlite_cache, o->sqlite_exclusive, o->replicas, o->nreplicas,
-                            o->store_timeout_ms};
     for (int i = 0; i < o->workers; i++) {
-        s->w[i].links = links_open_opts(store, &lo, err, errcap);
+        s->w[i].links = links_open_store(store, err, errcap);
         if (!s->w[i].links) {
             service_free(s);
             return NULL;

@@ -14,14 +14,11 @@
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
 
+/* The service's own options; the store and its engine options are the
+ * struct links_store service_new takes. */
 struct service_opts {
     int workers;                       /* >= 1 */
-    int sqlite_cache;                  /* 1 on, 0 off (cache_size=0 ...) */
-    int sqlite_exclusive;              /* links_opts.sqlite_exclusive */
     const struct cache_config *cache;  /* NULL: no Valkey */
-    const char *const *replicas;       /* PostgreSQL read replicas (links.h) */
-    int nreplicas;
-    int store_timeout_ms;              /* PostgreSQL: 0 for the default */
 };
 
 struct service_reply {
@@ -34,10 +31,9 @@ struct service_reply {
 struct service;
 struct service_worker;
 
-/* Open the store once per worker (and a cache connection each); store is
- * a path or URL (links_store_kind). NULL on failure with a one-line reason
- * in err. */
-struct service *service_new(const char *store, const struct service_opts *o,
+/* Open the store once per worker (and a cache connection each), with
+ * its options (links.h). NULL on failure with a one-line reason in err. */
+struct service *service_new(const struct links_store *store, const struct service_opts *o,
                             char *err, size_t errcap);
 void service_free(struct service *s);   /* after all workers stopped */
 

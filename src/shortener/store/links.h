@@ -1,5 +1,6 @@
 /* links: the link store of the URL shortener, one interface over two
- * engines. A store is named by text (links_store_kind):
+ * engines. A store is named by text, parsed once (links_store_parse) into
+ * the value every open and create takes:
  *   PATH or sqlite:PATH        an SQLite database file (embedded)
  *   postgres://... or postgresql://...   a PostgreSQL server (libpq URI)
  *
@@ -21,7 +22,7 @@
  * One table: links(id bigint identity primary key, link_hash text not null
  * unique, link_target text not null, created_at bigint not null).
  *
- * SQLite schemas (created by links_create_db; links_open tells them apart by the
+ * SQLite schemas (created by links_create_db_opts; links_open_store tells them apart by the
  * table's definition, and lookups use one statement for both):
  *   seed      links(id INTEGER PRIMARY KEY, link_hash TEXT NOT NULL UNIQUE,
  *                   link_target TEXT NOT NULL, created_at INTEGER NOT NULL)
@@ -36,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/errbuf.h"   /* ERRBUF_FAIL, ERRBUF_MISUSE: links_create_db */
+#include "base/errbuf.h"   /* ERRBUF_FAIL, ERRBUF_MISUSE: links_create_db_opts */
 
 #define LINKS_ID_LEN 10      /* length of the ids we generate */
 #define LINKS_ID_MAX 64      /* longest id a lookup accepts */
@@ -55,22 +56,14 @@ enum links_rc {
 enum links_kind { LINKS_KIND_SQLITE = 0, LINKS_KIND_POSTGRES = 1 };
 #define LINKS_REPLICAS_MAX 8
 
-/* Which engine the store text names, and *target: the SQLite path
- * (without "sqlite:") or the PostgreSQL URL as given. Any other
- * "SCHEME://" (or an empty text) is a misuse: -1 with the reason in err. */
-int links_store_kind(const char *store, enum links_kind *kind, const char **target,
-                     char *err, size_t errcap);
 const char *links_kind_name(enum links_kind k);   /* "sqlite", "postgres" */
-/* The store text as messages and results show it: a URL's password as
- * "***". */
-void links_store_show(const char *store, char *out, size_t cap);
 
 enum links_schema { LINKS_SCHEMA_SEED = 0, LINKS_SCHEMA_COVERING = 1 };
 
 struct links;
 
 struct links_opts {
-    int sqlite_cache;                /* SQLite: see links_open */
+    int sqlite_cache;                /* SQLite: see links_open_store */
     int sqlite_exclusive;            /* SQLite: this process alone opens the
                                         file (the unix-excl VFS), and a frame
                                         is kept in the WAL (links_sqlite.c) */
@@ -80,11 +73,39 @@ struct links_opts {
                                         timeout (0: 5000) */
 };
 
-/* Open an existing store: links_open's contract, plus replicas. A
- * PostgreSQL store must have a links table on the primary and on every
- * replica (one line naming the server otherwise). */
-struct links *links_open_opts(const char *store, const struct links_opts *o, char *err,
-                              size_t errcap);
+#define LINKS_SHOWN_MAX 512
+
+/* A store as the user named it, parsed once: every command, the service,
+ * the bench and init pass this value whole, and the engine is chosen from
+ * its kind in one place (links_open.c). Its pointers point into text (and
+ * opts.replicas into the caller's list), which must outlive it. */
+struct links_store {
+    const char *text;            /* as given: PATH, sqlite:PATH, postgres://... */
+    enum links_kind kind;
+    const char *sqlite_file;     /* SQLite: the database file (text without
+                                    "sqlite:"); NULL for PostgreSQL */
+    const char *pg_url;          /* PostgreSQL: the libpq URI as given; NULL
+                                    for SQLite */
+    char shown[LINKS_SHOWN_MAX]; /* as messages and results show it: a
+                                    URL's password as "***" */
+    struct links_opts opts;      /* the engine options, set by the caller
+                                    after the parse */
+};
+
+/* Parse text into *st: which engine it names, its target, how it is
+ * shown; opts get the defaults (SQLite's page cache on, no replicas, the
+ * default timeout). Any other "SCHEME://" (or an empty text) is a misuse: -1 with
+ * the reason in err. */
+int links_store_parse(const char *text, struct links_store *st, char *err, size_t errcap);
+
+/* Open an existing store with st's options. Fails (NULL, reason in err)
+ * when the file is missing, not SQLite, the server cannot be reached or
+ * refuses us, or there is no links table (on the primary and on every
+ * replica: one line naming the server). Never creates a file or a table.
+ * opts.sqlite_cache = 1 keeps SQLite's default page cache; 0 applies
+ * PRAGMA cache_size=0 and PRAGMA temp_store=0 (the original experiment's
+ * switch; PostgreSQL ignores it). */
+struct links *links_open_store(const struct links_store *st, char *err, size_t errcap);
 enum links_kind links_kind_of(const struct links *l);
 
 /* A PostgreSQL store's routing counters (all zero for SQLite): lookups
@@ -97,14 +118,6 @@ struct links_stats {
 };
 void links_stats_add(const struct links *l, struct links_stats *sum);   /* NULL adds 0 */
 
-/* Open an existing links store read-write (store: see links_store_kind).
- * sqlite_cache = 1 keeps SQLite's default page cache; 0 applies PRAGMA
- * cache_size=0 and PRAGMA temp_store=0 (the original experiment's switch;
- * PostgreSQL ignores it). Fails (NULL, reason in err) when the file is
- * missing, not SQLite, the server cannot be reached or refuses us, or
- * there is no links table. Never creates a file or a table. */
-struct links *links_open(const char *store, int sqlite_cache,
-                         char *err, size_t errcap);
 void links_close(struct links *l);   /* NULL is fine */
 
 /* Look up id (idlen bytes, need not be NUL-terminated). On LINKS_OK copies
@@ -135,28 +148,24 @@ int links_ids(struct links *l, int64_t limit, char **ids, int64_t *n);
 
 const char *links_errmsg(const struct links *l);
 
-/* Create a new links database at path (schema, WAL) and insert n links
- * with realistic URLs of varied length generated from seed by urlgen (the
- * URLs, not the ids, are reproducible: ids always come from the CSPRNG). Refuses an
- * existing non-empty file unless force (then it, and its -wal/-shm, are
+/* Create a new links store (schema, WAL) and insert n links with
+ * realistic URLs of varied length generated from seed by urlgen (the URLs,
+ * not the ids, are reproducible: ids always come from the CSPRNG). Refuses
+ * an existing non-empty file unless force (then it, and its -wal/-shm, are
  * replaced). The database is built under a temporary name and renamed into
  * place, so a failure never leaves a half-made file at path.
  * Returns 0, or ERRBUF_FAIL / ERRBUF_MISUSE (base/errbuf.h: the request
  * itself was wrong) with the reason in err. */
-int links_create_db(const char *path, int64_t n, uint64_t seed, int force,
-                    char *err, size_t errcap);
-
 struct links_create_opts {
     int64_t n;                 /* links to generate (ignored with from) */
     uint64_t seed;
     int force;
     enum links_schema schema;
-    const char *from;          /* NULL, or a links store whose links
-                                  (ids, URLs, times, order) are copied */
+    const struct links_store *from;   /* NULL, or a links store whose links
+                                         (ids, URLs, times, order) are copied */
     int progress;              /* a progress line on stderr (if a tty) */
 };
-/* links_create_db with a schema choice and copying, for any store text.
- * Same contract; copying makes two stores with the same links (in
+/* With a schema choice and copying. Copying makes two stores with the same links (in
  * different schemas, or SQLite's in PostgreSQL), which
  * "shortener bench --compare-db" compares. *copied gets the link count.
  * At a PostgreSQL URL: the links table is filled by COPY in one
@@ -164,7 +173,7 @@ struct links_create_opts {
  * that same transaction, so an interruption (the connection closes)
  * leaves whatever was there before; only the seed schema exists there
  * (the covering one is SQLite's WITHOUT ROWID: a misuse). */
-int links_create_db_opts(const char *store, const struct links_create_opts *o,
+int links_create_db_opts(const struct links_store *st, const struct links_create_opts *o,
                          int64_t *copied, char *err, size_t errcap);
 
 /* Schema of an open database and its name ("seed", "covering"). */

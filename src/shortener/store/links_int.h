@@ -4,7 +4,8 @@
  * A store is one operations table and a struct that begins with
  * struct links: links.c dispatches the public calls through l->ops, so the
  * service, the cache and the bench never ask which engine they talk to;
- * links_open.c alone names the engines (it opens and creates by text).
+ * links_open.c alone names the engines (it opens and creates from a
+ * parsed struct links_store).
  * links_sqlite*.c is the embedded store (one SQLite connection);
  * links_pg*.c the networked one (libpq connections to a primary and its
  * replicas). */
@@ -47,17 +48,17 @@ struct links {
     char err[256];
 };
 
-/* Each engine's open (links_open.c has told the engine from the store text). */
+/* Each engine's open (links_open.c has told the engine from the parsed store). */
 struct links *links_sqlite_open(const char *path, const struct links_opts *o, char *err,
                                 size_t errcap);
 struct links *links_pg_open(const char *url, const struct links_opts *o, char *err,
                             size_t errcap);
 /* Each engine's init (links_create_db_opts dispatches to them once the
- * request passed its checks). SQLite: o->from is the source's path (it
- * copies by ATTACH); PostgreSQL: src is the opened source (NULL without
- * --from), read through its foreach_link. */
+ * request passed its checks). SQLite: from is the source's database file
+ * (NULL without --from; it copies by ATTACH); PostgreSQL: src is the
+ * opened source (NULL without --from), read through its foreach_link. */
 int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
-                           int64_t *made, char *err, size_t errcap);
+                           const char *from, int64_t *made, char *err, size_t errcap);
 int links_pg_create_db(const char *url, const struct links_create_opts *o,
                        struct links *src, int64_t *made, char *err, size_t errcap);
 

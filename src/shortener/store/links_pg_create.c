@@ -138,7 +138,7 @@ static int copy_run(struct copy *cp, const struct links_create_opts *o)
         pq_lib->PQputCopyEnd(cp->c, "out of memory");
         return -1;
     }
-    int bad = (cp->src ? copy_from(cp, o->from) : copy_generated(cp, o->n, o->seed)) != 0 ||
+    int bad = (cp->src ? copy_from(cp, o->from->text) : copy_generated(cp, o->n, o->seed)) != 0 ||
               copy_flush(cp) != 0;
     free(cp->buf);
     cp->buf = NULL;

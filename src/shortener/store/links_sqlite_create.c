@@ -77,7 +77,8 @@ static int check_target(const char *path, const struct links_create_opts *o, cha
 
 /* Schema, then the copied or generated links, in one transaction.
  * 0, or 1 with the reason in l->err. */
-static int fill(struct links_sqlite *l, const struct links_create_opts *o, int64_t *copied)
+static int fill(struct links_sqlite *l, const struct links_create_opts *o, const char *from,
+                int64_t *copied)
 {
     unsigned char pool[4096];
     size_t pos = sizeof pool;
@@ -91,15 +92,15 @@ static int fill(struct links_sqlite *l, const struct links_create_opts *o, int64
               links_sqlite_exec(l, o->schema == LINKS_SCHEMA_COVERING ? LINKS_SQL_COVERING
                                                                       : LINKS_SQL_SEED) != 0 ||
               links_sqlite_prepare(l) != 0 || links_sqlite_exec(l, "BEGIN") != 0;
-    if (!bad && o->from && copy_links(l, o->from, copied) != 0)
+    if (!bad && from && copy_links(l, from, copied) != 0)
         bad = 1;
     int64_t now = (int64_t)time(NULL), bytes = 0;
     char id[LINKS_ID_LEN + 1];
     struct progress pr;
     progress_start(&pr, "shortener init", o->n);
     pr.unit = "links";
-    pr.on = pr.on && o->progress && !o->from;
-    for (int64_t k = 0; !bad && !o->from && k < o->n; k++) {
+    pr.on = pr.on && o->progress && !from;
+    for (int64_t k = 0; !bad && !from && k < o->n; k++) {
         size_t len = urlgen_sample(o->seed, (uint64_t)k, url, LINKS_URL_MAX + 1);
         if (links_sqlite_insert(l, url, len, now, id, pool, sizeof pool, &pos) != LINKS_OK)
             bad = 1;
@@ -109,7 +110,7 @@ static int fill(struct links_sqlite *l, const struct links_create_opts *o, int64
     progress_end(&pr);
     if (!bad && links_sqlite_exec(l, "COMMIT") != 0)
         bad = 1;
-    if (!bad && !o->from)
+    if (!bad && !from)
         *copied = o->n;
     free(url);
     memset(pool, 0, sizeof pool);
@@ -135,7 +136,7 @@ static int checkpoint(struct links_sqlite *l)
 }
 
 int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
-                           int64_t *copied, char *err, size_t errcap)
+                           const char *from, int64_t *copied, char *err, size_t errcap)
 {
     int rc = check_target(path, o, err, errcap);
     if (rc)
@@ -153,7 +154,7 @@ int links_sqlite_create_db(const char *path, const struct links_create_opts *o,
         aside_discard(&t);
         return ERRBUF_FAIL;
     }
-    int bad = fill(l, o, copied) || checkpoint(l);
+    int bad = fill(l, o, from, copied) || checkpoint(l);
     if (bad)
         snprintf(err, errcap, "%s: %s", path, l->base.err);
     links_close(&l->base);   /* last connection: removes the emptied WAL */

@@ -11,19 +11,33 @@
 #include "shortener/store/links.h"
 #include "tests/unit/fixture.h"
 
+/* The link store at fx->db, parsed. */
+static inline struct links_store fixture_links_store(struct fixture *fx)
+{
+    char err[512];
+    struct links_store st;
+    assert_int_equal(links_store_parse(fx->db, &st, err, sizeof err), 0);
+    return st;
+}
+
 /* An empty link store at fx->db (replacing any). */
 static inline void fixture_links_db(struct fixture *fx)
 {
     char err[512];
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
+    struct links_store st = fixture_links_store(fx);
+    struct links_create_opts o = {0, 1, 1, LINKS_SCHEMA_SEED, NULL, 0};
+    int64_t made;
+    assert_int_equal(links_create_db_opts(&st, &o, &made, err, sizeof err), 0);
 }
 
-/* A service of workers workers over the link store at fx->db. */
+/* A service of workers workers over the link store at fx->db (SQLite's
+ * page cache on: the store's defaults). */
 static inline struct service *fixture_service_open(struct fixture *fx, int workers)
 {
     char err[512];
-    struct service_opts o = {.workers = workers, .sqlite_cache = 1};
-    struct service *s = service_new(fx->db, &o, err, sizeof err);
+    struct service_opts o = {.workers = workers};
+    struct links_store st = fixture_links_store(fx);
+    struct service *s = service_new(&st, &o, err, sizeof err);
     assert_non_null(s);
     return s;
 }

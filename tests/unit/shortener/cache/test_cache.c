@@ -82,8 +82,12 @@ static void test_cluster_url(void **st)
 static struct links *one_link(struct fixture *fx, char *id)
 {
     char err[512];
-    assert_int_equal(links_create_db(fx->db, 0, 1, 1, err, sizeof err), 0);
-    struct links *l = links_open(fx->db, 1, err, sizeof err);
+    struct links_store st;
+    assert_int_equal(links_store_parse(fx->db, &st, err, sizeof err), 0);
+    struct links_create_opts o = {0, 1, 1, LINKS_SCHEMA_SEED, NULL, 0};
+    int64_t made;
+    assert_int_equal(links_create_db_opts(&st, &o, &made, err, sizeof err), 0);
+    struct links *l = links_open_store(&st, err, sizeof err);
     assert_non_null(l);
     assert_int_equal(links_create(l, FALLBACK_URL, strlen(FALLBACK_URL), id), LINKS_OK);
     return l;

@@ -27,15 +27,43 @@ static int cmp_id(const void *a, const void *b)
     return memcmp(a, b, LINKS_ID_LEN + 1);
 }
 
-/* Ids as the store makes them (links_create_db and links_create share
+/* The store at text, parsed (it must parse). */
+static struct links_store store_of(const char *text)
+{
+    struct links_store st;
+    char err[512];
+    if (links_store_parse(text, &st, err, sizeof err) != 0)
+        fail_msg("%s: %s", text, err);
+    return st;
+}
+
+/* A new store at text: n generated links from seed. */
+static int create_db(const char *text, int64_t n, uint64_t seed, int force, char *err,
+                     size_t errcap)
+{
+    struct links_store st = store_of(text);
+    struct links_create_opts o = {n, seed, force, LINKS_SCHEMA_SEED, NULL, 0};
+    int64_t copied;
+    return links_create_db_opts(&st, &o, &copied, err, errcap);
+}
+
+/* The store at text opened, with SQLite's page cache on or off. */
+static struct links *open_db(const char *text, int sqlite_cache, char *err, size_t errcap)
+{
+    struct links_store st = store_of(text);
+    st.opts.sqlite_cache = sqlite_cache;
+    return links_open_store(&st, err, errcap);
+}
+
+/* Ids as the store makes them (create_db and links_create share
  * the generator): 10 of [A-Za-z0-9], all distinct, letters unbiased. */
 static void test_id_alphabet_length_uniqueness(void **st)
 {
     struct fixture *fx = *st;
     enum { N = 20000 };
     char err[512];
-    assert_int_equal(links_create_db(fx->db, N, 1, 0, err, sizeof err), 0);
-    struct links *l = links_open(fx->db, 1, err, sizeof err);
+    assert_int_equal(create_db(fx->db, N, 1, 0, err, sizeof err), 0);
+    struct links *l = open_db(fx->db, 1, err, sizeof err);
     assert_non_null(l);
     char *recs;
     int64_t nids;
@@ -76,11 +104,11 @@ static void test_store(void **st)
     struct fixture *fx = *st;
     char err[512], url[LINKS_URL_MAX + 1], id[LINKS_ID_LEN + 1];
     size_t n;
-    assert_int_equal(links_create_db(fx->db, 100, 3, 0, err, sizeof err), 0);
+    assert_int_equal(create_db(fx->db, 100, 3, 0, err, sizeof err), 0);
     /* refuses to replace without force */
-    assert_int_equal(links_create_db(fx->db, 1, 3, 0, err, sizeof err), ERRBUF_FAIL);
+    assert_int_equal(create_db(fx->db, 1, 3, 0, err, sizeof err), ERRBUF_FAIL);
     for (int cache = 0; cache <= 1; cache++) {
-        struct links *l = links_open(fx->db, cache, err, sizeof err);
+        struct links *l = open_db(fx->db, cache, err, sizeof err);
         assert_non_null(l);
         assert_int_equal(links_create(l, "https://store.example/x", 23, id), LINKS_OK);
         assert_int_equal(strlen(id), LINKS_ID_LEN);
@@ -113,10 +141,10 @@ static void test_store(void **st)
     assert_non_null(f);
     fputs("hello, this is not SQLite at all, not even close\n", f);
     fclose(f);
-    assert_null(links_open(other, 1, err, sizeof err));
+    assert_null(open_db(other, 1, err, sizeof err));
     assert_non_null(strstr(err, "other.txt"));
     snprintf(other, sizeof other, "%s/missing.db", fx->dir);
-    assert_null(links_open(other, 1, err, sizeof err));
+    assert_null(open_db(other, 1, err, sizeof err));
     assert_int_not_equal(access(other, F_OK), 0);   /* not created */
 }
 
@@ -126,14 +154,15 @@ static void test_schemas_agree(void **st)
 {
     struct fixture *fx = *st;
     char err[512], cov[320];
-    assert_int_equal(links_create_db(fx->db, 2000, 7, 0, err, sizeof err), 0);
+    assert_int_equal(create_db(fx->db, 2000, 7, 0, err, sizeof err), 0);
     snprintf(cov, sizeof cov, "%s/covering.db", fx->dir);
-    struct links_create_opts o = {0, 1, 0, LINKS_SCHEMA_COVERING, fx->db, 0};
+    struct links_store from = store_of(fx->db), to = store_of(cov), self = from;
+    struct links_create_opts o = {0, 1, 0, LINKS_SCHEMA_COVERING, &from, 0};
     int64_t copied = 0;
-    assert_int_equal(links_create_db_opts(cov, &o, &copied, err, sizeof err), 0);
+    assert_int_equal(links_create_db_opts(&to, &o, &copied, err, sizeof err), 0);
     assert_int_equal(copied, 2000);
-    struct links *a = links_open(fx->db, 1, err, sizeof err);
-    struct links *b = links_open(cov, 1, err, sizeof err);
+    struct links *a = open_db(fx->db, 1, err, sizeof err);
+    struct links *b = open_db(cov, 1, err, sizeof err);
     assert_non_null(a);
     assert_non_null(b);
     assert_int_equal(links_schema_of(a), LINKS_SCHEMA_SEED);
@@ -176,10 +205,11 @@ static void test_schemas_agree(void **st)
     links_close(a);
     links_close(b);
     /* copying onto itself is misuse */
-    assert_int_equal(links_create_db_opts(fx->db, &o, &copied, err, sizeof err), ERRBUF_MISUSE);
+    assert_int_equal(links_create_db_opts(&self, &o, &copied, err, sizeof err), ERRBUF_MISUSE);
 }
 
-/* links_create_db_opts refuses from the text alone (ERRBUF_MISUSE), before
+/* A create request is refused from the texts alone (ERRBUF_MISUSE: a
+ * --from that does not parse, or links_create_db_opts's checks), before
  * opening the source or reaching the target: nothing listens on
  * 127.0.0.1:1, so a refusal that came after a connection attempt would be
  * ERRBUF_FAIL. A source that cannot be opened is ERRBUF_FAIL, named as
@@ -187,10 +217,14 @@ static void test_schemas_agree(void **st)
 static void expect_create(const char *store, enum links_schema schema, const char *from,
                           int want, const char *says)
 {
-    struct links_create_opts o = {0, 1, 0, schema, from, 0};
+    struct links_store st = store_of(store), src;
+    struct links_create_opts o = {0, 1, 0, schema, from ? &src : NULL, 0};
     char err[512] = "";
-    int64_t copied = -1;
-    assert_int_equal(links_create_db_opts(store, &o, &copied, err, sizeof err), want);
+    int64_t copied = 0;
+    int rc = from && links_store_parse(from, &src, err, sizeof err) != 0
+                 ? ERRBUF_MISUSE
+                 : links_create_db_opts(&st, &o, &copied, err, sizeof err);
+    assert_int_equal(rc, want);
     if (!strstr(err, says))
         fail_msg("%s --from %s: '%s' lacks '%s'", store, from ? from : "-", err, says);
     assert_int_equal(copied, 0);
@@ -216,43 +250,59 @@ static void test_create_refusals(void **st)
     expect_create(pg, LINKS_SCHEMA_SEED, none, ERRBUF_FAIL, named);
 }
 
-/* The store text: which engine, what is opened, what is shown. */
-static void test_store_text(void **st)
+/* The store text parsed once: which engine, its target, what is shown. */
+static void test_store_parse(void **st)
 {
     (void)st;
-    enum links_kind k;
-    const char *t;
-    char err[256], shown[256];
-    assert_int_equal(links_store_kind("links.db", &k, &t, err, sizeof err), 0);
-    assert_int_equal(k, LINKS_KIND_SQLITE);
-    assert_string_equal(t, "links.db");
-    assert_int_equal(links_store_kind("sqlite:/tmp/a:b.db", &k, &t, err, sizeof err), 0);
-    assert_int_equal(k, LINKS_KIND_SQLITE);
-    assert_string_equal(t, "/tmp/a:b.db");   /* the prefix goes, a colon in the path stays */
-    assert_int_equal(links_store_kind("postgres://u@h:5/db", &k, &t, err, sizeof err), 0);
-    assert_int_equal(k, LINKS_KIND_POSTGRES);
-    assert_string_equal(t, "postgres://u@h:5/db");
-    assert_int_equal(links_store_kind("postgresql://h/db", &k, &t, err, sizeof err), 0);
-    assert_int_equal(k, LINKS_KIND_POSTGRES);
-    assert_int_equal(links_store_kind("mysql://h/db", &k, &t, err, sizeof err), -1);
-    assert_non_null(strstr(err, "mysql://h/db"));
-    assert_int_equal(links_store_kind("sqlite:", &k, &t, err, sizeof err), -1);
-    assert_int_equal(links_store_kind("", &k, &t, err, sizeof err), -1);
+    struct links_store s;
+    char err[256];
+    assert_int_equal(links_store_parse("links.db", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, LINKS_KIND_SQLITE);
+    assert_string_equal(s.text, "links.db");
+    assert_string_equal(s.sqlite_file, "links.db");
+    assert_null(s.pg_url);
+    assert_string_equal(s.shown, "links.db");
+    assert_int_equal(s.opts.sqlite_cache, 1);   /* the defaults */
+    assert_int_equal(s.opts.sqlite_exclusive, 0);
+    assert_int_equal(s.opts.nreplicas, 0);
+    assert_int_equal(s.opts.timeout_ms, 0);
+    assert_int_equal(links_store_parse("sqlite:/tmp/a:b.db", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, LINKS_KIND_SQLITE);
+    assert_string_equal(s.sqlite_file, "/tmp/a:b.db");   /* the prefix goes, a colon stays */
+    assert_string_equal(s.shown, "sqlite:/tmp/a:b.db");  /* shown as given */
+    assert_int_equal(links_store_parse("postgres://u@h:5/db", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, LINKS_KIND_POSTGRES);
+    assert_string_equal(s.pg_url, "postgres://u@h:5/db");
+    assert_null(s.sqlite_file);
+    assert_int_equal(links_store_parse("postgresql://h/db", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, LINKS_KIND_POSTGRES);
+    assert_string_equal(s.pg_url, "postgresql://h/db");
+    /* the refusals, with today's messages */
+    assert_int_equal(links_store_parse("mysql://h/db", &s, err, sizeof err), -1);
+    assert_string_equal(err, "'mysql://h/db' is not a links store (PATH, sqlite:PATH or "
+                             "postgres://...)");
+    assert_int_equal(links_store_parse("sqlite:", &s, err, sizeof err), -1);
+    assert_string_equal(err, "empty store path");
+    assert_int_equal(links_store_parse("", &s, err, sizeof err), -1);
+    assert_string_equal(err, "empty store path");
     assert_string_equal(links_kind_name(LINKS_KIND_POSTGRES), "postgres");
     assert_string_equal(links_kind_name(LINKS_KIND_SQLITE), "sqlite");
-    /* a password never reaches a message or a result */
-    links_store_show("postgres://kv:s3cret@127.0.0.1:5432/kv", shown, sizeof shown);
-    assert_string_equal(shown, "postgres://kv:***@127.0.0.1:5432/kv");
-    links_store_show("postgres://kv@127.0.0.1:5432/kv?x=a:b", shown, sizeof shown);
-    assert_string_equal(shown, "postgres://kv@127.0.0.1:5432/kv?x=a:b");
-    links_store_show("postgres://127.0.0.1:5432/kv", shown, sizeof shown);
-    assert_string_equal(shown, "postgres://127.0.0.1:5432/kv");
-    links_store_show("/tmp/x.db", shown, sizeof shown);
-    assert_string_equal(shown, "/tmp/x.db");
+    /* a password never reaches a message or a result; the target keeps it */
+    assert_int_equal(
+        links_store_parse("postgres://kv:s3cret@127.0.0.1:5432/kv", &s, err, sizeof err), 0);
+    assert_string_equal(s.shown, "postgres://kv:***@127.0.0.1:5432/kv");
+    assert_string_equal(s.pg_url, "postgres://kv:s3cret@127.0.0.1:5432/kv");
+    assert_int_equal(
+        links_store_parse("postgres://kv@127.0.0.1:5432/kv?x=a:b", &s, err, sizeof err), 0);
+    assert_string_equal(s.shown, "postgres://kv@127.0.0.1:5432/kv?x=a:b");
+    assert_int_equal(links_store_parse("postgres://127.0.0.1:5432/kv", &s, err, sizeof err), 0);
+    assert_string_equal(s.shown, "postgres://127.0.0.1:5432/kv");
     /* an SQLite store refuses replicas, before opening anything */
     const char *reps[1] = {"postgres://127.0.0.1:1/x"};
-    struct links_opts lo = {.sqlite_cache = 1, .replicas = reps, .nreplicas = 1};
-    assert_null(links_open_opts("/nonexistent/x.db", &lo, err, sizeof err));
+    assert_int_equal(links_store_parse("/nonexistent/x.db", &s, err, sizeof err), 0);
+    s.opts.replicas = reps;
+    s.opts.nreplicas = 1;
+    assert_null(links_open_store(&s, err, sizeof err));
     assert_non_null(strstr(err, "replicas need a PostgreSQL store"));
 }
 
@@ -265,4 +315,4 @@ UNIT_MAIN(NULL, NULL,
                                     fixture_teardown),
     cmocka_unit_test_setup_teardown(test_create_refusals, fixture_dir_setup,
                                     fixture_teardown),
-    cmocka_unit_test(test_store_text))
+    cmocka_unit_test(test_store_parse))
