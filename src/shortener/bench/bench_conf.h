@@ -46,13 +46,10 @@ struct bench_opts {
     /* store, compare: the stores (DBFILE or --store with --replicas, and
      * --compare-db: its text NULL when not given), parsed once, opened by
      * every slot with the slot's page-cache switch; their sqlite_file is
-     * what --cold and --mem-limit evict. store_text, compare_text: the
-     * options' own fields, as given. */
+     * what --cold and --mem-limit evict. compare_text: --compare-db as
+     * given. */
     struct links_store store, compare;
-    const char *store_text, *compare_text;
-    const char *replicas_list;   /* --replicas as given */
-    const char *replicas[LINKS_REPLICAS_MAX];
-    char replicas_buf[4096];
+    const char *compare_text;
     const char *configs, *cache_url;
     int64_t lookups, threads, repeat, warmup, seed, track_size;
     int64_t cache_timeout;   /* --cache-timeout ms: Valkey connect and command */

@@ -151,15 +151,13 @@ const char help_shortener_serve[] =
     "print the counters to stdout, exit 0 (with --processes: every process\n"
     "stops, and the counters are the sum of all).\n";
 
-static const char *const on_off[] = {"on", "off", NULL};
-
 /* Options into *o; 0, or the exit status of a misuse. */
 static int serve_parse(int argc, char **argv, struct serve_opts *o)
 {
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &o->store_text),
-        CLI_STR_OPT("replicas", &o->replicas_list),
-        CLI_INT_OPT("store-timeout", &o->store_timeout, 1, 3600000),
+        STORE_ARG_STORE_OPT(&o->sa),
+        STORE_ARG_REPLICAS_OPT(&o->sa),
+        STORE_ARG_TIMEOUT_OPT(&o->sa),
         CLI_STR_OPT("bind", &o->bind_addr),
         CLI_INT_OPT("port", &o->port, 0, 65535),
         CLI_INT_OPT("threads", &o->threads, 1, 256),
@@ -168,8 +166,8 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_INT_OPT("cache-ttl", &o->ttl, 0, 100000000),
         CLI_INT_OPT("cache-timeout", &o->cache_timeout, 1, 60000),
         CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
-        CLI_ENUM_OPT("sqlite-cache", &o->sqlite_cache, on_off),
-        CLI_FLAG_OPT("sqlite-exclusive", &o->sqlite_exclusive),
+        STORE_ARG_SQLITE_CACHE_OPT(&o->sa),
+        STORE_ARG_SQLITE_EXCLUSIVE_OPT(&o->sa),
         CLI_INT_OPT("idle-timeout", &o->idle, 1, 86400),
         CLI_INT_OPT("header-timeout", &o->header, 1, 86400),
         CLI_INT_OPT("mem-limit", &o->mem_limit, MEMLIMIT_MIN, INT64_MAX),
@@ -178,31 +176,24 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
-    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store_text,
-                             &o->store, "kvtest shortener serve DBFILE [options]");
-    if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0 ||
-        (rc = store_arg_replicas(CMD, &o->store, o->replicas_list, o->replicas_buf,
-                                 sizeof o->replicas_buf, o->replicas)) != 0)
+    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->sa,
+                             "kvtest shortener serve DBFILE [options]");
+    if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0)
         return rc;
-    enum links_kind kind = o->store.kind;
-    if (kind == LINKS_KIND_POSTGRES && o->mem_limit)
-        return cli_usage(CMD, "--mem-limit counts the page cache of an SQLite DBFILE; a "
-                         "PostgreSQL store's memory is its server's");
-    if (kind == LINKS_KIND_POSTGRES && o->sqlite_cache != SQLITE_CACHE_ON)
-        return cli_usage(CMD, "--sqlite-cache applies to an SQLite store");
-    if (kind == LINKS_KIND_POSTGRES && o->sqlite_exclusive)
-        return cli_usage(CMD, "--sqlite-exclusive applies to an SQLite store");
-    if (o->sqlite_exclusive && o->processes > 1)
+    /* serve's own options that one store kind alone can honour */
+    const struct store_rule only[] = {
+        {"mem-limit", LINKS_KIND_SQLITE, o->mem_limit != 0,
+         "--mem-limit counts the page cache of an SQLite DBFILE; a PostgreSQL store's "
+         "memory is its server's"},
+    };
+    if ((rc = store_arg_check(CMD, &o->sa, only, CLI_COUNT(only))) != 0)
+        return rc;
+    if (o->sa.sqlite_exclusive && o->processes > 1)
         return cli_usage(CMD, "--sqlite-exclusive lets one process open the database; not "
                          "with --processes %d", (int)o->processes);
     if (!o->tls_cert != !o->tls_key)
         return cli_usage(CMD, "%s needs %s too", o->tls_cert ? "--tls-cert" : "--tls-key",
                          o->tls_cert ? "--tls-key" : "--tls-cert");
-    if (kind != LINKS_KIND_POSTGRES && o->store_timeout != STORE_TIMEOUT_MS)
-        return cli_usage(CMD, "--store-timeout applies to a PostgreSQL store");
-    o->store.opts.sqlite_cache = o->sqlite_cache == SQLITE_CACHE_ON;
-    o->store.opts.sqlite_exclusive = o->sqlite_exclusive;
-    o->store.opts.timeout_ms = (int)o->store_timeout;
     char err[512];
     if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
         return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
@@ -299,12 +290,12 @@ static int serve_mem_enter(const struct serve_opts *o)
     /* Pages cached before the move stay charged to the old group and
      * readable for free: out with them, so every page a lookup needs is
      * read into this group's budget. */
-    struct coldcache_set cset = {.path = o->store.sqlite_file, .is_db = 1};
+    struct coldcache_set cset = {.path = o->sa.st.sqlite_file, .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, err, sizeof err) != 0) {
         memlimit_leave(err, sizeof err);
         return cli_fail(CMD, "--mem-limit: cannot evict %s from the page cache",
-                        o->store.sqlite_file);
+                        o->sa.st.sqlite_file);
     }
     struct memlimit_info mi;
     if (memlimit_info(&mi) == 0)
@@ -327,11 +318,12 @@ static int serve_main(struct serve_opts *o, const struct fd_limits *lim);
 int shortener_serve(int argc, char **argv)
 {
     struct serve_opts o = {
-        .bind_addr = "127.0.0.1", .cache_url = "none", .sqlite_cache = SQLITE_CACHE_ON,
+        .bind_addr = "127.0.0.1", .cache_url = "none",
         .port = 5000, .threads = 8, .idle = 30, .header = 5,
         .cache_timeout = CACHE_TIMEOUT_MS, .track_size = TRACK_SIZE_DEFAULT,
-        .processes = 1, .store_timeout = STORE_TIMEOUT_MS,
+        .processes = 1,
     };
+    store_arg_init(&o.sa);
     int rc = serve_parse(argc, argv, &o);
     if (rc != 0)
         return rc;

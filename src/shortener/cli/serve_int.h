@@ -6,33 +6,25 @@
 #include <stdint.h>
 
 #include "shortener/cache/cache.h"
-#include "shortener/store/links.h"
+#include "shortener/cli/store_arg.h"
 
 struct ssl_ctx_st;
 
 #define SERVE_CMD "shortener serve"
 #define SERVE_PROCS_MAX 256
-#define STORE_TIMEOUT_MS 5000   /* --store-timeout default */   /* --processes; SERVICE_SHARE_PROCS_MAX too */
+   /* --processes; SERVICE_SHARE_PROCS_MAX too */
 
 struct serve_opts {
-    struct links_store store;   /* DBFILE or --store, parsed once; its opts
-                                   from the store options below */
-    const char *store_text;     /* --store as given */
+    struct store_arg sa;        /* DBFILE or --store and the store options:
+                                   sa.st is the store, parsed once */
     const char *bind_addr, *cache_url;
-    const char *replicas_list;                /* --replicas as given */
-    const char *replicas[LINKS_REPLICAS_MAX];
-    char replicas_buf[4096];
-    int64_t store_timeout;   /* --store-timeout ms */
     int64_t port, threads, ttl, idle, header, cache_timeout, track_size, processes;
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     int json, csv;
-    int sqlite_cache;        /* index in on_off: SQLITE_CACHE_ON or _OFF */
-    int sqlite_exclusive;    /* --sqlite-exclusive */
     struct cache_config cc;  /* when cache_url is not "none" */
     const char *tls_cert, *tls_key;   /* --tls-cert, --tls-key; NULL: plain HTTP */
     struct ssl_ctx_st *tls;  /* their context, made before anything listens */
 };
-enum { SQLITE_CACHE_ON, SQLITE_CACHE_OFF };   /* on_off's order */
 
 struct fd_limits {
     uint64_t nofile;       /* soft open-file limit we run with */

@@ -21,7 +21,7 @@ struct service *serve_open(const struct serve_opts *o, int workers, int ping, ch
 {
     int use_cache = strcmp(o->cache_url, "none") != 0;
     struct service_opts so = {workers, use_cache ? &o->cc : NULL};
-    struct service *s = service_new(&o->store, &so, err, errcap);
+    struct service *s = service_new(&o->sa.st, &so, err, errcap);
     char why[512];
     int rc = s && ping && use_cache
                  ? cache_ping(service_worker_cache(service_worker_at(s, 0)), why, sizeof why)
@@ -33,7 +33,7 @@ struct service *serve_open(const struct serve_opts *o, int workers, int ping, ch
     }
     if (rc != 0)
         cli_warn(CMD, "cache %s not answering (%s); serving from %s until it does",
-                 o->cache_url, why, o->store.kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite");
+                 o->cache_url, why, o->sa.st.kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite");
     return s;
 }
 

@@ -18,10 +18,10 @@ void serve_print_start(const struct serve_opts *o, int port, const struct fd_lim
     if (o->processes > 1)
         snprintf(procs, sizeof procs, "processes %d, ", (int)o->processes);
     char store[64];   /* SQLite: the line of old */
-    snprintf(store, sizeof store, "sqlite-cache %s%s", o->sqlite_cache == SQLITE_CACHE_ON ? "on" : "off",
-             o->sqlite_exclusive ? ", sqlite-exclusive" : "");
-    int nrep = o->store.opts.nreplicas;
-    if (o->store.kind == LINKS_KIND_POSTGRES)
+    snprintf(store, sizeof store, "sqlite-cache %s%s", o->sa.st.opts.sqlite_cache ? "on" : "off",
+             o->sa.st.opts.sqlite_exclusive ? ", sqlite-exclusive" : "");
+    int nrep = o->sa.st.opts.nreplicas;
+    if (o->sa.st.kind == LINKS_KIND_POSTGRES)
         snprintf(store, sizeof store, "store postgres, %d replica%s", nrep, nrep == 1 ? "" : "s");
     char cache[512];
     url_mask(o->cache_url, cache, sizeof cache);

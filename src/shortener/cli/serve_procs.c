@@ -294,7 +294,7 @@ int serve_procs(const struct serve_opts *o, const struct fd_limits *lim)
     struct service_kind kind = {.has_cache = strcmp(o->cache_url, "none") != 0,
                                 .has_track = o->cc.track,
                                 .has_cluster = o->cc.cluster,
-                                .store = o->store.kind};
+                                .store = o->sa.st.kind};
     p.sh = service_share_new((int)o->processes, (int)o->threads, &kind);
     if (!p.sh) {
         close(p.resv_fd);

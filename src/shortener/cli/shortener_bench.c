@@ -93,33 +93,37 @@ const char help_shortener_bench[] =
     "lookup in the store (SQLite or PostgreSQL) costs more than a cache hit\n"
     "(warm, or with --cold).\n";
 
-/* The second store, the replicas, and what a PostgreSQL store cannot do.
- * 0 or the exit status. */
-static int bench_stores(struct bench_opts *o)
+/* The second store, the store options, and bench's own options that an
+ * SQLite store alone can honour (for both stores). 0 or the exit status. */
+static int bench_stores(struct bench_opts *o, struct store_arg *sa)
 {
+    const struct store_rule only[] = {
+        {"cold", LINKS_KIND_SQLITE, o->cold,
+         "--cold evicts an SQLite database file from the page cache; a PostgreSQL "
+         "store's pages are its server's"},
+        {"mem-limit", LINKS_KIND_SQLITE, o->mem_limit != 0,
+         "--mem-limit evicts an SQLite database file from the page cache; a PostgreSQL "
+         "store's pages are its server's"},
+    };
     int rc = 0;
     if (o->compare_text && (rc = store_arg_other(CMD, o->compare_text, &o->compare)))
         return rc;
-    if ((rc = store_arg_replicas(CMD, &o->store, o->replicas_list, o->replicas_buf,
-                                 sizeof o->replicas_buf, o->replicas)))
+    if ((rc = store_arg_check(CMD, sa, only, CLI_COUNT(only))) ||
+        (o->compare_text &&
+         (rc = store_arg_rules(CMD, o->compare.kind, only, CLI_COUNT(only)))))
         return rc;
-    int pg = o->store.kind == LINKS_KIND_POSTGRES ||
-             (o->compare_text && o->compare.kind == LINKS_KIND_POSTGRES);
-    if (pg && (o->cold || o->mem_limit))
-        return cli_usage(CMD, "%s evicts an SQLite database file from the page cache; a "
-                         "PostgreSQL store's pages are its server's",
-                         o->cold ? "--cold" : "--mem-limit");
+    o->store = sa->st;
     return 0;
 }
 
 /* Options into *o, the configurations into conf (*nconf of them) and the
  * cache configurations into b. 0 or the exit status. */
-static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench *b, int *conf,
-                       int *nconf)
+static int bench_parse(int argc, char **argv, struct bench_opts *o, struct store_arg *sa,
+                       struct bench *b, int *conf, int *nconf)
 {
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &o->store_text),
-        CLI_STR_OPT("replicas", &o->replicas_list),
+        STORE_ARG_STORE_OPT(sa),
+        STORE_ARG_REPLICAS_OPT(sa),
         CLI_STR_OPT("configs", &o->configs),
         CLI_STR_OPT("cache", &o->cache_url),
         CLI_PATH_OPT("compare-db", &o->compare_text),
@@ -137,10 +141,10 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct bench
         CLI_FLAG_OPT("json", &o->json),
         CLI_FLAG_OPT("csv", &o->csv),
     };
-    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->store_text,
-                             &o->store, "kvtest shortener bench DBFILE [options]");
+    int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), sa,
+                             "kvtest shortener bench DBFILE [options]");
     if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")) ||
-        (rc = bench_stores(o)))
+        (rc = bench_stores(o, sa)))
         return rc;
     if (o->lookups < o->threads)
         return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",
@@ -190,7 +194,11 @@ int shortener_bench(int argc, char **argv)
     memset(&b, 0, sizeof(b));
     b.o = &o;
     int conf[BENCH_MAXCONF], nconf = 0;
-    int rc = bench_parse(argc, argv, &o, &b, conf, &nconf);
+    /* The store option group: o.store's replicas point into it, so it
+     * lives as long as the bench. */
+    struct store_arg sa;
+    store_arg_init(&sa);
+    int rc = bench_parse(argc, argv, &o, &sa, &b, conf, &nconf);
     if (rc)
         return rc;
 #ifdef KVTEST_INJECT

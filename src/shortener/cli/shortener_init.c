@@ -60,19 +60,22 @@ int shortener_init(int argc, char **argv)
     /* In the order of enum links_schema, so the index is the schema. */
     static const char *const schemas[] = {"seed", "covering", NULL};
     int schema = LINKS_SCHEMA_SEED;
-    const char *from = NULL, *store = NULL;
+    const char *from = NULL;
+    struct store_arg sa;
+    store_arg_init(&sa);
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &store),
+        STORE_ARG_STORE_OPT(&sa),
         CLI_INT_OPT("links", &n, 0, 1000000000),
         CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
         CLI_FLAG_OPT("force", &force),
         CLI_ENUM_OPT("schema", &schema, schemas),
         CLI_PATH_OPT("from", &from),
     };
-    struct links_store st, src;
-    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store, &st,
+    struct links_store src;
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &sa,
                              "kvtest shortener init DBFILE [--links N]");
-    if (rc != 0 || (from && (rc = store_arg_other(cmd, from, &src)) != 0))
+    if (rc != 0 || (rc = store_arg_check(cmd, &sa, NULL, 0)) != 0 ||
+        (from && (rc = store_arg_other(cmd, from, &src)) != 0))
         return rc;
     struct links_create_opts co = {n < 0 ? 0 : n, (uint64_t)seed, force,
                                    (enum links_schema)schema, from ? &src : NULL, 1};
@@ -83,14 +86,14 @@ int shortener_init(int argc, char **argv)
     /* Ctrl-C, SIGTERM or SIGHUP while the links are generated: the
      * temporary database and its -wal/-shm go, one line, exit 128+N. */
     cleanup_begin(cmd);
-    rc = links_create_db_opts(&st, &co, &made, err, sizeof err);
+    rc = links_create_db_opts(&sa.st, &co, &made, err, sizeof err);
     cleanup_end();
     if (rc != 0) {
         if (rc == ERRBUF_MISUSE)
             return cli_usage(cmd, "%s", err);
         return cli_fail(cmd, "%s", err);
     }
-    printf("Created %s with %lld links\n", st.shown, (long long)made);
+    printf("Created %s with %lld links\n", sa.st.shown, (long long)made);
     if (co.schema != LINKS_SCHEMA_SEED || from)
         printf("Schema: %s%s%s\n", links_schema_name(co.schema), from ? ", links copied from " : "",
                from ? from : "");
@@ -108,24 +111,24 @@ int shortener_keys(int argc, char **argv)
 {
     static const char cmd[] = "shortener keys";
     int64_t limit = 0;
-    const char *store = NULL;
+    struct store_arg sa;
+    store_arg_init(&sa);
     const struct cli_opt opts[] = {
-        CLI_PATH_OPT("store", &store),
+        STORE_ARG_STORE_OPT(&sa),
         CLI_INT_OPT("limit", &limit, 1, INT64_MAX),
     };
-    struct links_store st;
-    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &store, &st,
+    int rc = store_arg_parse(cmd, argc, argv, opts, CLI_COUNT(opts), &sa,
                              "kvtest shortener keys DBFILE [--limit N]");
-    if (rc != 0)
+    if (rc != 0 || (rc = store_arg_check(cmd, &sa, NULL, 0)) != 0)
         return rc;
     char err[512];
-    struct links *l = links_open_store(&st, err, sizeof err);
+    struct links *l = links_open_store(&sa.st, err, sizeof err);
     if (!l)
         return cli_fail(cmd, "%s", err);
     int64_t got = links_foreach_id(l, limit, print_id, stdout);
     if (got < 0) {
         rc = ferror(stdout) ? cli_fail(cmd, "write error on stdout")
-                            : cli_fail(cmd, "%s: %s", st.shown, links_errmsg(l));
+                            : cli_fail(cmd, "%s: %s", sa.st.shown, links_errmsg(l));
     }
     links_close(l);
     if (rc == 0 && fflush(stdout) != 0)
