@@ -26,7 +26,6 @@
 #include "shortener/cli/serve_int.h"
 #include "shortener/cli/serve_procs.h"
 #include "shortener/cli/store_arg.h"
-#include "shortener/cache/track.h"
 
 #define CMD SERVE_CMD
 /* Descriptors that are not client connections: per thread SQLite's db,
@@ -162,10 +161,10 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_INT_OPT("port", &o->port, 0, 65535),
         CLI_INT_OPT("threads", &o->threads, 1, 256),
         CLI_INT_OPT("processes", &o->processes, 1, SERVE_PROCS_MAX),
-        CLI_STR_OPT("cache", &o->cache_url),
-        CLI_INT_OPT("cache-ttl", &o->ttl, 0, 100000000),
-        CLI_INT_OPT("cache-timeout", &o->cache_timeout, 1, 60000),
-        CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
+        CACHE_ARG_URL_OPT(&o->ca),
+        CACHE_ARG_TTL_OPT(&o->ca),
+        CACHE_ARG_TIMEOUT_OPT(&o->ca),
+        CACHE_ARG_TRACK_SIZE_OPT(&o->ca),
         STORE_ARG_SQLITE_CACHE_OPT(&o->sa),
         STORE_ARG_SQLITE_EXCLUSIVE_OPT(&o->sa),
         CLI_INT_OPT("idle-timeout", &o->idle, 1, 86400),
@@ -197,15 +196,7 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
     char err[512];
     if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
         return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
-    if (strcmp(o->cache_url, "none") != 0) {
-        if (cache_parse_url(o->cache_url, &o->cc, err, sizeof err) != 0)
-            return cli_usage(CMD, "--cache: %s", err);
-        o->cc.ttl_s = o->ttl;
-        o->cc.connect_timeout_ms = (int)o->cache_timeout;
-        o->cc.command_timeout_ms = (int)o->cache_timeout;
-        o->cc.track_size = o->track_size;
-    }
-    return 0;
+    return cache_arg_config(CMD, &o->ca);
 }
 
 /* Raise the soft open-file limit to the hard one: each client connection
@@ -318,12 +309,12 @@ static int serve_main(struct serve_opts *o, const struct fd_limits *lim);
 int shortener_serve(int argc, char **argv)
 {
     struct serve_opts o = {
-        .bind_addr = "127.0.0.1", .cache_url = "none",
+        .bind_addr = "127.0.0.1",
         .port = 5000, .threads = 8, .idle = 30, .header = 5,
-        .cache_timeout = CACHE_TIMEOUT_MS, .track_size = TRACK_SIZE_DEFAULT,
         .processes = 1,
     };
     store_arg_init(&o.sa);
+    cache_arg_init(&o.ca);
     int rc = serve_parse(argc, argv, &o);
     if (rc != 0)
         return rc;

@@ -5,7 +5,7 @@
 #define KVTEST_SHORTENER_SERVE_INT_H
 #include <stdint.h>
 
-#include "shortener/cache/cache.h"
+#include "shortener/cli/cache_arg.h"
 #include "shortener/cli/store_arg.h"
 
 struct ssl_ctx_st;
@@ -17,11 +17,11 @@ struct ssl_ctx_st;
 struct serve_opts {
     struct store_arg sa;        /* DBFILE or --store and the store options:
                                    sa.st is the store, parsed once */
-    const char *bind_addr, *cache_url;
-    int64_t port, threads, ttl, idle, header, cache_timeout, track_size, processes;
+    struct cache_arg ca;        /* --cache and its options; ca.cc when ca.on */
+    const char *bind_addr;
+    int64_t port, threads, idle, header, processes;
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     int json, csv;
-    struct cache_config cc;  /* when cache_url is not "none" */
     const char *tls_cert, *tls_key;   /* --tls-cert, --tls-key; NULL: plain HTTP */
     struct ssl_ctx_st *tls;  /* their context, made before anything listens */
 };

@@ -19,21 +19,21 @@
 struct service *serve_open(const struct serve_opts *o, int workers, int ping, char *err,
                            size_t errcap)
 {
-    int use_cache = strcmp(o->cache_url, "none") != 0;
-    struct service_opts so = {workers, use_cache ? &o->cc : NULL};
+    int use_cache = o->ca.on;
+    struct service_opts so = {workers, use_cache ? &o->ca.cc : NULL};
     struct service *s = service_new(&o->sa.st, &so, err, errcap);
     char why[512];
     int rc = s && ping && use_cache
                  ? cache_ping(service_worker_cache(service_worker_at(s, 0)), why, sizeof why)
                  : 0;
     if (rc == -2) {   /* a password or an ACL rule: no reconnect mends it */
-        snprintf(err, errcap, "cache %s: %s", o->cache_url, why);
+        snprintf(err, errcap, "cache %s: %s", o->ca.url, why);
         service_free(s);
         return NULL;
     }
     if (rc != 0)
         cli_warn(CMD, "cache %s not answering (%s); serving from %s until it does",
-                 o->cache_url, why, o->sa.st.kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite");
+                 o->ca.url, why, o->sa.st.kind == LINKS_KIND_POSTGRES ? "PostgreSQL" : "SQLite");
     return s;
 }
 

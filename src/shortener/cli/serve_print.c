@@ -24,7 +24,7 @@ void serve_print_start(const struct serve_opts *o, int port, const struct fd_lim
     if (o->sa.st.kind == LINKS_KIND_POSTGRES)
         snprintf(store, sizeof store, "store postgres, %d replica%s", nrep, nrep == 1 ? "" : "s");
     char cache[512];
-    url_mask(o->cache_url, cache, sizeof cache);
+    url_mask(o->ca.on ? o->ca.url : "none", cache, sizeof cache);
     fprintf(stderr, "kvtest shortener serve: listening on %s://%s%s%s:%d/ "
             "(%sthreads %d, cache %s, %s%s)\n", o->tls ? "https" : "http",
             lb, o->bind_addr, rb, port, procs, (int)o->threads, cache, store,

@@ -291,9 +291,9 @@ int serve_procs(const struct serve_opts *o, const struct fd_limits *lim)
     p.resv_fd = reserve_port(o, &p.port);
     if (p.resv_fd < 0)
         return -p.resv_fd;
-    struct service_kind kind = {.has_cache = strcmp(o->cache_url, "none") != 0,
-                                .has_track = o->cc.track,
-                                .has_cluster = o->cc.cluster,
+    struct service_kind kind = {.has_cache = o->ca.on,
+                                .has_track = o->ca.cc.track,
+                                .has_cluster = o->ca.cc.cluster,
                                 .store = o->sa.st.kind};
     p.sh = service_share_new((int)o->processes, (int)o->threads, &kind);
     if (!p.sh) {

@@ -10,8 +10,8 @@
 #include "measure/inject.h"
 #endif
 #include "shortener/bench/bench.h"
-#include "shortener/cache/track.h"
 #include "shortener/cli/shortener_cmds.h"
+#include "shortener/cli/cache_arg.h"
 #include "shortener/cli/store_arg.h"
 
 #define CMD BENCH_CMD
@@ -119,16 +119,16 @@ static int bench_stores(struct bench_opts *o, struct store_arg *sa)
 /* Options into *o, the configurations into conf (*nconf of them) and the
  * cache configurations into b. 0 or the exit status. */
 static int bench_parse(int argc, char **argv, struct bench_opts *o, struct store_arg *sa,
-                       struct bench *b, int *conf, int *nconf)
+                       struct cache_arg *ca, struct bench *b, int *conf, int *nconf)
 {
     const struct cli_opt opts[] = {
         STORE_ARG_STORE_OPT(sa),
         STORE_ARG_REPLICAS_OPT(sa),
         CLI_STR_OPT("configs", &o->configs),
-        CLI_STR_OPT("cache", &o->cache_url),
+        CACHE_ARG_URL_OPT(ca),
         CLI_PATH_OPT("compare-db", &o->compare_text),
-        CLI_INT_OPT("track-size", &o->track_size, 1, 100000000),
-        CLI_INT_OPT("cache-timeout", &o->cache_timeout, 1, 60000),
+        CACHE_ARG_TRACK_SIZE_OPT(ca),
+        CACHE_ARG_TIMEOUT_OPT(ca),
         CLI_INT_OPT("lookups", &o->lookups, 1, 1000000000000LL),
         CLI_INT_OPT("threads", &o->threads, 1, 256),
         CLI_DOUBLE_OPT("zipf", &o->zipf, 0, 100),
@@ -149,8 +149,9 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct store
     if (o->lookups < o->threads)
         return cli_usage(CMD, "--lookups (%lld) must be at least --threads (%lld)",
                          (long long)o->lookups, (long long)o->threads);
-    if (o->cache_url && strcmp(o->cache_url, "none") == 0)
-        o->cache_url = NULL;
+    o->cache_url = cache_arg_url(ca);
+    o->track_size = ca->track_size;
+    o->cache_timeout = ca->timeout_ms;
     const char *list = o->configs ? o->configs : bench_conf_default(o);
     if (bench_conf_parse(list, conf, nconf) != 0)
         return cli_usage(CMD, "invalid --configs '%s' (comma-separated: sqlite, "
@@ -167,19 +168,18 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct store
     int need_valkey = 0;
     for (int i = 0; i < *nconf; i++)
         need_valkey |= bench_conf_valkey(conf[i]);
+    /* The cache is parsed only when a row uses it (as before: a --cache
+     * that no row asks for is not looked at). */
     if (need_valkey) {
-        char err[512];
         if (!o->cache_url)
             return cli_usage(CMD, "the valkey configurations need --cache valkey://HOST:PORT");
-        if (cache_parse_url(o->cache_url, &b->ccfg, err, sizeof(err)) != 0)
-            return cli_usage(CMD, "--cache: %s", err);
-        b->ccfg.connect_timeout_ms = (int)o->cache_timeout;
-        b->ccfg.command_timeout_ms = (int)o->cache_timeout;
+        if ((rc = cache_arg_config(CMD, ca)))
+            return rc;
         /* One server for both kinds of rows: the row decides tracking. */
-        b->tcfg = b->ccfg;
+        b->ccfg = ca->cc;
+        b->tcfg = ca->cc;
         b->ccfg.track = 0;
         b->tcfg.track = 1;
-        b->tcfg.track_size = o->track_size;
     }
     return 0;
 }
@@ -188,7 +188,6 @@ int shortener_bench(int argc, char **argv)
 {
     struct bench_opts o = {
         .lookups = 20000, .threads = 1, .repeat = 3, .warmup = 1, .seed = 1,
-        .track_size = TRACK_SIZE_DEFAULT, .cache_timeout = CACHE_TIMEOUT_MS,
     };
     struct bench b;
     memset(&b, 0, sizeof(b));
@@ -197,8 +196,10 @@ int shortener_bench(int argc, char **argv)
     /* The store option group: o.store's replicas point into it, so it
      * lives as long as the bench. */
     struct store_arg sa;
+    struct cache_arg ca;
     store_arg_init(&sa);
-    int rc = bench_parse(argc, argv, &o, &sa, &b, conf, &nconf);
+    cache_arg_init(&ca);
+    int rc = bench_parse(argc, argv, &o, &sa, &ca, &b, conf, &nconf);
     if (rc)
         return rc;
 #ifdef KVTEST_INJECT

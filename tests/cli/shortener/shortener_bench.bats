@@ -137,6 +137,10 @@ start_wrong_server() {
     run "$KVTEST" shortener bench "$DB" --configs valkey
     [ "$status" -eq 2 ]
     [[ "$output" == *"--cache"* ]]
+    # --cache none is no cache, as serve takes it
+    run "$KVTEST" shortener bench "$DB" --cache none --configs valkey
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"the valkey configurations need --cache valkey://"* ]]
     run "$KVTEST" shortener bench "$DB" --configs sqlite,bogus
     [ "$status" -eq 2 ]
     run "$KVTEST" shortener bench "$DB" --configs sqlite,sqlite
