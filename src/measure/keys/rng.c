@@ -70,17 +70,25 @@ double rng_double(rng_t *r)
 
 void rng_fill(rng_t *r, void *buf, size_t n)
 {
+    /* The state in a local copy: as far as the compiler knows, buf may
+     * alias *r, so filling through r stored and reloaded the four words
+     * for every 8 bytes. That chain through memory made the update paths'
+     * speed hang on where the linker put the loop: two builds with the
+     * same instruction counts differed by x1.06 in db-write (the loop 15.7%
+     * of the samples in one, 19.2% in the other). In registers it is not. */
+    rng_t s = *r;
     unsigned char *p = buf;
     while (n >= 8) {
-        uint64_t v = rng_next(r);
+        uint64_t v = rng_next(&s);
         memcpy(p, &v, 8);
         p += 8;
         n -= 8;
     }
     if (n) {
-        uint64_t v = rng_next(r);
+        uint64_t v = rng_next(&s);
         memcpy(p, &v, n);
     }
+    *r = s;
 }
 
 int rng_os_bytes(void *buf, size_t n)

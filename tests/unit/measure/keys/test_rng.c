@@ -49,5 +49,31 @@ static void test_rng_reproducible_and_uniform(void **state)
     assert_true(d >= 0 && d < 1);
 }
 
+/* rng_fill is the stream rng_next gives, 8 bytes a draw, and leaves the
+ * generator after its last draw: two fills in a row are one longer fill,
+ * and a short tail takes one draw whole. */
+static void test_rng_fill_is_the_stream(void **state)
+{
+    (void)state;
+    rng_t a, b;
+    rng_seed(&a, 11);
+    rng_seed(&b, 11);
+    unsigned char whole[40], part[40];
+    rng_fill(&a, whole, sizeof whole);
+    rng_fill(&b, part, 16);
+    rng_fill(&b, part + 16, 24);
+    assert_memory_equal(whole, part, sizeof whole);
+    assert_true(rng_next(&a) == rng_next(&b));
+    rng_seed(&a, 12);
+    rng_seed(&b, 12);
+    uint64_t v[2] = {rng_next(&b), rng_next(&b)};
+    unsigned char tail[13];
+    rng_fill(&a, tail, sizeof tail);   /* one draw of 8, one cut to 5 */
+    assert_memory_equal(tail, v, 8);
+    assert_memory_equal(tail + 8, &v[1], 5);
+    assert_true(rng_next(&a) == rng_next(&b));
+}
+
 UNIT_MAIN(NULL, NULL,
-    cmocka_unit_test(test_rng_reproducible_and_uniform))
+    cmocka_unit_test(test_rng_reproducible_and_uniform),
+    cmocka_unit_test(test_rng_fill_is_the_stream))
