@@ -254,7 +254,7 @@ int bench_main(const struct bench *b, const int *conf, int nconf)
         goto out;
     bench_collect(&st);
     bench_mem_note(&st.b);
-    if (o->json) {
+    if (o->out.json) {
         if (bench_print_json(&st.b, st.conf, st.nconf, st.res) != 0) {
             rc = cli_fail(CMD, "out of memory");
             goto out;
