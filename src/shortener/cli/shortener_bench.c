@@ -208,5 +208,7 @@ int shortener_bench(int argc, char **argv)
     /* hiredis writes with write(2): a Valkey that goes away must give an
      * error to count, not a SIGPIPE that kills the benchmark. */
     signal(SIGPIPE, SIG_IGN);
-    return bench_main(&b, conf, nconf);
+    /* The bench reports why it stopped; the status is decided here. */
+    char why[4096];
+    return cli_status(CMD, bench_main(&b, conf, nconf, why, sizeof why), why);
 }
