@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/errbuf.h"
 #include "base/units.h"
 #include "base/url_mask.h"
 
@@ -47,6 +48,15 @@ int cli_fail(const char *cmd, const char *fmt, ...)
     vmsg(cmd, "", fmt, ap);
     va_end(ap);
     return 1;
+}
+
+int cli_status(const char *cmd, int rc, const char *err)
+{
+    if (rc == 0)
+        return 0;
+    if (rc == ERRBUF_MISUSE)
+        return cli_usage(cmd, "%s", err);
+    return cli_fail(cmd, "%s", err);
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...)

@@ -110,6 +110,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 /* Print "kvtest CMD: <message>" and return 1 (runtime failure). */
 int cli_fail(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A lower layer's failure as an exit status: rc 0 is 0; ERRBUF_MISUSE
+ * (base/errbuf.h) prints err as cli_usage does and is 2; any other rc
+ * prints it as cli_fail does and is 1. The layers below report into a
+ * buffer; this is where their verdict becomes the command's. */
+int cli_status(const char *cmd, int rc, const char *err);
 /* Print "kvtest CMD: warning: <message>". */
 void cli_warn(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -328,22 +328,22 @@ static int space_compare(const char **pos, int npos, int json)
 
 int cmd_space(int argc, char **argv)
 {
-    int json = 0, csv = 0;
+    struct report_out out = {0};
+    char err[128];
     const struct cli_opt opts[] = {
-        CLI_FLAG_OPT("json", &json),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_OPTS(&out),
     };
     const char *pos[5];
     int npos = 0;
     int rc = cli_parse("space", argc, argv, opts, CLI_COUNT(opts), pos, 5, &npos);
-    if (rc || (rc = report_csv_option("space", &json, csv, "layouts")))
+    if (rc || (rc = cli_status("space", report_out_begin(&out, "layouts", err, sizeof err), err)))
         return rc;
     if (npos < 2)
         return cli_usage("space", "expected DBFILE STORE... (try: kvtest help space)");
     /* space creates nothing, but a walk over a large tree takes a while:
      * Ctrl-C ends it with the same one line and status as the others. */
     cleanup_begin("space");
-    rc = space_compare(pos, npos, json);
+    rc = space_compare(pos, npos, out.json);
     cleanup_end();
     return rc;
 }

@@ -328,29 +328,30 @@ static int stat_db(const char *path, int vacuum, int json)
 
 int cmd_stat(int argc, char **argv)
 {
-    int vacuum = 0, json = 0, csv = 0;
+    int vacuum = 0;
+    struct report_out out = {0};
+    char err[128];
     const struct cli_opt opts[] = {
         CLI_FLAG_OPT("vacuum", &vacuum),
-        CLI_FLAG_OPT("json", &json),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_OPTS(&out),
     };
     const char *path;
     int rc = cli_parse_one("stat", argc, argv, opts, CLI_COUNT(opts), &path,
                            "missing PATH (usage: kvtest stat PATH [--vacuum])");
-    if (rc || (rc = report_csv_option("stat", &json, csv, NULL)))
+    if (rc || (rc = cli_status("stat", report_out_begin(&out, NULL, err, sizeof err), err)))
         return rc;
     char why[600];
     enum layout_kind k = layout_detect(path, why, sizeof why);
     switch (k) {
     case LAYOUT_DB:
-        return stat_db(path, vacuum, json);
+        return stat_db(path, vacuum, out.json);
     case LAYOUT_FLAT:
     case LAYOUT_TREE: {
         if (vacuum)
             return cli_usage("stat", "--vacuum applies to a database, and %s is a directory",
                              path);
         cJSON *j = NULL, *r = NULL;
-        if (json) {
+        if (out.json) {
             j = report_json_new("stat", path);
             r = cJSON_AddObjectToObject(j, "result");
             cJSON_AddStringToObject(r, "layout", layout_kind_name(k));
@@ -369,7 +370,7 @@ int cmd_stat(int argc, char **argv)
                              path, layout_kind_name(k));
         if (store_kv_missing(k))
             return cli_usage("stat", "%s: %s", path, store_kv_missing(k));
-        return stat_kv(path, json);
+        return stat_kv(path, out.json);
     default:
         return cli_fail("stat", "%s", why);
     }

@@ -21,6 +21,7 @@
 #include "load/load_http.h"
 #include "load/load_scenario.h"
 #include "measure/hist.h"
+#include "measure/report.h"
 #include "measure/timeline.h"
 
 struct ssl_ctx_st;
@@ -37,7 +38,8 @@ struct load_opts {
     double duration;           /* 0: task mode, the scenario ends the run */
     double rate;               /* requests/s over all connections; 0: closed loop */
     uint64_t timeline_ns;      /* --interval of --timeline; 0: no timeline */
-    int json, allow_failures, progress;
+    struct report_out out;     /* --json, --csv: how the report prints */
+    int allow_failures, progress;
     struct ssl_ctx_st *tls;    /* https: every connection's context (load_tls.h); else NULL */
     const char *cacert;        /* --cacert, as given (for the report); or NULL */
     int insecure;              /* --insecure: certificates not verified */

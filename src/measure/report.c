@@ -5,6 +5,7 @@
 #include "measure/report.h"
 #include "base/cli.h"
 #include "base/csv.h"
+#include "base/errbuf.h"
 #include "measure/env.h"
 
 static double us(uint64_t ns) { return (double)ns / 1000.0; }
@@ -59,15 +60,19 @@ int report_csv_end(void)
     return rc;
 }
 
-int report_csv_option(const char *cmd, int *json, int csv, const char *rows_path)
+int report_out_begin(struct report_out *o, const char *rows_path, char *err, size_t errcap)
 {
-    if (!csv)
+    if (!o->csv)
         return 0;
-    if (*json)
-        return cli_usage(cmd, "--csv and --json cannot be combined: choose one");
-    if (report_csv_begin(rows_path) != 0)
-        return cli_fail(cmd, "out of memory");
-    *json = 1;
+    if (o->json) {
+        errbuf_say(err, errcap, "--csv and --json cannot be combined: choose one");
+        return ERRBUF_MISUSE;
+    }
+    if (report_csv_begin(rows_path) != 0) {
+        errbuf_say(err, errcap, "out of memory");
+        return ERRBUF_FAIL;
+    }
+    o->json = 1;
     return 0;
 }
 

@@ -78,6 +78,7 @@
 #ifndef KVTEST_REPORT_H
 #define KVTEST_REPORT_H
 #include <stdio.h>
+#include "base/cli.h"
 #include "base/json.h"
 #include "measure/hist.h"
 #include "measure/stats.h"
@@ -103,11 +104,30 @@ int report_json_print(cJSON *obj);
 int report_csv_begin(const char *rows_path);
 int report_csv_end(void);
 
-/* What every command does with --csv after parsing: with --json as well,
- * the usage line and 2 (the exit status); with --csv, report_csv_begin
- * (rows_path) and *json = 1, so the command builds its JSON objects as
- * for --json and they come out as CSV. 0 when all is well. */
-int report_csv_option(const char *cmd, int *json, int csv, const char *rows_path);
+/* The output option group: --json (one JSON object per result) and --csv
+ * (the same objects' fields as CSV rows), which every command with results
+ * takes. Declared once so that the two rows, the rule between them and the
+ * struct a command keeps them in cannot differ from command to command. */
+struct report_out {
+    int json;   /* --json; also set by report_out_begin for --csv */
+    int csv;    /* --csv */
+};
+
+/* The group's two rows of an option table over o (a struct report_out *),
+ * for a table that lists them side by side; a table that has other rows
+ * between them (the order is what the help, completion and the options
+ * JSON show) writes the two single rows where they stand. */
+#define REPORT_OUT_JSON_OPT(o) CLI_FLAG_OPT("json", &(o)->json)
+#define REPORT_OUT_CSV_OPT(o) CLI_FLAG_OPT("csv", &(o)->csv)
+#define REPORT_OUT_OPTS(o) REPORT_OUT_JSON_OPT(o), REPORT_OUT_CSV_OPT(o)
+
+/* What every command does with its output group after parsing: --csv
+ * with --json is ERRBUF_MISUSE (base/errbuf.h); --csv alone is
+ * report_csv_begin(rows_path) and o->json = 1, so the command builds its
+ * JSON objects as for --json and they come out as CSV (ERRBUF_FAIL when
+ * out of memory). 0 when all is well; the reason in err otherwise, for
+ * the command to print and turn into an exit status (cli_status). */
+int report_out_begin(struct report_out *o, const char *rows_path, char *err, size_t errcap);
 
 /* A new result object {"command": command, "cmdline": cli_cmdline(),
  * "env": env_json(path)} to which callers add "options" and "result". */

@@ -245,11 +245,12 @@ static int compare_sides(struct compare_side *o, struct compare_side *n, int jso
 
 int cmd_compare(int argc, char **argv)
 {
-    int json = 0, csv = 0, paired = 0;
+    struct report_out out = {0};
+    int paired = 0;
+    char err[128];
     double limit = 0;
     const struct cli_opt opts[] = {
-        CLI_FLAG_OPT("json", &json),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_OPTS(&out),
         CLI_FLAG_OPT("paired", &paired),
         CLI_DOUBLE_OPT("fail-above", &limit, 1.0, 1e9),
     };
@@ -257,7 +258,7 @@ int cmd_compare(int argc, char **argv)
     int npos = 0;
     if (cli_parse("compare", argc, argv, opts, CLI_COUNT(opts), pos, 2, &npos))
         return 2;
-    int rc = report_csv_option("compare", &json, csv, "rows");
+    int rc = cli_status("compare", report_out_begin(&out, "rows", err, sizeof err), err);
     if (rc)
         return rc;
     if (npos != 2)
@@ -270,7 +271,7 @@ int cmd_compare(int argc, char **argv)
     if (!rc)
         rc = compare_side_read(&n, pos[1]);
     if (!rc)
-        rc = compare_sides(&o, &n, json, paired, limit);
+        rc = compare_sides(&o, &n, out.json, paired, limit);
     compare_side_free(&o);
     compare_side_free(&n);
     return rc;

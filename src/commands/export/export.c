@@ -95,7 +95,7 @@ static void export_report(const struct export_opts *o, const struct export_run *
         return;
     const char *layout = o->kv != LAYOUT_MISSING ? layout_kind_name(o->kv)
                          : o->tree ? "tree" : "flat";
-    if (o->json) {
+    if (o->out.json) {
         cJSON *j = report_json_new("export", o->dir);
         cJSON *op = cJSON_AddObjectToObject(j, "options");
         cJSON_AddStringToObject(op, "db", o->db);
@@ -157,19 +157,18 @@ int cmd_export(int argc, char **argv)
 {
     struct export_opts o;
     export_defaults(&o);
-    int csv = 0;
+    char err[128];
     const struct cli_opt opts[] = {
         CLI_FLAG_OPT("tree", &o.tree),
         CLI_FLAG_OPT("force", &o.force),
         CLI_INT_OPT("jobs", &o.jobs, 1, 256),
-        CLI_FLAG_OPT("json", &o.json),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_OPTS(&o.out),
     };
     const char *pos[2];
     int npos;
     int rc = cli_parse("export", argc, argv, opts, CLI_COUNT(opts), pos, 2,
                        &npos);
-    if (rc || (rc = report_csv_option("export", &o.json, csv, NULL)))
+    if (rc || (rc = cli_status("export", report_out_begin(&o.out, NULL, err, sizeof err), err)))
         return rc;
     if (npos < 2)
         return cli_usage("export", "missing %s (usage: kvtest export DBFILE DIRECTORY [--tree])",

@@ -2,6 +2,7 @@
 #ifndef KVTEST_EXPORT_H
 #define KVTEST_EXPORT_H
 #include <stdint.h>
+#include "measure/report.h"
 #include "stores/layout.h"
 
 struct export_opts {
@@ -14,7 +15,7 @@ struct export_opts {
     int force;             /* write into a non-empty directory that is not an export */
     int64_t jobs;          /* writer threads (default 1) */
     int quiet;             /* no result line on stdout */
-    int json;
+    struct report_out out;   /* --json, --csv */
 };
 
 void export_defaults(struct export_opts *o);

@@ -162,7 +162,9 @@ static int regressions(const struct history *h)
 
 int cmd_history(int argc, char **argv)
 {
-    int json = 0, csv = 0, by_time = 0, fail_reg = 0, test = CHANGE_TEST_MW;
+    struct report_out out = {0};
+    char err[128];
+    int by_time = 0, fail_reg = 0, test = CHANGE_TEST_MW;
     double alpha = 0.001, min_change = 0;
     int64_t min_seg = 5, window = 1000;
     const char *state = NULL;
@@ -175,14 +177,13 @@ int cmd_history(int argc, char **argv)
         CLI_INT_OPT("window", &window, 0, 1000000000),
         CLI_FLAG_OPT("by-time", &by_time),
         CLI_FLAG_OPT("fail-on-regression", &fail_reg),
-        CLI_FLAG_OPT("json", &json),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_OPTS(&out),
     };
     static const char *pos[MAX_INPUTS];
     int npos = 0;
     if (cli_parse("history", argc, argv, opts, CLI_COUNT(opts), pos, MAX_INPUTS, &npos))
         return 2;
-    int rc = report_csv_option("history", &json, csv, "change_points");
+    int rc = cli_status("history", report_out_begin(&out, "change_points", err, sizeof err), err);
     if (rc)
         return rc;
     if (npos == 0)
@@ -221,8 +222,8 @@ int cmd_history(int argc, char **argv)
     if (rc == 0 && state)
         rc = history_state_save(&h);
     if (rc == 0) {
-        if (json)
-            rc = history_print_json(&h, pos, npos, csv) < 0 ? cli_fail("history", "out of memory") : 0;
+        if (out.json)
+            rc = history_print_json(&h, pos, npos, out.csv) < 0 ? cli_fail("history", "out of memory") : 0;
         else
             history_print_text(&h);
     }

@@ -180,7 +180,7 @@ static void init_report(const struct init_opts *o, int randomblob, int64_t bytes
 {
     if (o->quiet)
         return;
-    if (o->json) {
+    if (o->out.json) {
         cJSON *j = report_json_new("init", o->path);
         cJSON *op = cJSON_AddObjectToObject(j, "options");
         cJSON_AddNumberToObject(op, "count", (double)o->count);
@@ -320,7 +320,7 @@ int cmd_init(int argc, char **argv)
     static const char *const methods[] = {"kvtest", "randomblob", NULL};
     int method = 0;
     int64_t seed = 1, count = -1, size = -1, variance = -1;
-    int csv = 0;
+    char err[128];
     const struct cli_opt opts[] = {
         CLI_INT_OPT("count", &count, 1, INIT_MAX_COUNT),
         CLI_INT_OPT("size", &size, 1, INIT_MAX_BLOB),
@@ -328,16 +328,16 @@ int cmd_init(int argc, char **argv)
         CLI_INT_OPT("pagesize", &o.pagesize, 0, INT64_MAX),
         CLI_INT_OPT("seed", &seed, 0, INT64_MAX),
         CLI_FLAG_OPT("force", &o.force),
-        CLI_FLAG_OPT("json", &o.json),
+        REPORT_OUT_JSON_OPT(&o.out),
         CLI_PATH_OPT("from", &o.from),
         CLI_PATH_OPT("sizes-from", &o.sizes_from),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_CSV_OPT(&o.out),
         CLI_INT_OPT("max-size", &o.max_size, 1, INIT_MAX_BLOB),
         CLI_HIDDEN_ENUM_OPT("method", &method, methods),   /* benchmark baseline */
     };
     int rc = cli_parse_one("init", argc, argv, opts, CLI_COUNT(opts), &o.path,
                            "missing DBFILE (usage: kvtest init DBFILE [options])");
-    if (rc || (rc = report_csv_option("init", &o.json, csv, NULL)))
+    if (rc || (rc = cli_status("init", report_out_begin(&o.out, NULL, err, sizeof err), err)))
         return rc;
     o.seed = (uint64_t)seed;
     int randomblob = method == 1;   /* methods[1] */

@@ -2,6 +2,7 @@
 #ifndef KVTEST_INIT_H
 #define KVTEST_INIT_H
 #include <stdint.h>
+#include "measure/report.h"
 
 struct init_opts {
     const char *path;      /* DBFILE */
@@ -12,7 +13,7 @@ struct init_opts {
     uint64_t seed;         /* same seed, same bytes (default 1) */
     int force;             /* replace a file that is not a kvtest database */
     int quiet;             /* no result line on stdout (callers like sweep) */
-    int json;
+    struct report_out out;   /* --json, --csv */
     /* The user's data (issue 14). */
     const char *from;          /* --from DIR: each regular file as one blob */
     int64_t max_size;          /* --max-size: larger files are skipped */

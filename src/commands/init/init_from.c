@@ -177,7 +177,7 @@ void init_from_report(const struct init_opts *o, const struct init_from *src, in
     const struct walk *w = &src->w;
     if (o->quiet)
         return;
-    if (!o->json) {
+    if (!o->out.json) {
         printf("Created %s: %lld blobs, %lld bytes in %.3f s\n", o->path,
                (long long)src->stored, (long long)bytes, secs);
         printf("From %s: %lld files stored; skipped %lld empty, %lld over --max-size, "

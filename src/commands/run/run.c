@@ -199,7 +199,8 @@ int cmd_run(int argc, char **argv)
     int rc = cli_parse_one("run", argc, argv, opts, nopts, &a.o.path,
                            "missing PATH (usage: kvtest run PATH [options])");
     struct run_opts o = a.o;
-    if (rc || (rc = report_csv_option("run", &o.json, a.csv, "result.runs")))
+    char err[128];
+    if (rc || (rc = cli_status("run", report_out_begin(&o.out, "result.runs", err, sizeof err), err)))
         return rc;
     o.jmode = a.jmode >= 0 ? run_jmodes[a.jmode] : NULL;
     o.synchronous = a.sync >= 0 ? run_syncs[a.sync] : NULL;

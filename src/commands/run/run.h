@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "base/json.h"
 #include "measure/hist.h"
+#include "measure/report.h"
 #include "stores/layout.h"
 #include "measure/keys/order.h"
 
@@ -33,7 +34,8 @@ struct run_opts {
     int64_t threads;        /* default 1; reads only */
     int verify;             /* check every blob read (blobsum) */
     int latency;            /* per-op histogram, default 1 (--no-latency: 0) */
-    int json;               /* one JSON object on stdout instead of text */
+    struct report_out out;  /* --json: one JSON object on stdout instead of
+                               text; --csv: its fields as CSV */
     int quiet;              /* print nothing (library callers); r is filled */
     FILE *timeline;         /* --timeline: the CSV of the last measured run's
                                intervals (open; the caller closes it), or NULL */

@@ -117,7 +117,7 @@ struct run_args {
     struct run_opts o;
     int order, jmode, sync, fadvise;    /* -1: not given */
     int64_t seed;
-    int nolat, csv;
+    int nolat;
     const char *cache_size, *keys_out, *timeline, *interval;
 };
 

@@ -44,11 +44,11 @@ int run_opts_table(struct run_args *a, struct cli_opt rows[RUN_MAX_OPTS])
         CLI_INT_OPT("threads", &o->threads, 1, 256),
         CLI_FLAG_OPT("verify", &o->verify),
         CLI_FLAG_OPT("no-latency", &a->nolat),
-        CLI_FLAG_OPT("json", &o->json),
+        REPORT_OUT_JSON_OPT(&o->out),
         CLI_PATH_OPT("timeline", &a->timeline),
         CLI_STR_OPT("interval", &a->interval),
         CLI_HIDDEN_PATH_OPT("keys-out", &a->keys_out),   /* test hook */
-        CLI_FLAG_OPT("csv", &a->csv),
+        REPORT_OUT_CSV_OPT(&o->out),
     };
     CLI_TABLE_RETURN(rows, RUN_MAX_OPTS, t);
 }

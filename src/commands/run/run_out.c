@@ -91,9 +91,9 @@ static void json_latency(cJSON *j, const char *key, const void *obj, const void 
 }
 
 /* The exceptions. Rows outside run_opts are left out by cli_json_options:
- * --desc and --random (json_order speaks for them), --timeline, --interval,
- * --keys-out and --csv (where and how to write, not what was measured);
- * so are the rows named here with no writer. */
+ * --desc and --random (json_order speaks for them), --timeline, --interval
+ * and --keys-out (where and how to write, not what was measured); so are
+ * the rows named here with no writer (--json and --csv: how to print). */
 static const struct cli_json_rule json_rules[] = {
     {"max-id", json_max_id},
     {"asc", json_order},
@@ -106,6 +106,7 @@ static const struct cli_json_rule json_rules[] = {
     {"fadvise", json_fadvise},
     {"no-latency", json_latency},
     {"json", NULL},
+    {"csv", NULL},
 };
 
 static cJSON *options_json(const struct run_plan *p)
@@ -378,7 +379,7 @@ static void text_extras(const struct run_plan *p, const struct run_summary *s, c
 
 int run_report(const struct run_plan *p, const struct run_summary *s, const char *cmd)
 {
-    if (p->o->json) {
+    if (p->o->out.json) {
         report_json(p, s);
     } else {
         const char *rw = p->o->update ? "write" : "read";

@@ -316,7 +316,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
     int rc = cli_parse_one("sweep", argc, argv, opts, nopts, &a.o.dir,
                            "expected DIR (try: kvtest help sweep)");
     *o = a.o;
-    if (rc || (rc = report_csv_option("sweep", &o->json, a.csv, "rows")))
+    char err[256];
+    if (rc || (rc = cli_status("sweep", report_out_begin(&o->out, "rows", err, sizeof err), err)))
         return rc;
     if (o->cold && coldcache_missing())   /* before building anything */
         return cli_usage("sweep", "--cold is not available here: %s", coldcache_missing());
@@ -328,7 +329,6 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
                          a.pagesize);
     o->pages[0] = a.pagesize ? a.pagesize : 4096;
     o->npages = 1;
-    char err[256];
     if (a.pages && sweep_parse_pages(a.pages, o->pages, SWEEP_MAX_PAGES, &o->npages,
                                      err, sizeof err) != 0)
         return cli_usage("sweep", "%s", err);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/cli.h"
+#include "measure/report.h"
 #include "commands/run/run.h"
 #include "commands/sweep/sweep.h"
 
@@ -24,7 +25,8 @@ struct sweep_opts {
     int64_t pages[SWEEP_MAX_PAGES];   /* ascending, distinct */
     int npages;
     int64_t total, repeat, warmup, seed, mmap;
-    int cold, update, keep, force, json;
+    int cold, update, keep, force;
+    struct report_out out;   /* --json, --csv */
     const char *keys_out;   /* test hook: PREFIX of one key file per run */
     /* --stores without db: the stores timed beside the database, in enum
      * order (default: the files alone, as before --stores existed). */
@@ -46,7 +48,6 @@ struct sweep_args {
     struct sweep_opts o;
     const char *sizes, *pages, *stores;
     int64_t pagesize;   /* 0: not given */
-    int csv;
 };
 
 #define SWEEP_MAX_OPTS 24

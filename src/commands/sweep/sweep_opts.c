@@ -23,9 +23,9 @@ int sweep_opts_table(struct sweep_args *a, struct cli_opt rows[SWEEP_MAX_OPTS])
         CLI_FLAG_OPT("update", &o->update),
         CLI_FLAG_OPT("keep", &o->keep),
         CLI_FLAG_OPT("force", &o->force),
-        CLI_FLAG_OPT("json", &o->json),
+        REPORT_OUT_JSON_OPT(&o->out),
         CLI_HIDDEN_PATH_OPT("keys-out", &o->keys_out),   /* test hook */
-        CLI_FLAG_OPT("csv", &a->csv),
+        REPORT_OUT_CSV_OPT(&o->out),
     };
     CLI_TABLE_RETURN(rows, SWEEP_MAX_OPTS, t);
 }

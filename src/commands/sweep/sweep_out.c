@@ -154,9 +154,8 @@ static void json_pagesize(cJSON *j, const char *key, const void *obj, const void
     cJSON_AddNumberToObject(j, key, (double)((const struct sweep_opts *)obj)->pages[0]);
 }
 
-/* Rows outside sweep_opts (--csv) are left out by cli_json_options; so
- * are the rows named here with no writer: --force and --json (how to run
- * and print, not what was measured), --keys-out (a test hook), and
+/* The rows named here with no writer are left out by cli_json_options:
+ * --force, --json and --csv (how to run and print, not what was measured), --keys-out (a test hook), and
  * --stores, which options_json writes last, and only when not the
  * default, so that the default output stays what it was before --stores
  * existed. */
@@ -167,6 +166,7 @@ static const struct cli_json_rule json_rules[] = {
     {"stores", NULL},
     {"force", NULL},
     {"json", NULL},
+    {"csv", NULL},
     {"keys-out", NULL},
 };
 
@@ -385,7 +385,7 @@ void sweep_report(const struct sweep_opts *o, const struct sweep_row *rows, int 
         k->sizes[i] = (double)rows[i].size;
     for (int j = 0; j < o->nstores; j++)
         calc_store(o, rows, done, o->stores[j], k);
-    if (o->json)
+    if (o->out.json)
         report_json(o, rows, k);
     else
         report_text(o, rows, k);

@@ -41,19 +41,18 @@
  *                 "sqlite_warm_us", "sqlite_cold_us" (null when not measured
  *                 in this run), "pays_off", "track_us", "track_local_hit_ratio"}}}
  *   options also has "compare_db", "track_size" and "cache_timeout_ms". */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/cli.h"
+#include "base/errbuf.h"
 #include "measure/coldcache.h"
 #include "shortener/bench/bench.h"
 #include "shortener/bench/bench_mem.h"
 #include "shortener/bench/bench_out.h"
 #include "shortener/bench/bench_run.h"
-
-#define CMD BENCH_CMD
 
 /* Everything one invocation holds: freed by bench_free. */
 struct bench_state {
@@ -62,8 +61,26 @@ struct bench_state {
     int conf[BENCH_MAXCONF], nconf;
     struct bench_slot *slots;    /* nconf * threads */
     struct bench_result *res;    /* nconf */
-    char err[512];
+    char err[512];               /* what the calls below report into */
+    char *why;                   /* the caller's buffer for the reason */
+    size_t whycap;
 };
+
+/* The reason the bench stops, into the caller's buffer (often built from
+ * st->err, which is why that is another buffer); returns rc, ERRBUF_FAIL
+ * or ERRBUF_MISUSE, for the command to print and map to its exit status. */
+static int bench_stop(struct bench_state *st, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int bench_stop(struct bench_state *st, int rc, const char *fmt, ...)
+{
+    if (st->why && st->whycap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(st->why, st->whycap, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
 
 static void bench_free(struct bench_state *st)
 {
@@ -82,7 +99,7 @@ static void bench_free(struct bench_state *st)
     free(st->ids);
 }
 
-/* The ids to look up: every link in the database. 0 or the exit status. */
+/* The ids to look up: every link in the database. 0 or bench_stop's. */
 static int bench_load_ids(struct bench_state *st)
 {
     const struct bench_opts *o = st->b.o;
@@ -90,9 +107,9 @@ static int bench_load_ids(struct bench_state *st)
     s0.opts = (struct links_opts){.sqlite_cache = 1};
     struct links *l0 = links_open_store(&s0, st->err, sizeof(st->err));
     if (!l0)
-        return cli_fail(CMD, "%s", st->err);
+        return bench_stop(st, ERRBUF_FAIL, "%s", st->err);
     if (links_ids(l0, 0, &st->ids, &st->b.nids) != 0) {
-        int rc = cli_fail(CMD, "%s: %s", o->store.shown, links_errmsg(l0));
+        int rc = bench_stop(st, ERRBUF_FAIL, "%s: %s", o->store.shown, links_errmsg(l0));
         links_close(l0);
         return rc;
     }
@@ -102,7 +119,7 @@ static int bench_load_ids(struct bench_state *st)
     if (o->compare.text) {
         struct links *l2 = links_open_store(&o->compare, st->err, sizeof(st->err));
         if (!l2)
-            return cli_fail(CMD, "--compare-db: %s", st->err);
+            return bench_stop(st, ERRBUF_FAIL, "--compare-db: %s", st->err);
         if (links_kind_of(l2) == LINKS_KIND_POSTGRES)
             snprintf(st->b.compare_name, sizeof(st->b.compare_name), "postgres");
         else
@@ -111,14 +128,14 @@ static int bench_load_ids(struct bench_state *st)
         links_close(l2);
     }
     if (st->b.nids == 0 && o->miss < 1)
-        return cli_fail(CMD, "%s: no links to look up (kvtest shortener init %s --links N "
-                        "--force makes some)", o->store.shown, o->store.shown);
+        return bench_stop(st, ERRBUF_FAIL, "%s: no links to look up (kvtest shortener init %s "
+                          "--links N --force makes some)", o->store.shown, o->store.shown);
     if (st->b.nids > 0 && keypick_init(&st->b.pick, (uint64_t)st->b.nids, o->zipf) != 0)
-        return cli_usage(CMD, "invalid --zipf %g", o->zipf);
+        return bench_stop(st, ERRBUF_MISUSE, "invalid --zipf %g", o->zipf);
     return 0;
 }
 
-/* Connections of every configuration and thread. 0 or the exit status. */
+/* Connections of every configuration and thread. 0 or bench_stop's. */
 static int bench_open(struct bench_state *st)
 {
     const struct bench_opts *o = st->b.o;
@@ -126,11 +143,11 @@ static int bench_open(struct bench_state *st)
     st->slots = calloc((size_t)(st->nconf * T), sizeof(*st->slots));
     st->res = calloc((size_t)st->nconf, sizeof(*st->res));
     if (!st->slots || !st->res)
-        return cli_fail(CMD, "out of memory");
+        return bench_stop(st, ERRBUF_FAIL, "out of memory");
     for (int i = 0; i < st->nconf; i++) {
         st->res[i].h = hist_new();
         if (!st->res[i].h)
-            return cli_fail(CMD, "out of memory");
+            return bench_stop(st, ERRBUF_FAIL, "out of memory");
         for (int64_t t = 0; t < T; t++) {
             struct bench_slot *s = &st->slots[i * T + t];
             /* Same seed, same stream per thread for every configuration:
@@ -138,17 +155,17 @@ static int bench_open(struct bench_state *st)
             rng_seed(&s->rng, rng_mix((uint64_t)o->seed, (uint64_t)t + 1));
             s->h = hist_new();
             if (!s->h || bench_slot_open(&st->b, st->conf[i], s, st->err, sizeof(st->err)) != 0)
-                return cli_fail(CMD, "%s", s->h ? st->err : "out of memory");
+                return bench_stop(st, ERRBUF_FAIL, "%s", s->h ? st->err : "out of memory");
         }
         if (bench_conf_valkey(st->conf[i]) &&
             cache_ping(st->slots[i * T].c, st->err, sizeof(st->err)) != 0)
-            return cli_fail(CMD, "Valkey at %s: %s", o->cache_url, st->err);
+            return bench_stop(st, ERRBUF_FAIL, "Valkey at %s: %s", o->cache_url, st->err);
     }
     return 0;
 }
 
 /* --cold: close configuration i's connections, evict the database, note
- * how much stayed resident, reopen. 0 or the exit status. */
+ * how much stayed resident, reopen. 0 or bench_stop's. */
 static int bench_make_cold(struct bench_state *st, int i, int measure)
 {
     int64_t T = st->b.o->threads;
@@ -163,7 +180,7 @@ static int bench_make_cold(struct bench_state *st, int i, int measure)
         .is_db = 1};
     struct coldcache_stat cs;
     if (coldcache_evict(&cset, &cs, st->err, sizeof st->err) != 0)
-        return cli_fail(CMD, "--cold: %s", st->err);
+        return bench_stop(st, ERRBUF_FAIL, "--cold: %s", st->err);
     if (measure) {
         if (cs.resident > st->res[i].resident_max)
             st->res[i].resident_max = cs.resident;
@@ -171,12 +188,12 @@ static int bench_make_cold(struct bench_state *st, int i, int measure)
     }
     for (int64_t t = 0; t < T; t++)
         if (bench_slot_open(&st->b, st->conf[i], &ss[t], st->err, sizeof(st->err)) != 0)
-            return cli_fail(CMD, "%s", st->err);
+            return bench_stop(st, ERRBUF_FAIL, "%s", st->err);
     return 0;
 }
 
 /* Every run of every configuration, the order rotated per repetition.
- * 0 or the exit status. */
+ * 0 or bench_stop's. */
 static int bench_measure(struct bench_state *st)
 {
     const struct bench_opts *o = st->b.o;
@@ -202,7 +219,7 @@ static int bench_measure(struct bench_state *st)
                         (long long)(r + 1), (long long)runs, measure ? "" : " (warm-up)");
             double secs = bench_conf_run(&st->b, ss, measure);
             if (secs < 0)
-                return cli_fail(CMD, "cannot start %lld threads", (long long)T);
+                return bench_stop(st, ERRBUF_FAIL, "cannot start %lld threads", (long long)T);
             if (measure) {
                 st->res[i].secs[m] = secs;
                 st->res[i].rate[m] = secs > 0 ? (double)o->lookups / secs : 0;
@@ -234,7 +251,7 @@ static void bench_collect(struct bench_state *st)
     }
 }
 
-int bench_main(const struct bench *b, const int *conf, int nconf)
+int bench_main(const struct bench *b, const int *conf, int nconf, char *err, size_t errcap)
 {
     const struct bench_opts *o = b->o;
     struct bench_state st;
@@ -242,21 +259,22 @@ int bench_main(const struct bench *b, const int *conf, int nconf)
     st.b = *b;
     memcpy(st.conf, conf, (size_t)nconf * sizeof(*conf));
     st.nconf = nconf;
+    st.why = err, st.whycap = errcap;
     int rc;
     /* The ids are the harness's list of what to ask for, like a load
      * generator's outside the service: read before the limit, so the
      * limit is the lookups' alone. */
     int mem_h = -1;
-    if ((rc = bench_mem_check(o)) != 0)
+    if ((rc = bench_mem_check(o, err, errcap)) != 0)
         return rc;
-    if ((rc = bench_load_ids(&st)) != 0 || (rc = bench_mem_enter(o, &mem_h)) != 0 ||
+    if ((rc = bench_load_ids(&st)) != 0 || (rc = bench_mem_enter(o, &mem_h, err, errcap)) != 0 ||
         (rc = bench_open(&st)) != 0 || (rc = bench_measure(&st)) != 0)
         goto out;
     bench_collect(&st);
     bench_mem_note(&st.b);
-    if (o->json) {
+    if (o->out.json) {
         if (bench_print_json(&st.b, st.conf, st.nconf, st.res) != 0) {
-            rc = cli_fail(CMD, "out of memory");
+            rc = bench_stop(&st, ERRBUF_FAIL, "out of memory");
             goto out;
         }
     } else {
@@ -265,12 +283,13 @@ int bench_main(const struct bench *b, const int *conf, int nconf)
     fflush(stdout);
     for (int i = 0; i < st.nconf; i++)
         if (st.res[i].wrong || st.res[i].errors) {
-            rc = cli_fail(CMD, "%s: %llu wrong answers, %llu SQLite errors (first: %s)",
-                          bench_conf_name(&st.b, st.conf[i]), (unsigned long long)st.res[i].wrong,
-                          (unsigned long long)st.res[i].errors, st.res[i].first_problem);
+            rc = bench_stop(&st, ERRBUF_FAIL, "%s: %llu wrong answers, %llu SQLite errors "
+                            "(first: %s)", bench_conf_name(&st.b, st.conf[i]),
+                            (unsigned long long)st.res[i].wrong,
+                            (unsigned long long)st.res[i].errors, st.res[i].first_problem);
             break;
         }
 out:
     bench_free(&st);
-    return bench_mem_leave(o, mem_h, rc);
+    return bench_mem_leave(o, mem_h, rc, err, errcap);
 }

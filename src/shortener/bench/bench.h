@@ -7,8 +7,10 @@
 #include "shortener/bench/bench_conf.h"
 
 /* Measure the nconf configurations conf[] with b's options (b->o) and
- * cache configurations (b->ccfg, b->tcfg) and print the results; the exit
- * status. */
-int bench_main(const struct bench *b, const int *conf, int nconf);
+ * cache configurations (b->ccfg, b->tcfg) and print the results. 0; or
+ * ERRBUF_MISUSE (base/errbuf.h: an option this store or machine cannot
+ * honour) or ERRBUF_FAIL, with one line in err, for the command to print
+ * and turn into its exit status. */
+int bench_main(const struct bench *b, const int *conf, int nconf, char *err, size_t errcap);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "base/memlimit.h"
 #include "measure/keys/keypick.h"
+#include "measure/report.h"
 #include "shortener/cache/cache.h"
 #include "shortener/store/links.h"
 
@@ -55,7 +56,8 @@ struct bench_opts {
     int64_t cache_timeout;   /* --cache-timeout ms: Valkey connect and command */
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
     double zipf, miss;
-    int cold, json, csv;
+    int cold;
+    struct report_out out;   /* --json, --csv */
 };
 
 struct bench {

@@ -4,7 +4,6 @@
 #include <stdio.h>
 
 #include "base/cleanup.h"
-#include "base/cli.h"
 #include "base/errbuf.h"
 #include "base/memlimit.h"
 #include "base/os.h"
@@ -13,16 +12,9 @@
 
 #define CMD BENCH_CMD
 
-static int refuse(int rc, const char *err)
+int bench_mem_check(const struct bench_opts *o, char *err, size_t errcap)
 {
-    return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
-}
-
-int bench_mem_check(const struct bench_opts *o)
-{
-    char err[512];
-    int rc = o->mem_limit ? memlimit_check(err, sizeof err) : 0;
-    return rc ? refuse(rc, err) : 0;
+    return o->mem_limit ? memlimit_check(err, errcap) : 0;
 }
 
 /* On SIGINT/SIGTERM the cleanup watcher takes the process out of its
@@ -37,18 +29,19 @@ static void leave_fn(void *arg, char *msg, size_t cap)
         snprintf(msg, cap, "memory cgroup removed");
 }
 
-int bench_mem_enter(const struct bench_opts *o, int *h)
+int bench_mem_enter(const struct bench_opts *o, int *h, char *err, size_t errcap)
 {
     *h = -1;
     if (!o->mem_limit)
         return 0;
-    if (cleanup_begin(CMD) != 0)
-        return cli_fail(CMD, "--mem-limit: cannot watch for signals");
-    char err[512];
-    int rc = memlimit_enter(o->mem_limit, err, sizeof err);
+    if (cleanup_begin(CMD) != 0) {
+        errbuf_say(err, errcap, "--mem-limit: cannot watch for signals");
+        return ERRBUF_FAIL;
+    }
+    int rc = memlimit_enter(o->mem_limit, err, errcap);
     if (rc) {
         cleanup_end();
-        return refuse(rc, err);
+        return rc;
     }
     *h = cleanup_add_fn(leave_fn, NULL);
     /* Pages cached before the move stay charged to the old group and
@@ -58,8 +51,11 @@ int bench_mem_enter(const struct bench_opts *o, int *h)
     for (int k = 0; k < 2 && paths[k]; k++) {
         struct coldcache_set cset = {.path = paths[k], .is_db = 1};
         struct coldcache_stat cs;
-        if (coldcache_evict(&cset, &cs, err, sizeof err) != 0)
-            return cli_fail(CMD, "--mem-limit: %s", err);
+        char why[512];
+        if (coldcache_evict(&cset, &cs, why, sizeof why) != 0) {
+            errbuf_say(err, errcap, "--mem-limit: %s", why);
+            return ERRBUF_FAIL;
+        }
     }
     struct memlimit_info mi;
     if (memlimit_info(&mi) == 0)
@@ -77,17 +73,21 @@ void bench_mem_note(struct bench *b)
         b->mem_read_bytes = -1;
 }
 
-int bench_mem_leave(const struct bench_opts *o, int h, int rc)
+int bench_mem_leave(const struct bench_opts *o, int h, int rc, char *err, size_t errcap)
 {
     if (!o->mem_limit)
         return rc;
-    char err[512];
+    char why[512];
     /* Inside the section the watcher waits for: a signal now cannot run
      * leave_fn at the same time. */
     cleanup_lock();
-    int left = memlimit_leave(err, sizeof err);
+    int left = memlimit_leave(why, sizeof why);
     cleanup_drop(h);
     cleanup_unlock();
     cleanup_end();
-    return left != 0 && rc == 0 ? cli_fail(CMD, "%s", err) : rc;
+    if (left != 0 && rc == 0) {
+        errbuf_say(err, errcap, "%s", why);
+        return ERRBUF_FAIL;
+    }
+    return rc;
 }

@@ -197,7 +197,7 @@ int shortener_load(int argc, char **argv)
 {
     struct load_opts o = {.command = CMD, .tasks = 0, .timeout_ms = 5000, .seed = 1,
                           .pipeline = 1};
-    int csv = 0;
+    char err[128];
     struct load_args a = {
         .mix = {.gets = -1, .create_ratio = -1, .zipf = -1}, .scenario = SCENARIO_SHORTENER,
     };
@@ -220,14 +220,14 @@ int shortener_load(int argc, char **argv)
         CLI_ENUM_OPT("scenario", &a.scenario, scenario_names),
         CLI_FLAG_OPT("allow-failures", &o.allow_failures),
         CLI_FLAG_OPT("progress", &o.progress),
-        CLI_FLAG_OPT("json", &o.json),
+        REPORT_OUT_JSON_OPT(&o.out),
         CLI_PATH_OPT("timeline", &a.timeline_path),
         CLI_STR_OPT("interval", &a.interval_s),
         /* Repeatable, so take_paths takes every --path out before
          * cli_parse sees the rest: this row is never matched, it is here
          * so the table lists every option (kvtest __options). */
         CLI_STR_OPT("path", &path_row),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_CSV_OPT(&o.out),
         CLI_PATH_OPT("latency-spectrum", &a.spectrum_path),
         CLI_STR_OPT("slo", &a.slo_s),
         CLI_DOUBLE_OPT("rate-max", &a.search.rate_max, 0.001, 1e9),
@@ -250,7 +250,7 @@ int shortener_load(int argc, char **argv)
         rc = cli_parse_one(CMD, nrest, rest, opts, CLI_COUNT(opts), &url,
                            "missing URL (for example http://127.0.0.1:5000)");
     free(rest);
-    if (rc || (rc = report_csv_option(CMD, &o.json, csv, NULL)))
+    if (rc || (rc = cli_status(CMD, report_out_begin(&o.out, NULL, err, sizeof err), err)))
         return rc;
     char base[512];
     struct load_url u;

@@ -202,7 +202,7 @@ int load_capacity_run(const struct load_opts *o, const struct load_scenario *sc,
         free(s);
         return cli_fail(CMD, "%s", err);
     }
-    if (o->json)
+    if (o->out.json)
         report_json(o, so, s);
     else
         report_text(so, s);

@@ -79,7 +79,7 @@ static int run_and_report(const struct load_opts *o, const struct load_scenario 
     load_totals_finish(&t, secs);
     if (a->spectrum && hist_spectrum_write(t.all, a->spectrum) != 0)
         cli_warn(CMD, "cannot write --latency-spectrum %s", a->spectrum_path);
-    if (o->json)
+    if (o->out.json)
         load_report_json(o, &t, o->base);
     else
         load_report_text(o, &t);

@@ -172,12 +172,12 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
         CLI_INT_OPT("mem-limit", &o->mem_limit, MEMLIMIT_MIN, INT64_MAX),
         CLI_PATH_OPT("tls-cert", &o->tls_cert),
         CLI_PATH_OPT("tls-key", &o->tls_key),
-        CLI_FLAG_OPT("json", &o->json),
-        CLI_FLAG_OPT("csv", &o->csv),
+        REPORT_OUT_OPTS(&o->out),
     };
     int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), &o->sa,
                              "kvtest shortener serve DBFILE [options]");
-    if (rc != 0 || (rc = report_csv_option(CMD, &o->json, o->csv, NULL)) != 0)
+    char err[512];
+    if (rc != 0 || (rc = cli_status(CMD, report_out_begin(&o->out, NULL, err, sizeof err), err)) != 0)
         return rc;
     /* serve's own options that one store kind alone can honour */
     const struct store_rule only[] = {
@@ -193,7 +193,6 @@ static int serve_parse(int argc, char **argv, struct serve_opts *o)
     if (!o->tls_cert != !o->tls_key)
         return cli_usage(CMD, "%s needs %s too", o->tls_cert ? "--tls-cert" : "--tls-key",
                          o->tls_cert ? "--tls-key" : "--tls-cert");
-    char err[512];
     if (o->mem_limit && (rc = memlimit_check(err, sizeof err)) != 0)
         return rc == ERRBUF_MISUSE ? cli_usage(CMD, "%s", err) : cli_fail(CMD, "%s", err);
     return cache_arg_config(CMD, &o->ca);
@@ -257,7 +256,7 @@ static int serve_run(const struct serve_opts *o, struct service *s, int lfd, int
     signal(SIGTERM, SIG_IGN);
     service_http_stop(h);
     pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
-    print_counters(s, o->json, o->csv);
+    print_counters(s, o->out.json, o->out.csv);
     return 0;
 }
 

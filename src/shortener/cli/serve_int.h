@@ -5,6 +5,7 @@
 #define KVTEST_SHORTENER_SERVE_INT_H
 #include <stdint.h>
 
+#include "measure/report.h"
 #include "shortener/cli/cache_arg.h"
 #include "shortener/cli/store_arg.h"
 
@@ -21,7 +22,7 @@ struct serve_opts {
     const char *bind_addr;
     int64_t port, threads, idle, header, processes;
     int64_t mem_limit;       /* --mem-limit bytes; 0: none */
-    int json, csv;
+    struct report_out out;   /* --json, --csv: the counters at exit */
     const char *tls_cert, *tls_key;   /* --tls-cert, --tls-key; NULL: plain HTTP */
     struct ssl_ctx_st *tls;  /* their context, made before anything listens */
 };

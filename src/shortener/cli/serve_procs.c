@@ -319,8 +319,8 @@ int serve_procs(const struct serve_opts *o, const struct fd_limits *lim)
         signal(SIGTERM, SIG_IGN);
         int stopped = stop_all(&p, rc != 0);
         if (rc == 0 && stopped == 0) {
-            if (o->json)
-                serve_print_json(service_share_stats_json(p.sh), o->csv);
+            if (o->out.json)
+                serve_print_json(service_share_stats_json(p.sh), o->out.csv);
             else
                 service_share_stats_print(p.sh, stdout);
             fflush(stdout);

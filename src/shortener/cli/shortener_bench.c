@@ -138,12 +138,12 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o, struct store
         CLI_FLAG_OPT("cold", &o->cold),
         CLI_INT_OPT("mem-limit", &o->mem_limit, MEMLIMIT_MIN, INT64_MAX),
         CLI_INT_OPT("seed", &o->seed, 0, INT64_MAX),
-        CLI_FLAG_OPT("json", &o->json),
-        CLI_FLAG_OPT("csv", &o->csv),
+        REPORT_OUT_OPTS(&o->out),
     };
     int rc = store_arg_parse(CMD, argc, argv, opts, CLI_COUNT(opts), sa,
                              "kvtest shortener bench DBFILE [options]");
-    if (rc || (rc = report_csv_option(CMD, &o->json, o->csv, "result.configs")) ||
+    char err[128];
+    if (rc || (rc = cli_status(CMD, report_out_begin(&o->out, "result.configs", err, sizeof err), err)) ||
         (rc = bench_stores(o, sa)))
         return rc;
     if (o->lookups < o->threads)
@@ -208,5 +208,7 @@ int shortener_bench(int argc, char **argv)
     /* hiredis writes with write(2): a Valkey that goes away must give an
      * error to count, not a SIGPIPE that kills the benchmark. */
     signal(SIGPIPE, SIG_IGN);
-    return bench_main(&b, conf, nconf);
+    /* The bench reports why it stopped; the status is decided here. */
+    char why[4096];
+    return cli_status(CMD, bench_main(&b, conf, nconf, why, sizeof why), why);
 }

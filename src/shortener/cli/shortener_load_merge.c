@@ -145,17 +145,17 @@ static int merge_files(struct load_merge *m, const char *const *files, int n)
 
 int shortener_load_merge(int argc, char **argv)
 {
-    int json = 0, csv = 0;
+    struct report_out out = {0};
+    char err[128];
     const char *spectrum_path = NULL;
     const struct cli_opt opts[] = {
-        CLI_FLAG_OPT("json", &json),
-        CLI_FLAG_OPT("csv", &csv),
+        REPORT_OUT_OPTS(&out),
         CLI_PATH_OPT("latency-spectrum", &spectrum_path),
     };
     const char *files[MERGE_FILES_MAX];
     int n = 0;
     int rc = cli_parse(CMD, argc, argv, opts, CLI_COUNT(opts), files, MERGE_FILES_MAX, &n);
-    if (rc || (rc = report_csv_option(CMD, &json, csv, NULL)))
+    if (rc || (rc = cli_status(CMD, report_out_begin(&out, NULL, err, sizeof err), err)))
         return rc;
     if (n == 0)
         return cli_usage(CMD, "no FILE (give the --json of one or more load runs)");
@@ -167,8 +167,8 @@ int shortener_load_merge(int argc, char **argv)
     load_merge_init(&m);
     rc = merge_files(&m, files, n);
     if (rc == 0) {
-        struct load_opts o = {.command = CMD, .rate = m.rate, .json = json};
-        if (json)
+        struct load_opts o = {.command = CMD, .rate = m.rate, .out = out};
+        if (out.json)
             print_json(&o, &m, files, n);
         else
             print_text(&o, &m, files, n);
