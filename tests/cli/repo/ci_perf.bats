@@ -221,20 +221,21 @@ EOF
     # (An A/A run with a limit of x0.5 once read x0.714 and stopped early.)
     local slow
     slow=$(slow_kvtest)
-    # Budget 0: judged at --max-pairs.
+    # Budget 0: judged at --max-pairs (4), not at the first check (2).
     run env TMPDIR="$D" bash "$CI" --kvtest "$slow" --ref-kvtest "$KV" --layers wall \
-        --paths files-read --min-pairs 2 --max-pairs 2 --more-pairs 4 --wall-budget 0 --out "$D/b"
+        --paths files-read --min-pairs 2 --max-pairs 4 --more-pairs 6 --wall-budget 0 --out "$D/b"
     assert_success
-    assert_output --partial 'wall: the 0s budget is spent after 2 pairs; judged on those: files-read'
+    assert_output --partial 'wall: the 0s budget is spent after 4 pairs; judged on those: files-read'
     run wc -l <"$D/b/wall/files-read.cur.jsonl"
-    assert_output 2
-    # With the default budget the same run goes on to --more-pairs.
-    run env TMPDIR="$D" bash "$CI" --kvtest "$slow" --ref-kvtest "$KV" --layers wall \
-        --paths files-read --min-pairs 2 --max-pairs 2 --more-pairs 4 --out "$D/m"
-    assert_success
-    assert_output --partial 'unsettled after 4 pairs: files-read'
-    run wc -l <"$D/m/wall/files-read.cur.jsonl"
     assert_output 4
+    # With the default budget the same run goes on to --more-pairs, where
+    # 6 pairs are enough to call it slower.
+    run env TMPDIR="$D" bash "$CI" --kvtest "$slow" --ref-kvtest "$KV" --layers wall \
+        --paths files-read --min-pairs 2 --max-pairs 4 --more-pairs 6 --out "$D/m"
+    assert_failure 1
+    assert_output --partial 'unsettled after 6 pairs: files-read'
+    run wc -l <"$D/m/wall/files-read.cur.jsonl"
+    assert_output 6
     run bash "$CI" --wall-budget 5m
     assert_failure 2
     assert_output --partial '--wall-budget must be a whole number of seconds'
