@@ -112,9 +112,18 @@ $(1)_CFLAGS = $(4)
 $(1)_OBJS   = $$(patsubst %.c,$$(OBJ)/$(1)/%.o,$$($(3)))
 $$(OBJ)/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
-	$$(CC) $$($(1)_CFLAGS) -c $$< -o $$@
+	$$(CC) $$($(1)_CFLAGS) -I$$(OBJ)/$(1) -c $$< -o $$@
+$$(OBJ)/$(1)/src/measure/provenance.o: $$(OBJ)/$(1)/provenance_build.h
+$$(OBJ)/$(1)/provenance_build.h: FORCE
+	@bash scripts/dev/provenance.sh $$@ $(1) '$$(call build_flags,$$($(1)_CFLAGS))'
 $(call LINK,$(2),$(1),$(5),$(6))
 endef
+# What a binary says it was built with (src/measure/provenance.h): the
+# flags that change its code, not include paths or warnings. The header is
+# remade on every build and rewritten only when it changes (the commit,
+# the work tree's state or the flags), so only then is anything rebuilt.
+build_flags = $(filter -O% -g% -f% -m% -std=% -DKVTEST_CORE -DKVTEST_OS_FALLBACK -DKVTEST_INJECT,$(1))
+.PHONY: FORCE
 # LINK,BINARY,NAME,LINK FLAGS,LIBRARIES: one more binary of a variant's
 # objects (make static links the core's).
 define LINK
@@ -366,7 +375,7 @@ uninstall:
 # tree (scripts/pkg/deb.sh: strip, compress, copyright, control with the
 # libraries' packages found by dpkg-shlibdeps, and those of the libraries
 # opened on demand as Recommends), then lintian on it.
-VERSION := $(shell sed -n 's/^.define KVTEST_VERSION "\(.*\)"$$/\1/p' kvtest.c)
+VERSION := $(shell sed -n 's/^.define KVTEST_VERSION "\(.*\)"$$/\1/p' src/measure/provenance.h)
 DEB_ROOT = build/deb/root
 deb: $(BIN) man
 	rm -rf $(DEB_ROOT)

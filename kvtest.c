@@ -38,9 +38,8 @@
 #include "base/cli.h"
 #include "base/os.h"
 #include "measure/report.h"
+#include "measure/provenance.h"
 #include "commands/commands.h"
-
-#define KVTEST_VERSION "1.0.0"
 
 static const char usage[] =
     "Usage: kvtest COMMAND [ARGS...]\n"
@@ -173,8 +172,12 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0 || strcmp(name, "-version") == 0 ||
         strcmp(name, "version") == 0) {
-        printf("kvtest %s\nSQLite version: %s %s\nBuild: %s, %s OS layer\n", KVTEST_VERSION,
+        const struct provenance *p = provenance_get();
+        printf("kvtest %s\nSQLite version: %s %s\nBuild: %s, %s OS layer\n", p->version,
                sqlite3_libversion(), sqlite3_sourceid(), KVTEST_BUILD, os_flavour());
+        printf("Commit: %s%s\nCompiler: %s, %s: %s\n", p->commit,
+               p->dirty == 1 ? " with changes" : p->dirty == 0 ? "" : " (state of the tree unknown)",
+               p->compiler, p->variant, p->flags);
         /* The optional stores: a script asks here before it runs them. */
         printf("Stores: db, files");
         for (enum layout_kind k = LAYOUT_LMDB; k <= LAYOUT_ROCKSDB; k++)

@@ -26,6 +26,7 @@ PKGS+=(libcsv-dev)   # kvtest history reads CSV series with libcsv (src/commands
 PKGS+=(liburiparser-dev)   # RFC 3986: percent-decoding a cache URL's credentials (src/shortener/cache/cache_url.c)
 PKGS+=(libpq-dev postgresql-15 postgresql-client-15)   # the PostgreSQL link store: libpq (linked), a private server for tests and the study (initdb, postgres, pg_basebackup), pgbench (the round-trip reference)
 PKGS+=(liblmdb-dev librocksdb-dev lmdb-utils rocksdb-tools)   # the LMDB and RocksDB blob stores (linked), mdb_stat and db_bench: their own tools, checked against ours (scripts/study/anchors.sh)
+PKGS+=(python3-jsonschema)   # the JSON Schemas of every command's --json output, checked against real output (docs/json/, tests/cli/commands/json_schema.bats; Debian's /usr/bin/python3)
 PKGS+=(python3)   # tests/lib/*.py (probe and stub servers), scripts/dev/mutagen.py (make mutants-auto, tests/cli/repo/mutagen.bats)
 PKGS+=(valgrind)  # scripts/ci/ci-perf.sh: instructions per operation (cachegrind), the deterministic layer
 BACKPORTS_PKGS=(valkey-server valkey-tools)

@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 
 #include "measure/env.h"
+#include "measure/provenance.h"
 #include "base/cli.h"
 #include "base/os.h"
 #include "sqlite3.h"
@@ -43,6 +44,16 @@ cJSON *env_json(const char *path)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
+    const struct provenance *p = provenance_get();
+    cJSON_AddStringToObject(o, "kvtest_version", p->version);
+    cJSON_AddStringToObject(o, "commit", p->commit);
+    if (p->dirty < 0)
+        cJSON_AddNullToObject(o, "dirty");
+    else
+        cJSON_AddBoolToObject(o, "dirty", p->dirty);
+    cJSON_AddStringToObject(o, "build", p->variant);
+    cJSON_AddStringToObject(o, "build_flags", p->flags);
+    cJSON_AddStringToObject(o, "compiler", p->compiler);
     cJSON_AddStringToObject(o, "sqlite_version", sqlite3_libversion());
     cJSON_AddStringToObject(o, "sqlite_source_id", sqlite3_sourceid());
     cJSON *opts = cJSON_AddArrayToObject(o, "sqlite_compile_options");

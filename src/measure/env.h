@@ -1,11 +1,16 @@
 /* env: the environment a figure was measured in, so every JSON result can
- * be compared and regenerated: SQLite version and compile options, kernel,
+ * be compared and regenerated: which kvtest, SQLite version and compile options, kernel,
  * filesystem type of the path measured, CPU model, command line. */
 #ifndef KVTEST_ENV_H
 #define KVTEST_ENV_H
 #include "base/json.h"
 
 /* {
+ *   "kvtest_version": "1.1.0", "commit": "9929160..." ("unknown" outside
+ *   a git checkout), "dirty": false (true: the tree differed from the
+ *   commit when built; null: unknown), "build": "rel",
+ *   "build_flags": "-std=c11 -O2 -g", "compiler": "gcc 12.2.0"
+ *   (measure/provenance.h),
  *   "sqlite_version": "3.52.0", "sqlite_source_id": "...",
  *   "sqlite_compile_options": ["THREADSAFE=1", ...],
  *   "kernel": "Linux 6.1.0-28-amd64 #1 SMP ... x86_64",

@@ -7,6 +7,7 @@
 #include "base/csv.h"
 #include "base/errbuf.h"
 #include "measure/env.h"
+#include "measure/provenance.h"
 
 static double us(uint64_t ns) { return (double)ns / 1000.0; }
 
@@ -104,6 +105,7 @@ cJSON *report_json_new(const char *command, const char *path)
     if (!o)
         return NULL;
     cJSON_AddStringToObject(o, "command", command);
+    cJSON_AddNumberToObject(o, "schema_version", KVTEST_SCHEMA_VERSION);
     cJSON_AddStringToObject(o, "cmdline", cli_cmdline());
     if (path)
         cJSON_AddStringToObject(o, "path", path);

@@ -8,6 +8,8 @@
 #include "base/cli.h"
 #include "base/json_alloc.h"
 #include "measure/report.h"
+#include "measure/env.h"
+#include "measure/provenance.h"
 
 #define NCOL 8
 
@@ -156,7 +158,9 @@ int compare_print_json(const struct compare_side *old, const struct compare_side
     json_alloc_reset();   /* a member cJSON could not add: see below */
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "compare");
+    cJSON_AddNumberToObject(o, "schema_version", KVTEST_SCHEMA_VERSION);
     cJSON_AddStringToObject(o, "cmdline", cli_cmdline());
+    cJSON_AddItemToObject(o, "env", env_json(NULL));
     cJSON_AddStringToObject(o, "old", old->name);
     cJSON_AddStringToObject(o, "new", nw->name);
     cJSON_AddBoolToObject(o, "paired", n && rows[0].paired);

@@ -7,6 +7,8 @@
 #include "base/json_alloc.h"
 #include "commands/history/history_int.h"
 #include "measure/report.h"
+#include "measure/env.h"
+#include "measure/provenance.h"
 
 /* "LABEL METRIC", or the label alone when a CSV series named it once. */
 static void name_of(const struct history_series *s, char *buf, size_t cap)
@@ -116,7 +118,9 @@ int history_print_json(const struct history *h, const char *const *inputs, int n
     json_alloc_reset();
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "command", "history");
+    cJSON_AddNumberToObject(o, "schema_version", KVTEST_SCHEMA_VERSION);
     cJSON_AddStringToObject(o, "cmdline", cli_cmdline());
+    cJSON_AddItemToObject(o, "env", env_json(NULL));
     cJSON *in = cJSON_AddArrayToObject(o, "inputs");
     for (int i = 0; i < ninputs; i++)
         cJSON_AddItemToArray(in, cJSON_CreateString(inputs[i]));

@@ -199,13 +199,18 @@ static int flush_side(struct history *h, struct compare_side *cs)
     return rc;
 }
 
-/* The commit an object belongs to: its "commit", its env's "commit", or
- * else its file's name without directory and extension. */
+/* The commit an object belongs to: its "commit", its env's "commit" when
+ * the binary was built from a clean tree of it (env "dirty": false), or
+ * else its file's name without directory and extension. A build with
+ * changes, or from outside a checkout, names a commit its code is not:
+ * a developer's edits measured one after another on one commit would
+ * otherwise pool into one point. */
 static void object_commit(const struct compare_side *cs, const cJSON *obj, char *id, size_t cap)
 {
     const char *c = compare_jstr(obj, "commit");
-    if (!c)
-        c = compare_jstr(compare_j(obj, "env"), "commit");
+    const cJSON *env = compare_j(obj, "env");
+    if (!c && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(env, "dirty")))
+        c = compare_jstr(env, "commit");
     if (c && *c) {
         copy(id, cap, c);
         return;

@@ -104,11 +104,15 @@ merge() {
 @test "real run --json outputs, one file per commit in name order: the slowed one found" {
     "$KVTEST" init "$S/x.db" --count 500 --size 1k >/dev/null
     "$KVTEST" run "$S/x.db" --count 500 --json >"$S/real.json"
-    mkdir "$S/dir"
+    # Made by a build with changes (or from outside a checkout): its env's
+    # commit is not the code measured, so each file is its own commit.
+    mkdir "$S/dir" "$S/clean"
     for i in $(seq -w 1 24); do
         f=1; [ "$i" -gt 12 ] && f=1.5
         jq -c --argjson f "$f" --argjson i "$i" '.result.runs |= map(.us_per_blob *= ($f * (1 + 0.001 * $i)))
-            | .env.time_utc = "2026-12-01T00:00:\($i)Z"' "$S/real.json" >"$S/dir/$i.jsonl"
+            | .env.time_utc = "2026-12-01T00:00:\($i)Z" | .env.dirty = true' "$S/real.json" >"$S/dir/$i.jsonl"
+        # The same from clean builds of commits c01..c24, filed under other names.
+        jq -c --arg i "$i" '.env.dirty = false | .env.commit = "c\($i)"' "$S/dir/$i.jsonl" >"$S/clean/x$i.jsonl"
     done
     run "$KVTEST" history "$S/dir" --json
     assert_success
@@ -116,6 +120,16 @@ merge() {
                and .[0].direction == "slower"' <<<"$output"
     assert_success
     run jq -r '.commits' <<<"$("$KVTEST" history "$S/dir" --json)"
+    assert_output 24
+    # A clean build's env names its commit, whatever the file is called.
+    run "$KVTEST" history "$S/clean" --json
+    assert_success
+    run jq -e '.commits == 24 and ([.change_points[] | select(.metric == "us/blob")] | length == 1
+               and .[0].commit == "c13")' <<<"$output"
+    assert_success
+    # ... and two files of one clean commit pool into one point.
+    jq -c '.env.commit = "c01"' "$S/clean/x02.jsonl" >"$S/clean/x01b.jsonl"
+    run jq -r '.commits' <<<"$("$KVTEST" history "$S/clean" --json)"
     assert_output 24
 }
 
