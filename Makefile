@@ -345,7 +345,7 @@ mutants-auto: deps
 
 bench: deps
 	$(MAKE) $(BIN) build/ratioci
-	bash scripts/study/bench.sh $(SCALE)
+	bash scripts/study/bench.sh $(SCALE) $(if $(filter 1,$(ALLOW_DIRTY)),--allow-dirty)
 
 # make install [PREFIX=/usr/local] [DESTDIR=staging]: the binary, the two
 # man pages (make man builds them from src/doc/), the bash completion and

@@ -2,7 +2,7 @@
 # shellcheck disable=SC2054  # commas in option values (--sweep-sizes 1k,4k) are meant
 # bench.sh: the whole study in one command (what "make bench" runs).
 #
-#   bash scripts/study/bench.sh [full|small] [--out DIR] [--force] [--keep]
+#   bash scripts/study/bench.sh [full|small] [--out DIR] [--force] [--keep] [--allow-dirty]
 #
 #   full   the article's scale: 100k blobs of 10k +- 2k bytes, 6 measured
 #          rounds of reads and of writes, 5 of cold-cache reads, a size sweep
@@ -21,6 +21,15 @@
 #          9 minutes, 552 s on 2026-12-03: 1 for the database larger than
 #          memory, 1-1.5 for the store tier, 2.5 for the capacity searches;
 #          about 2 more for HTTPS and HTTP/2 since)
+#
+# A full run is a reference: it is refused, before anything runs, when the
+# tree has uncommitted changes or ./kvtest was not built from the tree's
+# commit with no changes (kvtest --version), unless --allow-dirty
+# (make bench ALLOW_DIRTY=1). Either way raw/bench.tsv records the commit,
+# whether the binary and the tree were clean, the build, the kernel and
+# when the machine booted, and raw/parts.tsv when each part started, how
+# long it took and whether it failed: REPORT.md's header is written from
+# them.
 #
 # Rounds are what the report's 95% intervals are made of (a bootstrap over
 # paired rounds needs at least 4 for 95%), so full scale runs at least 5 of
@@ -57,13 +66,14 @@ set -euo pipefail
 # shellcheck source=scripts/study/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SCALE=full OUTDIR="" FORCE=0 KEEP=0 LATEST=0
+SCALE=full OUTDIR="" FORCE=0 KEEP=0 LATEST=0 ALLOW_DIRTY=0
 while [ $# -gt 0 ]; do
     case $1 in
         full|small) SCALE=$1; shift ;;
         --out) [ $# -ge 2 ] || usage_die "--out needs a directory"; OUTDIR=$2; shift 2 ;;
         --force) FORCE=1; shift ;;
         --keep) KEEP=1; shift ;;
+        --allow-dirty) ALLOW_DIRTY=1; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) usage_die "unknown argument $1 (expected full, small, --out DIR, --force, --keep)" ;;
     esac
@@ -71,6 +81,7 @@ done
 
 need_tools jq gnuplot awk du valkey-server valkey-cli wrk curl nginx h2load openssl
 kv_find_kvtest ""
+if [ "$SCALE" = full ] && [ "$ALLOW_DIRTY" = 0 ]; then kv_reference_check; else kv_provenance; fi
 kv_find_ratioci   # the report's intervals: fail now, not after the study
 if [ -z "$OUTDIR" ]; then
     OUTDIR=$KV_ROOT/bench-out/$(date -u +%Y%m%d-%H%M%S)-$SCALE
@@ -125,16 +136,34 @@ esac
 EXTRA=(--out "$OUT" --force --no-report)
 TRASH=$OUT/scratch/.delete-later
 [ "$KEEP" = 1 ] && EXTRA+=(--keep)
-printf 'scale\t%s\ncommand\t%s\nstarted_utc\t%s\n' "$SCALE" \
-    "make bench SCALE=$SCALE" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$OUT/raw/bench.tsv"
+{
+    printf 'scale\t%s\ncommand\t%s\nstarted_utc\t%s\n' "$SCALE" \
+        "make bench SCALE=$SCALE" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    printf 'commit\t%s\nbinary\t%s\ntree\t%s\n' "$KV_COMMIT" "$KV_BUILT" "${KV_TREE:-unknown}"
+    printf 'kvtest\t%s\n' "$("$KVTEST" --version | sed -n 's/^kvtest //p; s/^Compiler: //p' | paste -sd'|' | sed 's/|/; /')"
+    printf 'kernel\t%s\n' "$(uname -srm)"
+    # When the machine started: two runs of one commit are independent only
+    # if they do not share a boot (page cache, CPU placement, neighbours).
+    printf 'booted_utc\t%s\n' "$(date -u -d "@$(awk '$1 == "btime" { print $2 }' /proc/stat)" +%Y-%m-%dT%H:%M:%SZ)"
+} >"$OUT/raw/bench.tsv"
+printf 'part\tname\tstarted_utc\tseconds\tstatus\n' >"$OUT/raw/parts.tsv"
+# part N NAME CMD...: run one part, record when it started, how long it
+# took and whether it failed; a failure is listed at the end, the rest goes on.
+part() {
+    local n=$1 name=$2 t started st=ok
+    shift 2
+    t=$(kv_now)
+    started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    "$@" || { st=failed; failed+=("$name"); }
+    printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$name" "$started" "$(kv_since "$t")" "$st" >>"$OUT/raw/parts.tsv"
+}
 
 failed=()
 say "scale $SCALE; results in $OUT"
 say "part 1/8: blobs in SQLite, files, LMDB or RocksDB, with the anchors (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
 DEFER=()
 [ "$KEEP" = 1 ] || DEFER=(--defer-delete "$TRASH")
-bash "$KV_SCRIPTS/fasterthanfs.sh" "${BLOBS[@]}" "${EXTRA[@]}" "${DEFER[@]}" --kvtest "$KVTEST" ||
-    failed+=(fasterthanfs.sh)
+part 1 fasterthanfs.sh bash "$KV_SCRIPTS/fasterthanfs.sh" "${BLOBS[@]}" "${EXTRA[@]}" "${DEFER[@]}" --kvtest "$KVTEST"
 # Deleting 200k files is slow (minutes with ext4 "discard") but needs
 # little CPU: do it while the shortener, which works in memory, runs.
 RM_PID=""
@@ -144,16 +173,14 @@ if [ -s "$TRASH" ]; then
     kv_track_pid "$RM_PID"
 fi
 say "part 2/8: SQLite with or without a Valkey cache (scripts/study/shortener.sh ${SHORT[*]})"
-bash "$KV_SCRIPTS/shortener.sh" "${SHORT[@]}" "${EXTRA[@]}" --kvtest "$KVTEST" ||
-    failed+=(shortener.sh)
+part 2 shortener.sh bash "$KV_SCRIPTS/shortener.sh" "${SHORT[@]}" "${EXTRA[@]}" --kvtest "$KVTEST"
 say "part 3/8: the cache as a Valkey Cluster (scripts/study/cluster.sh ${CLUSTER[*]})"
 CL_EXTRA=(--force --no-report)
 [ "$KEEP" = 1 ] && CL_EXTRA+=(--keep)
-bash "$KV_SCRIPTS/cluster.sh" "$OUT" "${CLUSTER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" ||
-    failed+=(cluster.sh)
+part 3 cluster.sh bash "$KV_SCRIPTS/cluster.sh" "$OUT" "${CLUSTER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST"
 say "part 4/8: the HTTP ceiling, nginx beside the service (scripts/study/nginx.sh ${NGINX[*]})"
-bash "$KV_SCRIPTS/nginx.sh" "${NGINX[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
-    >"$OUT/logs/nginx.txt" || failed+=(nginx.sh)
+part 4 nginx.sh bash "$KV_SCRIPTS/nginx.sh" "${NGINX[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
+    >"$OUT/logs/nginx.txt"
 
 # The next part reads from storage: the deletion must not compete with it.
 if [ -n "$RM_PID" ]; then
@@ -164,19 +191,19 @@ fi
 say "part 5/8: a database larger than memory (scripts/study/memlimit.sh ${MEMLIMIT[*]})"
 ML_EXTRA=(--force --no-report)
 [ "$KEEP" = 1 ] && ML_EXTRA+=(--keep)
-bash "$KV_SCRIPTS/memlimit.sh" "${MEMLIMIT[@]}" --out "$OUT" "${ML_EXTRA[@]}" --kvtest "$KVTEST" \
-    >"$OUT/logs/memlimit.txt" || failed+=(memlimit.sh)
+part 5 memlimit.sh bash "$KV_SCRIPTS/memlimit.sh" "${MEMLIMIT[@]}" --out "$OUT" "${ML_EXTRA[@]}" --kvtest "$KVTEST" \
+    >"$OUT/logs/memlimit.txt"
 say "part 6/8: the store tier, SQLite beside PostgreSQL (scripts/study/storetier.sh ${STORETIER[*]})"
-bash "$KV_SCRIPTS/storetier.sh" "$OUT" "${STORETIER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" \
-    >"$OUT/logs/storetier.txt" || failed+=(storetier.sh)
+part 6 storetier.sh bash "$KV_SCRIPTS/storetier.sh" "$OUT" "${STORETIER[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" \
+    >"$OUT/logs/storetier.txt"
 say "part 7/8: capacity at a p99 bound (scripts/study/capacity.sh ${CAPACITY[*]})"
-bash "$KV_SCRIPTS/capacity.sh" "$OUT" "${CAPACITY[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" \
-    >"$OUT/logs/capacity.txt" || failed+=(capacity.sh)
+part 7 capacity.sh bash "$KV_SCRIPTS/capacity.sh" "$OUT" "${CAPACITY[@]}" "${CL_EXTRA[@]}" --kvtest "$KVTEST" \
+    >"$OUT/logs/capacity.txt"
 say "part 8/8: HTTPS and HTTP/2 (scripts/study/http/tlscost.sh ${TLSCOST[*]}; tls.sh ${TLSANCHOR[*]})"
-bash "$KV_SCRIPTS/http/tlscost.sh" "${TLSCOST[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
-    >"$OUT/logs/tlscost.txt" || failed+=(tlscost.sh)
-bash "$KV_SCRIPTS/http/tls.sh" "${TLSANCHOR[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
-    >"$OUT/logs/tls.txt" || failed+=(tls.sh)
+part 8 tlscost.sh bash "$KV_SCRIPTS/http/tlscost.sh" "${TLSCOST[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
+    >"$OUT/logs/tlscost.txt"
+part 8 tls.sh bash "$KV_SCRIPTS/http/tls.sh" "${TLSANCHOR[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
+    >"$OUT/logs/tls.txt"
 printf 'elapsed_s\t%s\n' "$(kv_since "$T0")" >>"$OUT/raw/bench.tsv"
 kv_report "$OUT"
 [ "$LATEST" = 0 ] || ln -sfn "$(basename "$OUT")" "$(dirname "$OUT")/latest"

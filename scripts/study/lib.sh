@@ -49,6 +49,49 @@ kv_find_kvtest() {
     export KVTEST
 }
 
+# kv_provenance: what $KVTEST says it was built from (kvtest --version's
+# "Commit:" line, src/measure/provenance.h): KV_COMMIT (a hash, or
+# "unknown") and KV_BUILT ("clean", "changes" or "unknown"); and the
+# checkout the scripts run from: KV_HEAD (its commit, "" outside git) and
+# KV_TREE ("clean", "changes" or "" outside git).
+kv_provenance() {
+    local line
+    line=$("$KVTEST" --version 2>/dev/null | sed -n 's/^Commit: //p')
+    KV_COMMIT=${line%% *}
+    KV_COMMIT=${KV_COMMIT:-unknown}
+    case $line in
+        *"with changes"*) KV_BUILT=changes ;;
+        *unknown*|"") KV_BUILT=unknown ;;
+        *) KV_BUILT=clean ;;
+    esac
+    KV_HEAD=$(git -C "$KV_ROOT" rev-parse --verify -q HEAD 2>/dev/null || true)
+    KV_TREE=""
+    if [ -n "$KV_HEAD" ]; then
+        if [ -n "$(git -C "$KV_ROOT" status --porcelain 2>/dev/null | head -1)" ]; then
+            KV_TREE=changes
+        else
+            KV_TREE=clean
+        fi
+    fi
+}
+
+# kv_reference_check: a reference run is of one commit: the scripts' tree
+# clean, and the binary built from that same commit with no changes. Dies
+# (status 2) naming what differs; nothing to check outside a git checkout.
+kv_reference_check() {
+    kv_provenance
+    [ -n "$KV_HEAD" ] || return 0
+    local why=""
+    if [ "$KV_TREE" != clean ]; then
+        why="the tree has uncommitted changes ($(git -C "$KV_ROOT" status --porcelain | wc -l) paths)"
+    elif [ "$KV_BUILT" != clean ]; then
+        why="$KVTEST was built from a tree with changes (or one of unknown state)"
+    elif [ "$KV_COMMIT" != "$KV_HEAD" ]; then
+        why="$KVTEST was built from ${KV_COMMIT:0:12}, the tree is at ${KV_HEAD:0:12} (run make)"
+    fi
+    [ -z "$why" ] || usage_die "a reference run must be of one commit, and $why: commit and rebuild, or pass --allow-dirty (make bench ALLOW_DIRTY=1)"
+}
+
 # kv_has_opt "run" "--cold": does the help text of a subcommand mention an
 # option? Lets the scripts use features as they land and say what they skip.
 kv_has_opt() {

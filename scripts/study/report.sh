@@ -370,6 +370,29 @@ figure() { # figure NAME TITLE TAGPATTERN
       "bash scripts/study/tables.sh \$OUT && bash scripts/study/plot.sh \$OUT" "$(plotcmd "$name")" '```' "" "</details>"
 }
 
+# provenance_header: what made these figures, from the run's own records
+# (raw/bench.tsv, raw/parts.tsv: bench.sh) and from every kvtest --json
+# object kept in raw/ (its env names the commit it was built from): the
+# commit, whether binary and tree were clean, the kernel, when the machine
+# booted, each part's start and length. Figures from more than one commit
+# (a part run again later) are named with their counts, never hidden.
+provenance_header() {
+    local B=$OUT/raw/bench.tsv commits
+    if [ -n "$(param "$B" commit)" ]; then
+        w "" "Commit $(param "$B" commit) (binary built $(param "$B" binary), tree $(param "$B" tree)); kvtest $(param "$B" kvtest); $(param "$B" kernel); machine booted $(param "$B" booted_utc)."
+    fi
+    if [ -s "$OUT/raw/parts.tsv" ]; then
+        w "" "| part | started (UTC) | seconds | status |" "|---|---|---|---|"
+        awk -F'\t' 'NR > 1 { printf "| %s %s | %s | %.0f | %s |\n", $1, $2, $3, $4, $5 }' "$OUT/raw/parts.tsv" >>"$R"
+    fi
+    # Every kvtest run kept in raw/, by the commit its binary names.
+    commits=$(find "$OUT/raw" -maxdepth 1 \( -name '*.jsonl' -o -name '*.jsonl.gz' \) -print0 |
+        xargs -0 -r zcat -f | jq -r 'select(type == "object" and .env) | (.env.commit // "not recorded")
+            + (if .env.dirty == true then " with changes" else "" end)' 2>/dev/null |
+        sort | uniq -c | sort -rn | awk '{ n = $1; $1 = ""; sub(/^ /, ""); printf "%s%s (%d runs)", sep, $0, n; sep = ", " }')
+    [ -z "$commits" ] || w "" "The kvtest runs kept in \`raw/\` name their build: $commits."
+}
+
 SCALE=$(param "$OUT/raw/bench.tsv" scale)
 ELAPSED=$(param "$OUT/raw/bench.tsv" elapsed_s)
 BP=$OUT/raw/blobs-params.tsv
@@ -381,8 +404,9 @@ if [ -n "$SCALE" ]; then
 else
     w "Produced by the kvtest experiment scripts on $(kv_envl date_utc)."
 fi
-w "Machine: $(kv_envl cpu), $(kv_envl memory) RAM, $(kv_envl kernel), $(kv_envl os); output directory on $(kv_envl 'filesystem of output dir' | cut -d' ' -f1). Full environment at the end." \
-  "" "Every figure is the median over measured rounds; variants were interleaved round by round, and warm-up rounds were discarded (see *Methodology* in the project's docs/study.md). Each ratio is the median of the per-round ratios of two paths measured in the same round, with its 95% interval (percentile bootstrap over the paired rounds, 10000 resamples, fixed seed: \`build/ratioci\`); a ratio is called faster or slower only where its interval excludes 1, otherwise *no difference measurable here*. Below 4 paired rounds the bootstrap cannot reach 95%: such ratios give the range of the resampled medians instead. Intervals are in \`csv/intervals.json\` and the \`*_lo\`, \`*_hi\` columns of \`csv/\`; the headline findings with their intervals are in \`findings.tsv\`." ""
+w "Machine: $(kv_envl cpu), $(kv_envl memory) RAM, $(kv_envl kernel), $(kv_envl os); output directory on $(kv_envl 'filesystem of output dir' | cut -d' ' -f1). Full environment at the end."
+provenance_header
+w "" "Every figure is the median over measured rounds; variants were interleaved round by round, and warm-up rounds were discarded (see *Methodology* in the project's docs/study.md). Each ratio is the median of the per-round ratios of two paths measured in the same round, with its 95% interval (percentile bootstrap over the paired rounds, 10000 resamples, fixed seed: \`build/ratioci\`); a ratio is called faster or slower only where its interval excludes 1, otherwise *no difference measurable here*. Below 4 paired rounds the bootstrap cannot reach 95%: such ratios give the range of the resampled medians instead. Intervals are in \`csv/intervals.json\` and the \`*_lo\`, \`*_hi\` columns of \`csv/\`; the headline findings with their intervals are in \`findings.tsv\`." ""
 
 # ------------------------------------------------------------- findings
 w "## Findings" ""

@@ -134,6 +134,28 @@ report() {
     assert_output --regexp "faster \(range [0-9.]+–[0-9.]+ over 3 rounds, too few for a 95% CI\)"
 }
 
+@test "report: the header says what made the figures, from the run's records: commit, parts, every run's build" {
+    results_dir "$D/r" 10 5 12 6 9 4.5 11 5.5 10 5
+    printf 'scale\tfull\nstarted_utc\t2026-12-06T10:00:00Z\nelapsed_s\t2600\ncommit\tc0ffee\nbinary\tclean\ntree\tclean\nkvtest\t1.1.0; gcc 12.2.0, rel: -std=c11 -O2 -g\nkernel\tLinux 6.1.0 x86_64\nbooted_utc\t2026-12-06T09:00:00Z\n' \
+        >"$D/r/raw/bench.tsv"
+    printf 'part\tname\tstarted_utc\tseconds\tstatus\n1\tfasterthanfs.sh\t2026-12-06T10:00:01Z\t1200.4\tok\n2\tshortener.sh\t2026-12-06T10:20:01Z\t300\tfailed\n' \
+        >"$D/r/raw/parts.tsv"
+    # Nine runs name the commit; one was made by a build with changes of
+    # another; the warm-up round names none.
+    jq -c 'if .bench.round == 5 and .bench.variant == "flat" then .env = {commit: "beef", dirty: true}
+           elif .bench.warmup then . else .env = {commit: "c0ffee", dirty: false} end' \
+        "$D/r/raw/blobs.jsonl" >"$D/r/raw/x" && mv "$D/r/raw/x" "$D/r/raw/blobs.jsonl"
+    report "$D/r"
+    run grep -F "Commit c0ffee (binary built clean, tree clean); kvtest 1.1.0; gcc 12.2.0, rel: -std=c11 -O2 -g; Linux 6.1.0 x86_64; machine booted 2026-12-06T09:00:00Z." "$D/r/REPORT.md"
+    assert_success
+    run grep -F "| 1 fasterthanfs.sh | 2026-12-06T10:00:01Z | 1200 | ok |" "$D/r/REPORT.md"
+    assert_success
+    run grep -F "| 2 shortener.sh | 2026-12-06T10:20:01Z | 300 | failed |" "$D/r/REPORT.md"
+    assert_success
+    run grep -F 'The kvtest runs kept in `raw/` name their build: c0ffee (9 runs), beef with changes (1 runs).' "$D/r/REPORT.md"
+    assert_success
+}
+
 # shortener_dir DIR: HTTP rounds of the shortener study only, uniform and
 # Zipf keys, 5 rounds: uniform valkey 0.89-0.93x of no cache (slower),
 # valkey-track 1.26-1.30x; Zipf valkey 0.98-1.02x, valkey-track 1.49-1.53x.
