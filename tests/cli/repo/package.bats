@@ -197,3 +197,27 @@ $D/root/usr/share/man/man1/kvtest-shortener.1.gz"
         "$D/root/usr/share/bash-completion/completions/kvtest"
     assert_success
 }
+
+@test "licence: LICENSE is MIT, the package's copyright grants the same text; the version has its entries" {
+    run head -n1 "$REPO/LICENSE"
+    assert_output "MIT License"
+    # The grant, from "Permission" to the end, word for word in both.
+    lic=$(sed -n '/^Permission/,$p' "$REPO/LICENSE" | tr -s ' \n' ' ')
+    cop=$(awk '/^License: Expat/ { on = 1; next } on && /^[^ ]/ { on = 0 } on' "$REPO/scripts/pkg/copyright" |
+          sed 's/^ //; s/^\.$//' | tr -s ' \n' ' ')
+    assert_equal "$cop" "$lic"
+    run grep -c '^License: not stated' "$REPO/scripts/pkg/copyright"
+    assert_output 0
+    # The version the binary reports: in CHANGELOG.md, the package's
+    # changelog (its latest entry) and CITATION.cff.
+    v=$("$KVTEST_REL" --version | sed -n 's/^kvtest //p')
+    [ -n "$v" ] || fail "no version in kvtest --version"
+    run grep -c "^## $v — " "$REPO/CHANGELOG.md"
+    assert_output 1
+    run sed -n '1s/^kvtest (\([^)]*\)).*/\1/p' "$REPO/scripts/pkg/changelog"
+    assert_output "$v"
+    run grep -c "^version: \"$v\"$" "$REPO/CITATION.cff"
+    assert_output 1
+    run grep -c '^license: MIT$' "$REPO/CITATION.cff"
+    assert_output 1
+}
