@@ -29,7 +29,9 @@
 # whether the binary and the tree were clean, the build, the kernel and
 # when the machine booted, and raw/parts.tsv when each part started, how
 # long it took and whether it failed: REPORT.md's header is written from
-# them.
+# them. raw/probe.tsv holds the machine's own pace at the start and the
+# end (scripts/study/probe.sh: CPU, steal, loopback round trip, synced
+# disk write), in the header too.
 #
 # Rounds are what the report's 95% intervals are made of (a bootstrap over
 # paired rounds needs at least 4 for 95%), so full scale runs at least 5 of
@@ -160,6 +162,9 @@ part() {
 
 failed=()
 say "scale $SCALE; results in $OUT"
+# The machine's pace at the start and the end (CPU, steal, loopback, disk):
+# what to look at first when two runs of one commit disagree.
+bash "$KV_SCRIPTS/probe.sh" "$OUT" start || say "the machine probe failed; the study goes on"
 say "part 1/8: blobs in SQLite, files, LMDB or RocksDB, with the anchors (scripts/study/fasterthanfs.sh ${BLOBS[*]})"
 DEFER=()
 [ "$KEEP" = 1 ] || DEFER=(--defer-delete "$TRASH")
@@ -204,6 +209,7 @@ part 8 tlscost.sh bash "$KV_SCRIPTS/http/tlscost.sh" "${TLSCOST[@]}" --out "$OUT
     >"$OUT/logs/tlscost.txt"
 part 8 tls.sh bash "$KV_SCRIPTS/http/tls.sh" "${TLSANCHOR[@]}" --out "$OUT/csv" --kvtest "$KVTEST" \
     >"$OUT/logs/tls.txt"
+bash "$KV_SCRIPTS/probe.sh" "$OUT" end || say "the machine probe failed"
 printf 'elapsed_s\t%s\n' "$(kv_since "$T0")" >>"$OUT/raw/bench.tsv"
 kv_report "$OUT"
 [ "$LATEST" = 0 ] || ln -sfn "$(basename "$OUT")" "$(dirname "$OUT")/latest"

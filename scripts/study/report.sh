@@ -385,6 +385,26 @@ provenance_header() {
         w "" "| part | started (UTC) | seconds | status |" "|---|---|---|---|"
         awk -F'\t' 'NR > 1 { printf "| %s %s | %s | %.0f | %s |\n", $1, $2, $3, $4, $5 }' "$OUT/raw/parts.tsv" >>"$R"
     fi
+    # The machine's pace at the start and the end (scripts/study/probe.sh).
+    if [ -s "$OUT/raw/probe.tsv" ]; then
+        w "" "The machine at the start and the end of the run (\`scripts/study/probe.sh\`, \`raw/probe.tsv\`; no kvtest involved):" "" \
+          "| reference | start | end |" "|---|---|---|"
+        awk -F'\t' '
+            NR > 1 { v[$1, $3] = $4; u[$3] = $5; if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
+            END {
+                name["cpu_loop_ms"] = "fixed CPU loop"; name["steal_pct"] = "CPU stolen by the hypervisor, 2 s idle"
+                name["loopback_rtt_us"] = "loopback round trip (valkey-benchmark -c 1)"
+                name["fsync_write_us"] = "synced 4 KiB write to the output disk"
+                for (i = 1; i <= n; i++) {
+                    m = order[i]
+                    if (m ~ /jiffies$/) continue
+                    printf "| %s | %s %s | %s %s |\n", name[m] ? name[m] : m, v["start", m], u[m], v["end", m], u[m]
+                }
+                dt = v["end", "total_jiffies"] - v["start", "total_jiffies"]
+                if (dt > 0 && v["start", "steal_jiffies"] != "")
+                    printf "| CPU stolen over the whole run | %.2f %% | |\n", 100 * (v["end", "steal_jiffies"] - v["start", "steal_jiffies"]) / dt
+            }' "$OUT/raw/probe.tsv" >>"$R"
+    fi
     # Every kvtest run kept in raw/, by the commit its binary names.
     commits=$(find "$OUT/raw" -maxdepth 1 \( -name '*.jsonl' -o -name '*.jsonl.gz' \) -print0 |
         xargs -0 -r zcat -f | jq -r 'select(type == "object" and .env) | (.env.commit // "not recorded")

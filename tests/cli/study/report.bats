@@ -145,7 +145,18 @@ report() {
     jq -c 'if .bench.round == 5 and .bench.variant == "flat" then .env = {commit: "beef", dirty: true}
            elif .bench.warmup then . else .env = {commit: "c0ffee", dirty: false} end' \
         "$D/r/raw/blobs.jsonl" >"$D/r/raw/x" && mv "$D/r/raw/x" "$D/r/raw/blobs.jsonl"
+    printf 'label\ttime_utc\tmetric\tvalue\tunit\n' >"$D/r/raw/probe.tsv"
+    printf '%s\tT\t%b\n' start 'cpu_loop_ms\t600\tms' start 'steal_jiffies\t100\tjiffies' start 'total_jiffies\t10000\tjiffies' \
+        start 'loopback_rtt_us\t9.5\tus' end 'cpu_loop_ms\t700\tms' end 'steal_jiffies\t150\tjiffies' \
+        end 'total_jiffies\t20000\tjiffies' end 'loopback_rtt_us\t12.25\tus' >>"$D/r/raw/probe.tsv"
     report "$D/r"
+    run grep -F "| fixed CPU loop | 600 ms | 700 ms |" "$D/r/REPORT.md"
+    assert_success
+    run grep -F "| loopback round trip (valkey-benchmark -c 1) | 9.5 us | 12.25 us |" "$D/r/REPORT.md"
+    assert_success
+    # 50 of 10000 jiffies stolen between start and end.
+    run grep -F "| CPU stolen over the whole run | 0.50 % | |" "$D/r/REPORT.md"
+    assert_success
     run grep -F "Commit c0ffee (binary built clean, tree clean); kvtest 1.1.0; gcc 12.2.0, rel: -std=c11 -O2 -g; Linux 6.1.0 x86_64; machine booted 2026-12-06T09:00:00Z." "$D/r/REPORT.md"
     assert_success
     run grep -F "| 1 fasterthanfs.sh | 2026-12-06T10:00:01Z | 1200 | ok |" "$D/r/REPORT.md"
