@@ -375,7 +375,7 @@ uninstall:
 # tree (scripts/pkg/deb.sh: strip, compress, copyright, control with the
 # libraries' packages found by dpkg-shlibdeps, and those of the libraries
 # opened on demand as Recommends), then lintian on it.
-VERSION := $(shell sed -n 's/^.define KVTEST_VERSION "\(.*\)"$$/\1/p' src/measure/provenance.h)
+VERSION = $(shell sed -n 's/^.define KVTEST_VERSION "\(.*\)"$$/\1/p' src/measure/provenance.h)
 DEB_ROOT = build/deb/root
 deb: $(BIN) man
 	rm -rf $(DEB_ROOT)
