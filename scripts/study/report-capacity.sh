@@ -20,7 +20,8 @@
 # open above; seconds: the search's steps, wall_s: the whole load command;
 # closed_loop_*: capacity.sh's own run (closed_loop_from "capacity.sh"),
 # else the study's ("shortener.sh", "storetier.sh"); study_*: the study's
-# median over its rounds), and prints markdown to stdout:
+# median over its rounds), csv/capacity-steps.csv
+# (every step of each search, for plot.sh's chart; below), and prints markdown to stdout:
 #
 #   (no flag)   the section "### Capacity at \(pctn) <= X": how X was chosen,
 #               one row per configuration (its first search) with the rate,
