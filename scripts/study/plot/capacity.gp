@@ -12,7 +12,7 @@ load dir.'/common.gp'
 if (!exists('detail')) { detail = '' }
 if (!exists('namesu')) { namesu = '' }
 if (!exists('namesz')) { namesz = '' }
-set multiplot layout 1,2 title sprintf("Capacity at p99 ≤ %g ms: the p99 of each constant-rate step of each search against the rate offered\n", bound / 1000.0).subtitle noenhanced
+set multiplot layout 1,2 title sprintf("Capacity at p99 ≤ %g ms: the p99 of each constant-rate step of each search against the rate offered\n", bound / 1000.0).detail."\n".subtitle noenhanced
 set logscale xy
 set format x '%.0s%c'
 set format y '%.0s%c'
