@@ -65,7 +65,8 @@
 # X was chosen), csv/capacity-unloaded.csv, and, from
 # scripts/study/report-capacity.sh, csv/capacity.csv (each search beside
 # its closed-loop rate, and shortener.sh's or storetier.sh's where DIR has
-# them) and logs/capacity-section.md, the REPORT.md section (report.sh
+# them), csv/capacity-steps.csv (every step of each search, for the chart)
+# and logs/capacity-section.md, the REPORT.md section (report.sh
 # prints it in DIR/REPORT.md).
 #
 # Scales: full (100k links as shortener.sh's full scale, 2 s steps,

@@ -14,6 +14,19 @@
 #   tlscost         the service's GETs over http, https and h2, kept alive
 #                   or a new connection each, no cache and Valkey
 #                   (scripts/study/http/tlscost.sh)
+#   capacity        p99 of every step of each capacity search against the
+#                   rate offered, the bound and each answer marked
+#                   (capacity.sh; csv/capacity-steps.csv, report-capacity.sh)
+#   stores          the four stores (SQLite, files, LMDB, RocksDB): time per
+#                   blob relative to the database per workload (stores.csv)
+#   storetier       GET/s per store and cache mode over HTTP, uniform and
+#                   Zipf keys (storetier.sh: storetier-summary.csv and
+#                   storetier-http.csv)
+#   memlimit        each cache's lookups/s relative to no cache under each
+#                   memory limit, in-process and HTTP (memlimit.sh;
+#                   csv/memlimit-ratios.csv, tables.sh)
+#   cluster         in-process lookups/s: no cache, one Valkey, a 3-primary
+#                   Valkey Cluster (cluster.sh: cluster.csv, cluster-summary.csv)
 #
 # Each chart is regenerated alone with the gnuplot command this script
 # prints in OUTDIR/charts/commands.txt. Safe to re-run (charts are replaced).
@@ -105,5 +118,45 @@ if [ -n "$tl" ] && has_data "${tl%%$'\n'*}"; then
 fi
 if has_data "$C/tlscost.csv"; then
     chart tlscost "in='$C/tlscost.csv'; subtitle='$sub'"
+fi
+# kvp FILE KEY: the value of KEY in a two-column TSV of parameters.
+kvp() { awk -F'\t' -v k="$2" '$1 == k { print $2; exit }' "$1" 2>/dev/null || true; }
+if has_data "$C/capacity-steps.csv"; then
+    # The searches of each key distribution, in the order they ran.
+    nu=$(awk -F, 'NR > 1 && $1 == "uniform" && !s[$4]++ { printf "%s ", $4 }' "$C/capacity-steps.csv")
+    nz=$(awk -F, 'NR > 1 && $1 == "zipf" && !s[$4]++ { printf "%s ", $4 }' "$C/capacity-steps.csv")
+    bound=$(awk -F, 'NR == 2 { print $10 }' "$C/capacity-steps.csv")
+    CP=$OUT/raw/capacity-params.tsv
+    capsub="$(kvp "$CP" links) links, $(kvp "$CP" threads) connections, steps of at least $(kvp "$CP" step_time), one search per configuration (CONFIG:roundN: another)"
+    chart capacity "in='$C/capacity-steps.csv'; bound=${bound:-0}; namesu='$nu'; namesz='$nz'; detail='$capsub'; subtitle='$sub'"
+fi
+if has_data "$C/stores.csv"; then
+    # Rounds per workload, as the CSV has them.
+    rnd=$(awk -F, 'NR > 1 && $1 != "space" && $7 != "" && !s[$1]++ { printf "%s%s %s", (n++ ? ", " : ""), $1, $7 }' "$C/stores.csv")
+    blobs=""   # the blobs, where blobs-params.tsv says
+    [ "$blobsub" = "$sub" ] || blobs="; ${blobsub%"; $sub"}"
+    chart stores "in='$C/stores.csv'; detail='rounds: $rnd$blobs'; subtitle='$sub'"
+fi
+if has_data "$C/storetier-summary.csv" && has_data "$C/storetier-http.csv"; then
+    TP=$OUT/raw/storetier-params.tsv
+    rounds=$(awk -F, 'NR > 1 && $1 == "http" { print $5; exit }' "$C/storetier-summary.csv")
+    stsub="${rounds:-?} rounds, $(kvp "$TP" links) links, $(kvp "$TP" threads) connections, $(kvp "$TP" duration) s of GETs a run, Zipf $(kvp "$TP" zipf)"
+    chart storetier "in='$C/storetier-summary.csv'; in2='$C/storetier-http.csv'; detail='$stsub'; subtitle='$sub'"
+fi
+if has_data "$C/memlimit-ratios.csv"; then
+    MP=$OUT/raw/memlimit-params.tsv
+    mlsub="$(kvp "$MP" rounds) rounds, $(kvp "$MP" links) links ($(awk -v b="$(kvp "$MP" db_bytes)" 'BEGIN { printf "%.0f MB", b / 1e6 }')), in-process $(kvp "$MP" lookups) lookups a run, HTTP $(kvp "$MP" duration) s, the process in a memory cgroup (no limit: unlimited), Zipf $(kvp "$MP" zipf)"
+    chart memlimit "in='$C/memlimit-ratios.csv'; detail='$mlsub'; subtitle='$sub'"
+fi
+if has_data "$C/cluster-summary.csv" && has_data "$C/cluster.csv"; then
+    # The paired ratios with their intervals, one line each.
+    n1=""; n2=""
+    if [ -s "$C/cluster-ci.json" ]; then
+        q='def r: . * 100 | round / 100; def q(k): if .[k] then "\(.[k].est | r) (95% CI \(.[k].lo | r)-\(.[k].hi | r))" else "n/a" end;'
+        n1="cluster / one Valkey: $(jq -r "$q"'q("cluster/valkey")' "$C/cluster-ci.json")"
+        n2="one Valkey / no cache: $(jq -r "$q"'q("valkey/none")' "$C/cluster-ci.json")"
+    fi
+    rounds=$(awk -F, 'NR > 1 { r[$1] = 1 } END { print length(r) }' "$C/cluster.csv")
+    chart cluster "in='$C/cluster-summary.csv'; in2='$C/cluster.csv'; note1='$n1'; note2='$n2'; detail='$rounds rounds, configurations interleaved, kvtest shortener bench'; subtitle='$sub'"
 fi
 exit 0

@@ -20,7 +20,8 @@
 # open above; seconds: the search's steps, wall_s: the whole load command;
 # closed_loop_*: capacity.sh's own run (closed_loop_from "capacity.sh"),
 # else the study's ("shortener.sh", "storetier.sh"); study_*: the study's
-# median over its rounds), and prints markdown to stdout:
+# median over its rounds), csv/capacity-steps.csv
+# (every step of each search, for plot.sh's chart; below), and prints markdown to stdout:
 #
 #   (no flag)   the section "### Capacity at \(pctn) <= X": how X was chosen,
 #               one row per configuration (its first search) with the rate,
@@ -131,6 +132,23 @@ jq -r "$KV_JQ_DEFS"'def c: if . == null then "" elif type == "number" then (if .
      "study_closed_loop_links"] as $h
     | ($h | join(",")), (.[] | . as $r | [$h[] | $r[.] | c] | join(","))' <<<"$rows" >"$tmp"
 mv "$tmp" "$C/capacity.csv"
+
+# csv/capacity-steps.csv, for the chart (plot/capacity.gp): one row per
+# step of each search, its steps ordered by target rate (the line from
+# rate to rate; step is the order they ran in), with the search's answer
+# and bound beside: keys,config,round,search,step,target_per_s,
+# achieved_per_s,p99_us,pass,bound_us,outcome,capacity_per_s (search:
+# the configuration, CONFIG:roundN after the first round; pass 1 or 0).
+tmp=$(mktemp "$C/.capacity-steps.csv.XXXXXX")
+gzip -cdf "$RAWF" | jq -rR 'fromjson? | objects | select(.bench.experiment == "capacity" and .bench.phase == "search")
+    | .bench as $b | .options.slo[0].bound_us as $bound | .result.capacity as $cap
+    | [.result.steps | to_entries[] | .value + {step: (.key + 1)}] | sort_by(.target_per_s, .step)[]
+    | [$b.keys, $b.config, $b.round, (if $b.round > 1 then "\($b.config):round\($b.round)" else $b.config end),
+       .step, .target_per_s, .achieved_per_s, .judged_us.p99 // .p99_us, (if .pass then 1 else 0 end),
+       $bound, $cap.outcome, (if $cap.outcome == "found" then $cap.rate_per_s else null end)]
+    | map(if . == null then "" else tostring end) | join(",")' |
+    { echo "keys,config,round,search,step,target_per_s,achieved_per_s,p99_us,pass,bound_us,outcome,capacity_per_s"; cat; } >"$tmp"
+mv "$tmp" "$C/capacity-steps.csv"
 
 jq -rn --argjson rows "$rows" --argjson p "$params" --argjson t "$timings" --argjson runs "$runs" \
     --arg mode "$MODE" '

@@ -269,9 +269,12 @@ stores_section() {
         j "$C/stores.json" "$STORES_FMT"'.[] | select(.kind == "bytes") | .members[] | select(.bytes != null)
             | "| \(sname(.store)) | \(.label) | \(.files | n0) | \(.content_bytes | mib) | \(.bytes | mib) | \((.ratio_to_db - 1) * 100 | pctd) |"' >>"$R"
     fi
+    image stores "Four stores: time per blob relative to the database"
     w "" "<details><summary>Commands</summary>" "" '```sh'
     cmds '^blobs-' | grep -E 'lmdb:|rocksdb:' >>"$R" || true
-    w "# SCRATCH: any empty directory; OUT: this directory" '```' "" "</details>"
+    w "# SCRATCH: any empty directory; OUT: this directory"
+    plotlines stores
+    w '```' "" "</details>"
 }
 
 # ---------------------------------------------------------------- anchors
@@ -360,6 +363,10 @@ cmds() {
         awk '!seen[$0]++'
 }
 plotcmd() { grep -F "charts/$1.png'" "$OUT/charts/commands.txt" 2>/dev/null | head -n1 || true; }
+# image NAME TITLE: a section's chart, where plot.sh drew it; plotlines
+# NAME: the commands that redraw it, for the section's commands block.
+image() { [ ! -s "$OUT/charts/$1.png" ] || w "" "![$2](charts/$1.png)"; }
+plotlines() { [ ! -s "$OUT/charts/$1.png" ] || w "bash scripts/study/plot.sh \$OUT" "$(plotcmd "$1")"; }
 figure() { # figure NAME TITLE TAGPATTERN
     local name=$1 title=$2 pat=$3
     [ -s "$OUT/charts/$name.png" ] || return 0
@@ -739,8 +746,10 @@ if [ -s "$C/memlimit.json" ]; then
                       key, (y[key] == "" ? "none of these memory sizes" : y[key]), (n[key] == "" ? "none" : n[key]) }' \
             "$C/memlimit-breakeven.csv" | sort | paste -sd' ' | sed 's/^/\n/' >>"$R"
     fi
+    image memlimit "A database larger than memory: each cache against no cache"
     w "" "<details><summary>Commands</summary>" "" '```sh'
     cmds '^memlimit-' >>"$R"
+    plotlines memlimit
     w '```' "" "</details>"
 fi
 if [ -s "$C/cluster-summary.csv" ]; then
@@ -756,8 +765,10 @@ if [ -s "$C/cluster-summary.csv" ]; then
         w "" "$(jq -r 'def r(k): if .[k] then "\(.[k].est * 1000 | round / 1000) (95% CI \(.[k].lo * 1000 | round / 1000)–\(.[k].hi * 1000 | round / 1000)\(if .[k].covered then "" else ", fewer than 4 rounds" end))" else "–" end;
             "Ratios of lookups/s, median of the per-round ratios: cluster / one Valkey \(r("cluster/valkey")), cluster / no cache \(r("cluster/none")), one Valkey / no cache \(r("valkey/none"))."' "$C/cluster-ci.json")"
     fi
+    image cluster "The cache as a Valkey Cluster"
     w "" "<details><summary>Commands</summary>" "" '```sh'
     cmds '^cluster-' >>"$R"
+    plotlines cluster
     w '```' "" "</details>"
 fi
 figure shortener-throughput "Shortener throughput" '^shortener-'
@@ -770,21 +781,27 @@ if [ -s "$C/storetier-summary.csv" ]; then
         w "" "## 2. Does a Valkey cache speed up the service?"
     fi
     bash "$KV_SCRIPTS/report-storetier.sh" "$OUT" >>"$R"
+    if [ -s "$OUT/charts/storetier.png" ]; then image storetier "The store tier over HTTP: GET/s by store and cache"; w ""; fi
     w "<details><summary>Commands</summary>" "" '```sh'
     cmds '^storetier-' >>"$R"
     w "# SCRATCH: any empty directory; OUT: this directory; PORT: a free port; the servers:" \
       "# source tests/lib/pg.bash; start_pg; start_pg_replica; start_pg_replica (PostgreSQL)" \
-      "# source tests/lib/servers.bash; start_valkey (valkey-server)" '```' "" "</details>"
+      "# source tests/lib/servers.bash; start_valkey (valkey-server)"
+    plotlines storetier
+    w '```' "" "</details>"
 fi
 if [ -n "$CAPRAW" ]; then
     # The highest rate each configuration holds at a p99 bound
     # (scripts/study/capacity.sh; the section is report-capacity.sh's).
     bash "$KV_SCRIPTS/report-capacity.sh" "$OUT" >>"$R"
+    if [ -s "$OUT/charts/capacity.png" ]; then image capacity "Capacity: p99 of each search step against the rate offered"; w ""; fi
     w "<details><summary>Commands</summary>" "" '```sh'
     cmds '^capacity-' >>"$R"
-    w "# SCRATCH: any empty directory; the servers:" \
+    w "# SCRATCH: any empty directory; OUT: this directory; the servers:" \
       "# source tests/lib/pg.bash; start_pg (PostgreSQL)" \
-      "# source tests/lib/servers.bash; start_valkey (valkey-server)" '```' "" "</details>"
+      "# source tests/lib/servers.bash; start_valkey (valkey-server)"
+    plotlines capacity
+    w '```' "" "</details>"
 fi
 
 # ---------------------------------------------------------- environment

@@ -17,7 +17,8 @@
 #                           shortener-bench-pct.csv, shortener-http-pct.csv,
 #                           shortener-payoff.csv, shortener-payoff.json,
 #                           valkey-benchmark.json
-#   csv/memlimit.csv     -> memlimit.json (scripts/study/memlimit.sh)
+#   csv/memlimit.csv     -> memlimit.json, memlimit-ratios.csv (the chart's;
+#                           scripts/study/memlimit.sh)
 #   raw/blobs.jsonl + raw/space.jsonl -> stores.json, stores.csv (the four
 #                           stores side by side: the database's best API,
 #                           the files' best layout, LMDB, RocksDB)
@@ -708,5 +709,18 @@ if [ -s "$C/memlimit.csv" ]; then
                               else . end)' >"$C/memlimit.tmp"
         mv "$C/memlimit.tmp" "$C/memlimit.json"
     fi
+    # csv/memlimit-ratios.csv, for the chart (plot/memlimit.gp): one row per
+    # (leg, memory, keys), in-process first, sqlite's median rate and
+    # each cache's ratio to sqlite with its 95% interval (empty if none).
+    jq -r 'def c: if . == null then "" else tostring end;
+        "leg,mem,keys,sqlite_per_s,valkey_ratio,valkey_lo,valkey_hi,track_ratio,track_lo,track_hi",
+        (group_by([.leg, .mem, .keys]) | sort_by(.[0].leg != "inproc")[]
+         | . as $g | (map(select(.config == "sqlite"))[0] // {}) as $s
+         | (map(select(.config == "valkey"))[0] // {}) as $v
+         | (map(select(.config == "valkey-track"))[0] // {}) as $t
+         | [$g[0].leg, $g[0].mem, $g[0].keys, $s.rate, $v.ratio_to_sqlite, $v.ratio_lo, $v.ratio_hi,
+            $t.ratio_to_sqlite, $t.ratio_lo, $t.ratio_hi] | map(c) | join(","))' \
+        "$C/memlimit.json" >"$C/memlimit-ratios.tmp"
+    mv "$C/memlimit-ratios.tmp" "$C/memlimit-ratios.csv"
 fi
 exit 0
