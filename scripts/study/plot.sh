@@ -145,7 +145,7 @@ if has_data "$C/storetier-summary.csv" && has_data "$C/storetier-http.csv"; then
 fi
 if has_data "$C/memlimit-ratios.csv"; then
     MP=$OUT/raw/memlimit-params.tsv
-    mlsub="$(kvp "$MP" rounds) rounds, $(kvp "$MP" links) links ($(awk -v b="$(kvp "$MP" db_bytes)" 'BEGIN { printf "%.0f MB", b / 1e6 }')), in-process $(kvp "$MP" lookups) lookups a run, HTTP $(kvp "$MP" duration) s, the process in a memory cgroup (no limit: unlimited), Zipf $(kvp "$MP" zipf)"
+    mlsub="$(kvp "$MP" rounds) rounds, $(kvp "$MP" links) links ($(awk -v b="$(kvp "$MP" db_bytes)" 'BEGIN { printf "%.0f MB", b / 1e6 }')), in-process $(kvp "$MP" lookups) lookups a run, HTTP $(kvp "$MP" duration) s, in a memory cgroup, Zipf $(kvp "$MP" zipf)"
     chart memlimit "in='$C/memlimit-ratios.csv'; detail='$mlsub'; subtitle='$sub'"
 fi
 if has_data "$C/cluster-summary.csv" && has_data "$C/cluster.csv"; then
