@@ -33,7 +33,7 @@ PROG = "jsonschema.py"
 
 def usage(msg):
     print(f"{PROG}: {msg}", file=sys.stderr)
-    print(f"usage: /usr/bin/python3 scripts/dev/jsonschema.py SCHEMA FILE...", file=sys.stderr)
+    print("usage: /usr/bin/python3 scripts/dev/jsonschema.py SCHEMA FILE...", file=sys.stderr)
     sys.exit(2)
 
 

@@ -112,6 +112,10 @@ EOF
     done
     run jq -r '.result.layout' "$D/stat.jsonl"
     assert_output "$(printf 'db\nflat\ntree\nlmdb\nrocksdb')"
+    run jq -r '[(.options | has("from")), (.options | has("sizes_from"))] | @tsv' "$D/init.jsonl"
+    assert_output "$(printf 'false\tfalse\nfalse\ttrue\ntrue\tfalse')"
+    run jq -r '.result.layout' "$D/export.jsonl"
+    assert_output "$(printf 'flat\ntree\nlmdb\nrocksdb')"
     valid init "$D/init.jsonl"
     valid export "$D/export.jsonl"
     valid stat "$D/stat.jsonl"
@@ -145,6 +149,10 @@ EOF
     # Three rounds: the crossover's bootstrap interval is an object, not null.
     "$KVTEST" sweep "$D/sw" --sizes 1k,8k --total 32k --repeat 3 --warmup 0 --json >"$D/sweep.json"
     "$KVTEST" sweep "$D/sw1" --sizes 1k,4k --total 16k --warmup 0 --json >>"$D/sweep.json"
+    "$KVTEST" sweep "$D/sw2" --sizes 1k,4k --total 16k --warmup 0 --stores db,files,lmdb,rocksdb \
+        --json >>"$D/sweep.json"
+    run jq -c '.crossovers // {} | keys' "$D/sweep.json"
+    assert_output "$(printf '%s\n' '[]' '[]' '["files","lmdb","rocksdb"]')"
     valid sweep "$D/sweep.json"
     "$KVTEST" run "$D/x.db" --count 100 --repeat 4 --json >"$D/a.json"
     "$KVTEST" run "$D/x.db" --count 100 --repeat 4 --json >"$D/b.json"
@@ -184,10 +192,19 @@ EOF
     "$KVTEST" shortener load "$SERVICE_URL" --tasks 20 --json >"$D/load.jsonl"
     "$KVTEST" shortener load "$SERVICE_URL" --rate 200 --duration 0.5 --json >>"$D/load.jsonl"
     # p50 needs 40 samples a step: two short steps, the second at --rate-max.
-    "$KVTEST" shortener load "$SERVICE_URL" --slo p50=500ms --rate-start 200 --rate-max 400 \
+    "$KVTEST" shortener load "$SERVICE_URL" --slo p50=500ms --rate-start 100 --rate-max 200 \
         --step-time 100ms --json >>"$D/load.jsonl" 2>"$D/slo.err"
-    run jq -r '.options.mode' "$D/load.jsonl"
-    assert_output "$(printf 'tasks\nduration\ncapacity')"
+    # A search whose first step breaks the bound: exit 1, its object printed
+    # all the same (hi_per_s a number, not null).
+    local st=0
+    "$KVTEST" shortener load "$SERVICE_URL" --slo p50=1us --rate-start 200 --step-time 100ms \
+        --json >>"$D/load.jsonl" 2>"$D/slo.err" || st=$?
+    assert_equal "$st" 1
+    "$KVTEST" shortener load "$SERVICE_URL" --scenario get --path /heart-beat --duration 0.3 \
+        --json >>"$D/load.jsonl"
+    run jq -r '[.options.mode, .result.capacity.outcome // .result.scenario] | join(" ")' "$D/load.jsonl"
+    assert_output "$(printf '%s\n' 'tasks shortener' 'duration shortener' 'capacity at_rate_max' \
+        'capacity below_first_step' 'duration get')"
     valid shortener-load "$D/load.jsonl"
     head -1 "$D/load.jsonl" >"$D/one.json"
     "$KVTEST" shortener load-merge "$D/one.json" --json >"$D/merge.json"
