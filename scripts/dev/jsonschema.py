@@ -68,19 +68,34 @@ def json_path(error):
     return s
 
 
+def unique_keys(pairs):
+    """An object whose keys are all different: JSON parsers keep one of two
+    equal keys, each its own way, so a schema cannot see the other."""
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise ValueError(f"duplicate key {k!r} in one object")
+        seen[k] = v
+    return seen
+
+
+def parse(text):
+    return json.loads(text, object_pairs_hook=unique_keys)
+
+
 def documents(name, text):
     """(line number, parsed object or None, parse error) for each object."""
     lines = [(i, ln) for i, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     parsed = []
     for i, ln in lines:
         try:
-            parsed.append((i, json.loads(ln), None))
+            parsed.append((i, parse(ln), None))
         except ValueError as e:
             parsed.append((i, None, e))
     if all(err is None for _, _, err in parsed):
         return parsed
     try:  # one whole (pretty-printed) document
-        return [(lines[0][0] if lines else 1, json.loads(text), None)]
+        return [(lines[0][0] if lines else 1, parse(text), None)]
     except ValueError:
         return parsed
 

@@ -115,7 +115,9 @@ static cJSON *step_json(const struct load_slo *slo, const struct load_step *st)
     cJSON *sp = cJSON_AddObjectToObject(j, "from_send_us");
     for (int i = 0; i < slo->n; i++)
         cJSON_AddNumberToObject(sp, slo->name[i], st->sent_pct_us[i]);
-    cJSON_AddNumberToObject(sp, "p50", st->sent_p50_us);
+    /* p50 beside the bound's percentiles, once: an --slo on p50 has it. */
+    if (!cJSON_HasObjectItem(sp, "p50"))
+        cJSON_AddNumberToObject(sp, "p50", st->sent_p50_us);
     cJSON_AddNumberToObject(j, "repeat", st->repeat);
     return j;
 }

@@ -37,9 +37,21 @@ void serve_print_start(const struct serve_opts *o, int port, const struct fd_lim
 
 void serve_print_json(char *txt, int csv)
 {
-    if (txt && csv)   /* the same object, read back as CSV rows */
-        report_json_print(cJSON_Parse(txt));
-    else if (txt)
-        printf("%s\n", txt);
+    /* The counters (the /stats object) after what every --json object
+     * starts with: command, schema_version, cmdline, env. As CSV: the same
+     * object, read back as rows (report_json_print). */
+    cJSON *stats = txt ? cJSON_Parse(txt) : NULL;
+    cJSON *o = stats ? report_json_new("shortener serve", NULL) : NULL;
+    if (o) {
+        cJSON *c;
+        while ((c = stats->child) != NULL)
+            cJSON_AddItemToObject(o, c->string, cJSON_DetachItemViaPointer(stats, c));
+        cJSON_Delete(stats);
+        report_json_print(o);
+    } else {
+        cJSON_Delete(stats);
+        if (txt && !csv)   /* out of memory: the counters as they are */
+            printf("%s\n", txt);
+    }
     cJSON_free(txt);
 }

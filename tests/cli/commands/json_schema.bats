@@ -244,6 +244,9 @@ EOF
         jq -c '.result.runs[0].seconds = null' "$D/r.json"
         cat "$D/r.json"
         echo '{"command": "run", '
+        # Two equal keys: a parser keeps one of them, so the schema would
+        # judge only that one (load --slo p50 once wrote p50 twice).
+        jq -c '.' "$D/r.json" | sed 's/^{/{"schema_version":1,/'
     } >"$f"
     run "$H" "$CHECK" "$SCHEMAS/run.schema.json" "$f"
     assert_failure 1
@@ -253,7 +256,8 @@ EOF
     assert_line --index 3 "$f:4: \$.env: 'commit' is a required property"
     assert_line --index 4 "$f:5: \$.result.runs[0].seconds: None is not of type 'number'"
     assert_line --index 5 --partial "$f:7: \$: not JSON: "
-    assert_equal "${#lines[@]}" 6
+    assert_line --index 6 "$f:8: \$: not JSON: duplicate key 'schema_version' in one object"
+    assert_equal "${#lines[@]}" 7
     # The wrong schema for the output: its command is not that schema's.
     run "$H" "$CHECK" "$SCHEMAS/stat.schema.json" "$D/r.json"
     assert_failure 1
