@@ -37,7 +37,9 @@ Two ties, both invisible when the page is rendered:
    ties the last number before the comment (on the same line: plain
    integers count here) to one cell:
      FILE                   relative to results/, or results/... (the
-                            same); .csv and .tsv are tables, .json a tree
+                            same); .csv and .tsv are tables, .md the rows
+                            of all its pipe tables (by each one's header),
+                            .json a tree
      row KEY=VALUE ...      (tables) the one row whose columns all match;
                             VALUE may be "quoted" if it has spaces
      line N                 (tables) the N-th data row (1 = first after
@@ -46,8 +48,11 @@ Two ties, both invisible when the page is rendered:
      PATH                   (JSON) keys and indexes: a.b[0].c, and
                             list[key=value] for the one item whose key is
                             value
-     scale K                optional: the data's value times K before
-                            comparing (0.001 for a page in thousands)
+     end 1, end 2           optional: of a cell that holds a range A–B
+                            (an interval in a Markdown table), A or B
+     scale K                optional, last: the data's value times K
+                            before comparing (0.001 for a page in
+                            thousands); "end N scale K" in that order
    A page may also say which run a figure is from in words; the tie only
    names the data.
 """
@@ -98,8 +103,28 @@ def load_findings(results):
 
 
 def read_table(path):
+    if path.endswith(".md"):
+        return read_md_tables(path)
     with open(path, newline="") as f:
         return list(csv.DictReader(f, delimiter="\t" if path.endswith(".tsv") else ","))
+
+
+def read_md_tables(path):
+    """The rows of every pipe table of a Markdown file, as dicts by header
+    (cells stripped of spaces and backticks)."""
+    rows, header = [], None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("|"):
+                header = None
+                continue
+            cells = [c.strip().strip("`").strip() for c in line.strip("|").split("|")]
+            if header is None:
+                header = cells
+            elif not all(re.fullmatch(r":?-+:?", c) for c in cells if c):
+                rows.append(dict(zip(header, cells)))
+    return rows
 
 
 def fig_value(spec, results, cache):
@@ -122,6 +147,12 @@ def fig_value(spec, results, cache):
         except decimal.InvalidOperation:
             raise TagError("bad tag <!-- fig: %s -->: scale %s" % (spec, words[-1]))
         words = words[:-2]
+    end = None
+    if len(words) >= 2 and words[-2] == "end":
+        if words[-1] not in ("1", "2"):
+            raise TagError("bad tag <!-- fig: %s -->: end 1 or end 2" % spec)
+        end = int(words[-1])
+        words = words[:-2]
     if path.endswith(".json"):
         if len(words) != 1:
             raise TagError("bad tag <!-- fig: %s -->: a JSON file takes one path" % spec)
@@ -129,14 +160,19 @@ def fig_value(spec, results, cache):
             with open(path) as f:
                 cache[path] = json.load(f)
         val = json_path(cache[path], words[0], name)
-    elif path.endswith((".csv", ".tsv")):
+    elif path.endswith((".csv", ".tsv", ".md")):
         if path not in cache:
             cache[path] = read_table(path)
         val = table_cell(cache[path], words, name, spec)
     else:
-        raise TagError("bad tag <!-- fig: %s -->: not a .csv, .tsv or .json file" % spec)
+        raise TagError("bad tag <!-- fig: %s -->: not a .csv, .tsv, .md or .json file" % spec)
+    if end is not None:
+        parts = re.split(r"\s*[–-]\s*", str(val).strip())
+        if len(parts) != 2:
+            raise TagError("%s: %s is not a range A–B: %r" % (name, " ".join(words), val))
+        val = parts[end - 1]
     try:
-        return D(str(val)) * scale
+        return D(str(val).replace(",", "")) * scale
     except decimal.InvalidOperation:
         raise TagError("%s: %s is not a number: %r" % (name, " ".join(words), val))
 
