@@ -21,9 +21,10 @@ Two ties, both invisible when the page is rendered:
    [`...`] tie, or at the start of its sentence, list item, paragraph or
    table row, whichever is last. In the scope, a figure is a number with a
    decimal point or thousands separators (0.57, 146,935; "95% CI", "4 KiB",
-   "100k" are not figures). The first interval, A–B (en dash or hyphen,
-   "(95% CI A–B)" or "(A–B)"), is lo and hi; the first other figure is the
-   estimate. Each is compared at the precision the page shows it: as many
+   "100k" are not figures, nor numbers tied by a fig comment, below). The
+   first interval, A–B (en dash or hyphen, "(95% CI A–B)" or "(A–B)"), is
+   lo and hi; the last figure before it (with no interval: the last
+   figure of the scope) is the estimate. Each is compared at the precision the page shows it: as many
    decimals as it has, an integer with separators to the unit.
    [`1/ID`] marks a page that shows the inverse of a ratio or rate (0.32x
    the rate shown as "3.15x slower"): the estimate is 1/estimate and the
@@ -31,8 +32,8 @@ Two ties, both invisible when the page is rendered:
 
 2. Any other value of results/: an HTML comment right after the number,
 
-       1024.5 MiB<!-- fig: csv/space.csv row variant=db col mib -->
-       16,012<!-- fig: history/own/change-points.json steps[0].after scale 1 -->
+       1024.5 MiB<!-- fig: csv/space.csv row layout=db col allocated_mib -->
+       15,482<!-- fig: history/own/change-points.json series[metric=http].latest.median -->
 
    ties the last number before the comment (on the same line: plain
    integers count here) to one cell:
@@ -44,17 +45,23 @@ Two ties, both invisible when the page is rendered:
                             VALUE may be "quoted" if it has spaces
      line N                 (tables) the N-th data row (1 = first after
                             the header) instead of row
-     col NAME               (tables) the column
+     col NAME               (tables) the column; a number N for a table
+                            without a header line (the N-th column, 1 =
+                            first; row keys are column numbers too:
+                            logs/timings.tsv row 1=memlimit col 2)
      PATH                   (JSON) keys and indexes: a.b[0].c, and
-                            list[key=value] for the one item whose key is
-                            value
-     end 1, end 2           optional: of a cell that holds a range A–B
-                            (an interval in a Markdown table), A or B
+                            list[key=value,key2=value2] for the one item
+                            whose keys have those values; none: the document is the number
+     num N                  optional: the N-th number in the cell (1 =
+                            first), for a cell of a Markdown table that
+                            holds several: "13.7–18.1", "98887 [88918,
+                            107778]"
      scale K                optional, last: the data's value times K
                             before comparing (0.001 for a page in
-                            thousands); "end N scale K" in that order
-   A page may also say which run a figure is from in words; the tie only
-   names the data.
+                            thousands); "num N scale K" in that order
+   The number is compared at the precision the page shows, as above. A
+   figure from an older run or another directory says so in words (which
+   commit, which date); the tie only names the data.
 """
 
 import csv
@@ -147,30 +154,37 @@ def fig_value(spec, results, cache):
         except decimal.InvalidOperation:
             raise TagError("bad tag <!-- fig: %s -->: scale %s" % (spec, words[-1]))
         words = words[:-2]
-    end = None
-    if len(words) >= 2 and words[-2] == "end":
-        if words[-1] not in ("1", "2"):
-            raise TagError("bad tag <!-- fig: %s -->: end 1 or end 2" % spec)
-        end = int(words[-1])
+    num = None
+    if len(words) >= 2 and words[-2] == "num":
+        if not words[-1].isdigit() or words[-1] == "0":
+            raise TagError("bad tag <!-- fig: %s -->: num wants 1, 2, ..." % spec)
+        num = int(words[-1])
         words = words[:-2]
     if path.endswith(".json"):
-        if len(words) != 1:
+        if len(words) > 1:
             raise TagError("bad tag <!-- fig: %s -->: a JSON file takes one path" % spec)
         if path not in cache:
             with open(path) as f:
                 cache[path] = json.load(f)
-        val = json_path(cache[path], words[0], name)
+        val = json_path(cache[path], words[0] if words else "", name)
     elif path.endswith((".csv", ".tsv", ".md")):
-        if path not in cache:
-            cache[path] = read_table(path)
-        val = table_cell(cache[path], words, name, spec)
+        raw = "col" in words and words[words.index("col") + 1:][:1] != [] and words[words.index("col") + 1].isdigit()
+        key = (path, raw)
+        if key not in cache:
+            if raw and not path.endswith(".md"):
+                with open(path, newline="") as f:
+                    cache[key] = [{str(i + 1): c for i, c in enumerate(r)}
+                                  for r in csv.reader(f, delimiter="\t" if path.endswith(".tsv") else ",")]
+            else:
+                cache[key] = read_table(path)
+        val = table_cell(cache[key], words, name, spec)
     else:
         raise TagError("bad tag <!-- fig: %s -->: not a .csv, .tsv, .md or .json file" % spec)
-    if end is not None:
-        parts = re.split(r"\s*[–-]\s*", str(val).strip())
-        if len(parts) != 2:
-            raise TagError("%s: %s is not a range A–B: %r" % (name, " ".join(words), val))
-        val = parts[end - 1]
+    if num is not None:
+        nums = re.findall(r"-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?", str(val))
+        if len(nums) < num:
+            raise TagError("%s: %s has no number %d: %r" % (name, " ".join(words), num, val))
+        val = nums[num - 1]
     try:
         return D(str(val).replace(",", "")) * scale
     except decimal.InvalidOperation:
@@ -218,8 +232,9 @@ def json_path(obj, path, name):
             if part.startswith("["):
                 inner = part[1:-1]
                 if "=" in inner:
-                    k, v = inner.split("=", 1)
-                    hits = [x for x in obj if isinstance(x, dict) and str(x.get(k)) == v]
+                    conds = [c.split("=", 1) for c in inner.split(",")]
+                    hits = [x for x in obj if isinstance(x, dict) and
+                            all(str(x.get(k)) == v for k, v in conds)]
                     if len(hits) != 1:
                         raise TagError("%s: %d items match [%s] in %s" % (name, len(hits), inner, path))
                     obj = hits[0]
@@ -298,6 +313,8 @@ def check_page(page, shown_name, findings, results, fix, cache, listing):
             bad.append(where + "[%s] page says %s, data says %s" % (spec, n.group(1), want))
             edits.append((a, b, want))
 
+    # the text with every HTML comment blanked: a tie's words are no figures
+    plain = re.sub(r"<!--.*?-->", lambda c: re.sub(r"[^\n]", " ", c.group(0)), text, flags=re.S)
     prev_end = 0
     for m in FINDING.finditer(text):
         inv, fid = m.group(1), m.group(2)
@@ -315,16 +332,15 @@ def check_page(page, shown_name, findings, results, fix, cache, listing):
         if inv and row["kind"] not in ("ratio", "rate"):
             errors.append(where + "bad tag [`%s`]: an inverse of a %s" % (tag, row["kind"]))
             continue
-        scope = text[start:m.start()]
+        scope = plain[start:m.start()]
         taken = [(a - start, b - start) for a, b in fig_spans if start <= a < m.start()]
         free = lambda s, e: not any(a < e and s < b for a, b in taken)
         iv = next((x for x in INTERVAL.finditer(scope) if free(x.start(), x.end())), None)
         est = None
         for x in FIGURE.finditer(scope):
-            if not free(x.start(), x.end()) or (iv and iv.start() <= x.start() < iv.end()):
+            if not free(x.start(), x.end()) or (iv and x.start() >= iv.start()):
                 continue
-            est = x
-            break
+            est = x  # the last one before the interval
         try:
             e, lo, hi = (D(row[k]) for k in ("estimate", "lo", "hi"))
         except decimal.InvalidOperation:
