@@ -52,6 +52,9 @@ Two ties, both invisible when the page is rendered:
      PATH                   (JSON) keys and indexes: a.b[0].c, and
                             list[key=value,key2=value2] for the one item
                             whose keys have those values; none: the document is the number
+     after "TEXT"           (any file, instead of the above) the first
+                            number after the first TEXT in it: a line of
+                            a report that is not a table
      num N                  optional: the N-th number in the cell (1 =
                             first), for a cell of a Markdown table that
                             holds several: "13.7–18.1", "98887 [88918,
@@ -160,7 +163,17 @@ def fig_value(spec, results, cache):
             raise TagError("bad tag <!-- fig: %s -->: num wants 1, 2, ..." % spec)
         num = int(words[-1])
         words = words[:-2]
-    if path.endswith(".json"):
+    if len(words) == 2 and words[0] == "after":
+        with open(path) as f:
+            body = f.read()
+        at = body.find(words[1])
+        if at < 0:
+            raise TagError("%s has no %r" % (name, words[1]))
+        m = re.compile(r"-?\d[\d,]*(?:\.\d+)?").search(body, at + len(words[1]))
+        if not m:
+            raise TagError("%s has no number after %r" % (name, words[1]))
+        val = m.group(0)
+    elif path.endswith(".json"):
         if len(words) > 1:
             raise TagError("bad tag <!-- fig: %s -->: a JSON file takes one path" % spec)
         if path not in cache:
