@@ -24,8 +24,10 @@ Two ties, both invisible when the page is rendered:
    "100k" are not figures, nor numbers tied by a fig comment, below). The
    first interval, A–B (en dash or hyphen, "(95% CI A–B)" or "(A–B)"), is
    lo and hi; the last figure before it (with no interval: the last
-   figure of the scope) is the estimate. Each is compared at the precision the page shows it: as many
-   decimals as it has, an integer with separators to the unit.
+   figure of the scope) is the estimate. Each is compared at the
+   precision the page shows it: as many decimals as it has, an integer
+   with separators to the unit; it agrees if it is within half a unit of
+   its last digit of the data (--fix writes the data rounded half up).
    [`1/ID`] marks a page that shows the inverse of a ratio or rate (0.32x
    the rate shown as "3.15x slower"): the estimate is 1/estimate and the
    interval 1/hi–1/lo. Only for the kinds ratio and rate.
@@ -62,6 +64,9 @@ Two ties, both invisible when the page is rendered:
      scale K                optional, last: the data's value times K
                             before comparing (0.001 for a page in
                             thousands); "num N scale K" in that order
+     inverse                optional, very last: 1/value (a time ratio
+                            shown as "1.91x faster"; an interval's ends
+                            swap: lo is 1/hi)
    The number is compared at the precision the page shows, as above. A
    figure from an older run or another directory says so in words (which
    commit, which date); the tie only names the data.
@@ -96,6 +101,14 @@ def shown(text):
     """(value, decimals, separators) of a number as the page shows it."""
     dec = len(text.split(".")[1]) if "." in text else 0
     return D(text.replace(",", "")), dec, "," in text
+
+
+def agrees(text, value):
+    """Whether the page's number is the data's at the page's precision:
+    within half a unit of its last digit (a value the data rounded once
+    already, 2.345, may be shown as 2.34 or 2.35)."""
+    pv, dec, _ = shown(text)
+    return abs(pv - value) <= D(5).scaleb(-dec - 1)
 
 
 def render(value, dec, sep):
@@ -150,6 +163,9 @@ def fig_value(spec, results, cache):
     path = os.path.join(results, rel)
     if not os.path.isfile(path):
         raise TagError("no such data file: %s" % name)
+    inverse = bool(words) and words[-1] == "inverse"
+    if inverse:
+        words = words[:-1]
     scale = D(1)
     if len(words) >= 2 and words[-2] == "scale":
         try:
@@ -199,7 +215,8 @@ def fig_value(spec, results, cache):
             raise TagError("%s: %s has no number %d: %r" % (name, " ".join(words), num, val))
         val = nums[num - 1]
     try:
-        return D(str(val).replace(",", "")) * scale
+        v = D(str(val).replace(",", ""))
+        return (1 / v if inverse else v) * scale
     except decimal.InvalidOperation:
         raise TagError("%s: %s is not a number: %r" % (name, " ".join(words), val))
 
@@ -322,7 +339,7 @@ def check_page(page, shown_name, findings, results, fix, cache, listing):
             print("%s[%s] %s" % (where, spec, n.group(1)))
         pv, dec, sep = shown(n.group(1))
         want = render(val, dec, sep)
-        if want != n.group(1):
+        if not agrees(n.group(1), val):
             bad.append(where + "[%s] page says %s, data says %s" % (spec, n.group(1), want))
             edits.append((a, b, want))
 
@@ -377,7 +394,7 @@ def check_page(page, shown_name, findings, results, fix, cache, listing):
         for off, txt, val in pairs:
             pv, dec, sep = shown(txt)
             want = render(val, dec, sep)
-            if want != txt:
+            if not agrees(txt, val):
                 bad.append("%s:%d: [%s] page says %s, data says %s" % (shown_name, lineno(start + off), tag, txt, want))
                 edits.append((start + off, start + off + len(txt), want))
 
