@@ -43,7 +43,8 @@ Two ties, both invisible when the page is rendered:
                             same); .csv and .tsv are tables, .md the rows
                             of all its pipe tables (by each one's header),
                             .json a tree
-     row KEY=VALUE ...      (tables) the one row whose columns all match;
+     row KEY=VALUE ...      (tables) the one row whose columns all match
+                            and that has the column col names;
                             VALUE may be "quoted" if it has spaces
      line N                 (tables) the N-th data row (1 = first after
                             the header) instead of row
@@ -248,7 +249,7 @@ def table_cell(rows, words, name, spec):
             raise TagError("%s has no data line %d" % (name, line))
         match = [rows[line - 1]]
     else:
-        match = [r for r in rows if all(r.get(k) == v for k, v in conds)]
+        match = [r for r in rows if col in r and all(r.get(k) == v for k, v in conds)]
         if len(match) != 1:
             raise TagError("%s: %d rows match %s" % (name, len(match), " ".join("%s=%s" % (k, v) for k, v in conds)))
     if col not in match[0]:
