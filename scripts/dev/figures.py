@@ -58,6 +58,9 @@ Two ties, both invisible when the page is rendered:
      after "TEXT"           (any file, instead of the above) the first
                             number after the first TEXT in it: a line of
                             a report that is not a table
+     median                 optional, after the row and col words: the
+                            median of the column over all matching rows
+                            (a table of every run)
      num N                  optional: the N-th number in the cell (1 =
                             first), for a cell of a Markdown table that
                             holds several: "13.7–18.1", "98887 [88918,
@@ -174,6 +177,9 @@ def fig_value(spec, results, cache):
         except decimal.InvalidOperation:
             raise TagError("bad tag <!-- fig: %s -->: scale %s" % (spec, words[-1]))
         words = words[:-2]
+    agg = len(words) >= 2 and words[-1] == "median" and words[-2] != "col"
+    if agg:
+        words = words[:-1]
     num = None
     if len(words) >= 2 and words[-2] == "num":
         if not words[-1].isdigit() or words[-1] == "0":
@@ -207,7 +213,7 @@ def fig_value(spec, results, cache):
                                   for r in csv.reader(f, delimiter="\t" if path.endswith(".tsv") else ",")]
             else:
                 cache[key] = read_table(path)
-        val = table_cell(cache[key], words, name, spec)
+        val = table_cell(cache[key], words, name, spec, agg)
     else:
         raise TagError("bad tag <!-- fig: %s -->: not a .csv, .tsv, .md or .json file" % spec)
     if num is not None:
@@ -222,7 +228,7 @@ def fig_value(spec, results, cache):
         raise TagError("%s: %s is not a number: %r" % (name, " ".join(words), val))
 
 
-def table_cell(rows, words, name, spec):
+def table_cell(rows, words, name, spec, agg=False):
     conds, col, line = [], None, None
     i = 0
     while i < len(words):
@@ -250,6 +256,13 @@ def table_cell(rows, words, name, spec):
         match = [rows[line - 1]]
     else:
         match = [r for r in rows if col in r and all(r.get(k) == v for k, v in conds)]
+        if agg and match:
+            try:
+                vals = sorted(D(r[col]) for r in match)
+            except decimal.InvalidOperation:
+                raise TagError("%s: column %s is not all numbers" % (name, col))
+            mid = len(vals) // 2
+            return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
         if len(match) != 1:
             raise TagError("%s: %d rows match %s" % (name, len(match), " ".join("%s=%s" % (k, v) for k, v in conds)))
     if col not in match[0]:
