@@ -56,11 +56,12 @@ Two ties, both invisible when the page is rendered:
                             list[key=value,key2=value2] for the one item
                             whose keys have those values; none: the document is the number
      after "TEXT"           (any file, instead of the above) the first
-                            number after the first TEXT in it: a line of
-                            a report that is not a table
-     median                 optional, after the row and col words: the
-                            median of the column over all matching rows
-                            (a table of every run)
+                            number after the first TEXT in it, on its
+                            line (num N: the N-th): a line of a report
+                            that is not a table
+     median, min, max       optional, after the row and col words: over
+                            all matching rows (a table of every run);
+                            row KEY!=VALUE excludes rows there
      num N                  optional: the N-th number in the cell (1 =
                             first), for a cell of a Markdown table that
                             holds several: "13.7–18.1", "98887 [88918,
@@ -177,9 +178,9 @@ def fig_value(spec, results, cache):
         except decimal.InvalidOperation:
             raise TagError("bad tag <!-- fig: %s -->: scale %s" % (spec, words[-1]))
         words = words[:-2]
-    agg = len(words) >= 2 and words[-1] == "median" and words[-2] != "col"
-    if agg:
-        words = words[:-1]
+    agg = None
+    if len(words) >= 2 and words[-1] in ("median", "min", "max") and words[-2] != "col":
+        agg = words.pop()
     num = None
     if len(words) >= 2 and words[-2] == "num":
         if not words[-1].isdigit() or words[-1] == "0":
@@ -192,10 +193,9 @@ def fig_value(spec, results, cache):
         at = body.find(words[1])
         if at < 0:
             raise TagError("%s has no %r" % (name, words[1]))
-        m = re.compile(r"-?\d[\d,]*(?:\.\d+)?").search(body, at + len(words[1]))
-        if not m:
-            raise TagError("%s has no number after %r" % (name, words[1]))
-        val = m.group(0)
+        end = body.find("\n", at)
+        val = body[at + len(words[1]):end if end >= 0 else len(body)]
+        num = num or 1
     elif path.endswith(".json"):
         if len(words) > 1:
             raise TagError("bad tag <!-- fig: %s -->: a JSON file takes one path" % spec)
@@ -228,7 +228,7 @@ def fig_value(spec, results, cache):
         raise TagError("%s: %s is not a number: %r" % (name, " ".join(words), val))
 
 
-def table_cell(rows, words, name, spec, agg=False):
+def table_cell(rows, words, name, spec, agg=None):
     conds, col, line = [], None, None
     i = 0
     while i < len(words):
@@ -238,7 +238,8 @@ def table_cell(rows, words, name, spec, agg=False):
             if w == "row":
                 if "=" not in v:
                     raise TagError("bad tag <!-- fig: %s -->: row wants KEY=VALUE" % spec)
-                conds.append(v.split("=", 1))
+                k, want = v.split("=", 1)
+                conds.append((k[:-1], want, False) if k.endswith("!") else (k, want, True))
             elif w == "col":
                 col = v
             else:
@@ -255,16 +256,18 @@ def table_cell(rows, words, name, spec, agg=False):
             raise TagError("%s has no data line %d" % (name, line))
         match = [rows[line - 1]]
     else:
-        match = [r for r in rows if col in r and all(r.get(k) == v for k, v in conds)]
+        match = [r for r in rows if col in r and all((r.get(k) == v) == eq for k, v, eq in conds)]
         if agg and match:
             try:
                 vals = sorted(D(r[col]) for r in match)
             except decimal.InvalidOperation:
                 raise TagError("%s: column %s is not all numbers" % (name, col))
+            if agg != "median":
+                return vals[0] if agg == "min" else vals[-1]
             mid = len(vals) // 2
             return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
         if len(match) != 1:
-            raise TagError("%s: %d rows match %s" % (name, len(match), " ".join("%s=%s" % (k, v) for k, v in conds)))
+            raise TagError("%s: %d rows match %s" % (name, len(match), " ".join("%s%s=%s" % (k, "" if eq else "!", v) for k, v, eq in conds)))
     if col not in match[0]:
         raise TagError("%s has no column %s" % (name, col))
     return match[0][col]
