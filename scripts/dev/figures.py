@@ -14,7 +14,8 @@ one command and the diff reviewed. --list prints every tie and the count
 per file. --results DIR reads the data from DIR instead of the checkout's
 results/ (the tests use a copy). Fenced code blocks are never read.
 
-Two ties, both invisible when the page is rendered:
+Two ties (the first shows as the finding's id, the second is invisible
+when the page is rendered):
 
 1. A finding: [`ID`] (README's form) ties the figures just before it to
    the row ID of results/findings.tsv. Its scope starts after the previous
