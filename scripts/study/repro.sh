@@ -234,7 +234,7 @@ probes() {
                 printf "| %s | %s | %s | %s | %s |\n", m, v["A", "start", m], v["A", "end", m], v["B", "start", m], v["B", "end", m] }
             printf "| CPU stolen over the run |"
             for (r = 1; r <= 2; r++) { x = r == 1 ? "A" : "B"; dt = j[x, "end", "total_jiffies"] - j[x, "start", "total_jiffies"]
-                printf " %s |", dt > 0 ? sprintf("%.2f %%", 100 * (j[x, "end", "steal_jiffies"] - j[x, "start", "steal_jiffies"]) / dt) : "–"
+                printf " %s |", (dt > 0 ? sprintf("%.2f %%", 100 * (j[x, "end", "steal_jiffies"] - j[x, "start", "steal_jiffies"]) / dt) : "–")
                 if (r == 1) printf " |" }
             printf " |\n"
         }' "$RUN_A/raw/probe.tsv" "$RUN_B/raw/probe.tsv"

@@ -538,6 +538,9 @@ findings() {
     printf 'started_utc\t2026-12-07T01:30:00Z\nelapsed_s\t2700\nbooted_utc\t2026-12-07T01:00:00Z\n' >>"$D/runB/raw/bench.tsv"
     printf '%s\tT\t%b\n' start 'loopback_rtt_us\t9.5\tus' end 'loopback_rtt_us\t10\tus' >>"$D/runA/raw/probe.tsv"
     printf '%s\tT\t%b\n' start 'loopback_rtt_us\t19\tus' end 'loopback_rtt_us\t21\tus' >>"$D/runB/raw/probe.tsv"
+    # Run B: 30 of 6000 jiffies stolen; run A recorded none.
+    printf '%s\tT\t%b\n' start 'steal_jiffies\t10\tjiffies' start 'total_jiffies\t1000\tjiffies' \
+        end 'steal_jiffies\t40\tjiffies' end 'total_jiffies\t7000\tjiffies' >>"$D/runB/raw/probe.tsv"
     printf '# id\tcause\nhttp\tthe loopback round trip doubled (probe: 9.5 -> 19 us)\n' >"$D/causes.tsv"
     run bash "$ROOT/scripts/study/repro.sh" --join-only --out "$D/j" --a "$D/runA" --b "$D/runB" --causes "$D/causes.tsv"
     assert_success
@@ -546,6 +549,7 @@ findings() {
     assert_line "Both runs are of commit abcdef012345. Their starts are 15.5 hours apart, on two boots of the machine."
     assert_line "| HTTP (\`http\`) | 0.39 [0.37–0.59] | 0.7 [0.65–0.75] | 1.79 | no | the loopback round trip doubled (probe: 9.5 -> 19 us) |"
     assert_line "| loopback_rtt_us | 9.5 us | 10 us | 19 us | 21 us |"
+    assert_line "| CPU stolen over the run | – | | 0.50 % | |"
     assert_output --partial "**Summary: 9 of 10 headline findings agree** (90%; 1 disagree, 0 without an interval to judge by, 0 found in one run only). 9 of the 10 with two estimates are within x1.10 of each other. Of the 1 that do not agree, 1 have their cause stated. Target met"
     # One boot, another commit: both said.
     sed -i 's/^booted_utc.*/booted_utc\t2026-12-06T09:00:00Z/; s/^commit.*/commit\t99999999aaaa/' "$D/runB/raw/bench.tsv"
@@ -553,6 +557,9 @@ findings() {
     assert_success
     run grep -F "**The runs are of different commits** (abcdef012345, 99999999aaaa): this is not a check of one commit. Their starts are 15.5 hours apart; **they share one boot** of the machine." "$D/j/reproducibility.md"
     assert_success
+    # awk's ">" in a print is a redirection: nothing may be written beside.
+    run ls "$D"
+    assert_output "$(printf '%s\n' causes.tsv j runA runB)"
 }
 
 @test "repro.sh: every finding agreeing meets the target; bad arguments exit 2" {
