@@ -557,6 +557,9 @@ findings() {
     assert_success
     run grep -F "**The runs are of different commits** (abcdef012345, 99999999aaaa): this is not a check of one commit. Their starts are 15.5 hours apart; **they share one boot** of the machine." "$D/j/reproducibility.md"
     assert_success
+    # 90% agree, but the one that does not has no cause: not met.
+    run grep -F "Of the 1 that do not agree, 0 have their cause stated. Target not met" "$D/j/reproducibility.md"
+    assert_success
     # awk's ">" in a print is a redirection: nothing may be written beside.
     run ls "$D"
     assert_output "$(printf '%s\n' causes.tsv j runA runB)"
