@@ -196,6 +196,10 @@ static void test_self_link(void **st)
     assert_true(self("http://h:8080/%6Cink/x", "h:8080"));
     assert_true(self("http://h:8080/link/x?y#z", "h:8080"));
     assert_true(self("http://h:8080/link/", "h:8080"));
+    /* The path ends where the query or the fragment starts, right there. */
+    assert_true(self("http://h/link/?x", "h"));
+    assert_true(self("http://h/link/#f", "h"));
+    assert_true(self("http://[::1]/link/?x", "[::1]"));
     assert_false(self("https://h/link/x", "h"));       /* 443 is not 80 */
     assert_false(self("http://h:8080/link/x", "h:8081"));
     assert_false(self("http://other:8080/link/x", "h:8080"));
@@ -203,6 +207,24 @@ static void test_self_link(void **st)
     assert_false(self("http://h:8080/linkx/y", "h:8080"));
     assert_false(self("http://h:8080/x/link/y", "h:8080"));
     assert_false(self("http://h:8080/?/link/x", "h:8080"));
+    /* One digit is a port too: 8 is not the Host's 80. */
+    assert_false(self("http://h:8/link/x", "h:80"));
+    assert_true(self("http://h:8/link/x", "h:8"));
+    /* The Host's port as written, 0 included; one that cannot be read
+     * (65536) counts as the default, so the check errs towards refusing
+     * a link that may loop. */
+    assert_false(self("http://h/link/x", "h:0"));
+    assert_true(self("http://h/link/x", "h:65536"));
+    /* No URI at all is no self link (the service checks URLs first; the
+     * function still answers 0, never -1, which means out of memory). */
+    assert_int_equal(self("http://{a/link/x", "{a"), 0);
+    /* The longest URL a link may have is still checked. */
+    char url[LINKS_URL_MAX + 1];
+    memcpy(url, "http://h/link/", 14);
+    memset(url + 14, 'a', LINKS_URL_MAX - 14);
+    url[LINKS_URL_MAX] = '\0';
+    assert_int_equal(request_is_self_link(url, LINKS_URL_MAX, "h"), 1);
+    assert_int_equal(request_is_self_link(url, LINKS_URL_MAX - 1, "h"), 1);
     assert_false(self("http://h:8080/link/x", NULL));
     assert_false(self("http://h:8080/link/x", ""));
 }

@@ -221,6 +221,54 @@ static void test_length_is_exact(void **st)
     assert_string_equal(check(raw2, 11), WHY_UTF8);  /* cut inside the sequence */
 }
 
+/* url copied into a heap block of exactly its length, no NUL after it:
+ * a read past the URL's last byte is AddressSanitizer's to report. */
+static const char *check_exact(const char *url)
+{
+    size_t len = strlen(url);
+    char *p = malloc(len);
+    assert_non_null(p);
+    memcpy(p, url, len);
+    const char *why = check(p, len);
+    free(p);
+    return why;
+}
+
+static void test_reads_stop_at_the_end(void **st)
+{
+    (void)st;
+    assert_null(check_exact("http://a"));                /* no path: the authority runs to the end */
+    assert_null(check_exact("https://h:8080"));
+    assert_string_equal(check_exact("https://h/\xc2"), WHY_UTF8);   /* a lead byte last */
+    assert_string_equal(check_exact("https://h/\xc2\x85"), WHY_CTRL);
+}
+
+#define WHY_HOSTCHARS "url host may hold only letters, digits, '-', '_' and '.' (an IDN as xn--...)"
+#define WHY_URI "url is not a valid URI (RFC 3986)"
+
+/* RFC 3986 lets a reg-name hold unreserved and sub-delims characters
+ * ("~", "!", "$", ...) anywhere; a shortener stores none of them, first
+ * byte or last. In the authority nothing is percent-encoded, so a byte
+ * RFC 3986 refuses there ("{") is refused as no URI, not as a host. */
+static void test_host_characters(void **st)
+{
+    (void)st;
+    static const char *const bad[] = {
+        "http://~a/", "http://!a/", "http://$a", "http://a~/", "http://a!b/", "https://*.example.com/",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *why = check(bad[i], strlen(bad[i]));
+        if (!why || strcmp(why, WHY_HOSTCHARS) != 0)
+            fail_msg("[%s]: expected \"%s\", got %s", bad[i], WHY_HOSTCHARS, why ? why : "accepted");
+    }
+    assert_string_equal(check("http://{a/", 10), WHY_URI);
+    assert_string_equal(check("http://a{/", 10), WHY_URI);
+    assert_null(check("http://a/{", 10));   /* in the path it is encoded, as a browser does */
+    /* A port of six digits that starts 65535 is out of range, not 65535. */
+    assert_string_equal(check("http://h:655350/", 16), "url port must be 1..65535");
+    assert_null(check("http://h:65535/", 15));
+}
+
 static void test_limits_and_messages(void **st)
 {
     (void)st;
@@ -628,6 +676,8 @@ UNIT_MAIN(NULL, NULL,
     cmocka_unit_test(test_utf8_refused),
     cmocka_unit_test(test_control_bytes),
     cmocka_unit_test(test_length_is_exact),
+    cmocka_unit_test(test_reads_stop_at_the_end),
+    cmocka_unit_test(test_host_characters),
     cmocka_unit_test(test_limits_and_messages),
     cmocka_unit_test(test_scheme_and_host),
     cmocka_unit_test(test_body_messages),
