@@ -20,9 +20,10 @@ setup() {
     cd "$D"
 }
 
-# JSON with the one field that differs between two runs blanked.
+# JSON with what differs between two runs and two builds blanked: the
+# time, and the build's variant and flags (core -O2, full ASan -O1).
 no_time() {
-    sed 's/"time_utc":"[^"]*"/"time_utc":""/'
+    sed 's/"time_utc":"[^"]*"/"time_utc":""/; s/"build":"[^"]*"/"build":""/; s/"build_flags":"[^"]*"/"build_flags":""/'
 }
 
 @test "core: says in one line that it has no shortener, exit 2, for every spelling" {
