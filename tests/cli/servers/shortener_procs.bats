@@ -373,14 +373,22 @@ gone() {
     gone "$p1"
 }
 
-@test "--processes 2: a second SIGTERM while the processes stop is dropped: the counters are printed, exit 0" {
+@test "--processes 2: a second SIGTERM, or SIGINT, while the processes stop is dropped: the counters are printed, exit 0" {
+    second_signal_dropped TERM
+    second_signal_dropped INT
+}
+
+# second_signal_dropped SIG: a stop begun by SIG, and SIG again while a
+# child holds the parent in its wait.
+second_signal_dropped() {
+    local sig=$1
     start_service "$DB" --processes 2 --threads 1
     pids_of 2
     local p0=${PIDS[0]} p1=${PIDS[1]}
     kill -STOP "$p0"   # holds the parent in its wait for the children
-    kill -TERM "$SERVICE_PID"
+    kill -"$sig" "$SERVICE_PID"
     gone "$p1"         # reaped: the parent is stopping
-    kill -TERM "$SERVICE_PID"   # the stop has begun: dropped (it once ended the parent, 143)
+    kill -"$sig" "$SERVICE_PID"   # the stop has begun: dropped (it once ended the parent, 143)
     kill -CONT "$p0"   # takes its pending SIGTERM: exits 0
     stop_pid "$SERVICE_PID" CONT 20
     SERVICE_PID=

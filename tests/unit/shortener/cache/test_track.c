@@ -715,6 +715,17 @@ static void test_open_failures(void **st)
     assert_memory_equal(err, "SUBSCRIBE __redis__:invalidate failed: NOPERM ", 46);
     assert_int_equal(track_poll(t, tick(MSEC)), -1);
 
+    /* A password the server does not take: the channel's AUTH says so,
+     * a refusal (-2), named as the invalidation channel's. */
+    struct cache_cred wrong = {.has_pass = 1};
+    snprintf(wrong.pass, sizeof wrong.pass, "%s", "not-the-password");
+    struct track *ta = hold(track_new("127.0.0.1", S.port, 0, 1013, &wrong));
+    assert_non_null(ta);
+    rc = start_err(ta, err, sizeof err);
+    assert_int_equal(rc, -2);
+    assert_memory_equal(err, "invalidation channel: AUTH failed: ", 35);
+    assert_null(strstr(err, "not-the-password"));
+
     cache_server_halt(&S);
     err[0] = '\0';
     rc = track_start(t, TIMEOUT_MS, HUNG_MS, err, sizeof err);

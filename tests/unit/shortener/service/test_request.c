@@ -201,6 +201,7 @@ static void test_self_link(void **st)
     assert_true(self("http://h/link/#f", "h"));
     assert_true(self("http://[::1]/link/?x", "[::1]"));
     assert_false(self("https://h/link/x", "h"));       /* 443 is not 80 */
+    assert_true(self("https://h/link/x", "h:443"));    /* https's own default */
     assert_false(self("http://h:8080/link/x", "h:8081"));
     assert_false(self("http://other:8080/link/x", "h:8080"));
     assert_false(self("http://h:8080/stats", "h:8080"));
