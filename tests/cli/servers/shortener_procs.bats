@@ -382,6 +382,9 @@ gone() {
 # child holds the parent in its wait.
 second_signal_dropped() {
     local sig=$1
+    # As at a terminal: a script's background job starts with SIGINT
+    # ignored, under which a second SIGINT left pending would do nothing.
+    local SERVICE_WRAP=(env "--default-signal=$sig")
     start_service "$DB" --processes 2 --threads 1
     pids_of 2
     local p0=${PIDS[0]} p1=${PIDS[1]}
