@@ -413,6 +413,7 @@ provenance_header() {
             }' "$OUT/raw/probe.tsv" >>"$R"
     fi
     # Every kvtest run kept in raw/, by the commit its binary names.
+    [ -d "$OUT/raw" ] || return 0
     commits=$(find "$OUT/raw" -maxdepth 1 \( -name '*.jsonl' -o -name '*.jsonl.gz' \) -print0 |
         xargs -0 -r zcat -f | jq -r 'select(type == "object" and .env) | (.env.commit // "not recorded")
             + (if .env.dirty == true then " with changes" else "" end)' 2>/dev/null |

@@ -187,6 +187,7 @@ repro_table() {
 # run_line RUN LETTER: when, how long, what commit, which boot.
 run_line() {
     local b=$1/raw/bench.tsv
+    # shellcheck disable=SC2016  # backquotes are markdown
     printf -- '- run %s (`%s`): started %s, %s s; commit %s (binary %s, tree %s); machine booted %s\n' "$2" \
         "$(basename "$1")" "$(param_of "$b" started_utc)" \
         "$(param_of "$b" elapsed_s | awk '{ printf "%.0f", $1 }')" \
