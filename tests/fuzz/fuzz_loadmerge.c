@@ -1,4 +1,4 @@
-/* build: src/load/ src/base/ src/measure/hist.c src/measure/report.c src/measure/env.c src/measure/timeline.c build/sqlite3.o -lcjson -lhttp_parser -lnghttp2 -lssl -lcrypto -lpthread -lm */
+/* build: src/load/ src/base/ src/measure/hist.c src/measure/report.c src/measure/env.c src/measure/provenance.c src/measure/timeline.c build/sqlite3.o -lcjson -lhttp_parser -lnghttp2 -lssl -lcrypto -lpthread -lm */
 /* libFuzzer target: the reader of `kvtest shortener load-merge` inputs —
  * one load --json result parsed and added (load_merge_add, then
  * load_merge_finish; load/load_merge.h), not the command line around it.
