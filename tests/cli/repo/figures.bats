@@ -100,23 +100,23 @@ $D/README.md:$a: [http-valkey] page says 0.62, data says 0.61"
     [ "$(diff "$D/README.orig" "$D/README.md" | grep -c '^[<>]')" -eq 2 ] || fail "more than one line changed"
 }
 
+# refused TEXT WANT: a page holding TEXT is refused, exit 2, with WANT
+# (after "PAGE:1: ") as its one line.
+refused() {
+    printf '%s\n' "$1" >"$D/bad.md"
+    run python3 "$FIG" --results "$D/results" "$D/bad.md"
+    assert_failure 2
+    assert_output "$D/bad.md:1: $2"
+}
+
 @test "figures: a tag it cannot read and an unknown id exit 2 with one line" {
-    printf 'A ratio of 0.57x (0.56–0.59) [`reads/warm`].\n' >"$D/bad.md"
-    run python3 "$FIG" --results "$D/results" "$D/bad.md"
-    assert_failure 2
-    assert_output "$D/bad.md:1: bad tag [\`reads/warm\`]"
-    printf 'Space: 1024.5 MiB<!-- fig: csv/space.csv row layout=db -->.\n' >"$D/bad.md"
-    run python3 "$FIG" --results "$D/results" "$D/bad.md"
-    assert_failure 2
-    assert_output "$D/bad.md:1: bad tag <!-- fig: csv/space.csv row layout=db -->: wants col and one of row or line"
-    printf 'A ratio of 0.57x (0.56–0.59) [`reads-warm-blobs`].\n' >"$D/bad.md"
-    run python3 "$FIG" --results "$D/results" "$D/bad.md"
-    assert_failure 2
-    assert_output "$D/bad.md:1: unknown id reads-warm-blobs (not in findings.tsv)"
-    printf 'Space: 1024.5 MiB<!-- fig: csv/nospace.csv row layout=db col mib -->.\n' >"$D/bad.md"
-    run python3 "$FIG" --results "$D/results" "$D/bad.md"
-    assert_failure 2
-    assert_output "$D/bad.md:1: no such data file: csv/nospace.csv"
+    refused 'A ratio of 0.57x (0.56–0.59) [`reads/warm`].' "bad tag [\`reads/warm\`]"
+    refused 'Space: 1024.5 MiB<!-- fig: csv/space.csv row layout=db -->.' \
+        "bad tag <!-- fig: csv/space.csv row layout=db -->: wants col and one of row or line"
+    refused 'A ratio of 0.57x (0.56–0.59) [`reads-warm-blobs`].' \
+        "unknown id reads-warm-blobs (not in findings.tsv)"
+    refused 'Space: 1024.5 MiB<!-- fig: csv/nospace.csv row layout=db col mib -->.' \
+        "no such data file: csv/nospace.csv"
 }
 
 @test "figures: an inverse is shown only with its marker [\`1/ID\`]" {
