@@ -21,6 +21,7 @@
 #include "load/load_engine.h"
 #include "load/load_report.h"
 #include "load/scenario_get.h"
+#include "tests/unit/listener.h"
 
 static void url(struct load_url *u, const char *s)
 {
@@ -162,18 +163,13 @@ static void *serve(void *arg)
 static void test_engine_run(void **state)
 {
     (void)state;
-    int lfd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(lfd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t alen = sizeof(a);
-    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
-    assert_int_equal(listen(lfd, 4), 0);
-    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+    int port;
+    int lfd = unit_listener(&port);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, serve, &lfd), 0);
 
     char base[64];
-    snprintf(base, sizeof(base), "http://127.0.0.1:%d", ntohs(a.sin_port));
+    snprintf(base, sizeof(base), "http://127.0.0.1:%d", port);
     struct load_url u;
     url(&u, base);
     const char *paths[] = {"/ok", "/missing"};

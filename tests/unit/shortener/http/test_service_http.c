@@ -30,6 +30,7 @@
 #include "shortener/http/service_http.h"
 #include "shortener/service/service.h"
 #include "shortener/store/links.h"
+#include "tests/unit/listener.h"
 #include "tests/unit/shortener/service_fixture.h"
 
 /* A loop array for 2^31 threads is refused: let the sanitizer's
@@ -86,21 +87,6 @@ static int is_open(int fd)
     return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
 }
 
-/* A listening socket on a free loopback port (*port). */
-static int listener(int *port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(fd >= 0);
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t al = sizeof a;
-    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(fd, 16), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
 /* GET /heart-beat over a new connection: the status line. */
 static void heart_beat(int port, char *line, size_t cap)
 {
@@ -138,7 +124,7 @@ static void test_descriptor_zero(void **st)
     for (unsigned threads = 1; threads <= 2; threads++) {
         close(0);
         int port;
-        int lfd = listener(&port);
+        int lfd = unit_listener(&port);
         assert_int_equal(lfd, 0);
         struct service_http_opts o = opts(threads);
         struct service_http *h = service_http_start(s, lfd, &o);
@@ -174,7 +160,7 @@ static void test_more_loops_than_workers(void **st)
         h2o_buffer_dispose(&b[i]);
     assert_true(rc->cnt >= 2);
     int before = open_fds(), port;
-    int lfd = listener(&port);
+    int lfd = unit_listener(&port);
     struct service_http_opts o = opts(2);
     assert_null(service_http_start(s, lfd, &o));
     assert_false(is_open(lfd));
@@ -190,7 +176,7 @@ static void test_no_descriptor_for_a_copy(void **st)
     struct fixture *fx = *st;
     struct service *s = fixture_service(fx, 3);
     int port;
-    int lfd = listener(&port);
+    int lfd = unit_listener(&port);
     /* Fill every free descriptor below lfd, then forbid any above it. */
     int fill[64], nfill = 0;
     while (nfill < 64 && (fill[nfill] = dup(lfd)) < lfd)
@@ -222,13 +208,13 @@ static void test_no_memory(void **st)
     struct fixture *fx = *st;
     struct service *s = fixture_service(fx, 1);
     int before = open_fds(), port;
-    int lfd = listener(&port);
+    int lfd = unit_listener(&port);
     struct service_http_opts o = opts(1u << 31);
     assert_null(service_http_start(s, lfd, &o));
     assert_false(is_open(lfd));
     assert_int_equal(open_fds(), before);
 
-    lfd = listener(&port);
+    lfd = unit_listener(&port);
     o = opts(1);
     calloc_fail_next = 1;
     struct service_http *h = service_http_start(s, lfd, &o);
