@@ -32,7 +32,10 @@
 # run's interval contains the other's estimate (or both runs found the same
 # kind of no-crossover). Overlap is lenient where the intervals are wide, so
 # each row also gives B/A, the ratio of the two estimates, and the summary
-# how many are within x1.10 of each other. The target: at least 90% agree,
+# how many are within x1.10 of each other, and whether the two runs read
+# the same verdict from their figures (the interval above 1, below 1 or
+# holding it; a crossover or none), how many reach the same one and how
+# many reverse. The target: at least 90% agree,
 # and each that does not has its cause (--causes).
 # Exit 0 when both runs completed (whatever the agreement), 1 when one
 # failed, 2 on bad arguments.
@@ -147,6 +150,25 @@ repro_table() {
         if (!has(la, ha) || !has(lb, hb)) return "unknown (no interval)"
         return (lo(la) <= hi(hb) && lo(lb) <= hi(ha)) ? "yes" : "no"
     }
+    # The verdict a run reads from its figure: a ratio or rate whose
+    # interval lies above 1, below 1, or holds 1 ("no difference"); a
+    # crossover that crosses, or the kind of no-crossover. Empty where a
+    # figure gives none (a cost in us, a figure without an interval).
+    function verdict(e, l, h, k) {
+        if (k == "bytes") return isnum(e) ? "crosses" : e
+        if (k != "ratio" && k != "rate" || !has(l, h) || !isnum(l) || !isnum(h)) return ""
+        return l + 0 > 1 ? "above" : h + 0 < 1 ? "below" : "holds1"
+    }
+    function same(i,   va, vb) {
+        if (!(i in A) || !(i in B)) return "–"
+        va = verdict(A_e[i], A_l[i], A_h[i], kind[i]); vb = verdict(B_e[i], B_l[i], B_h[i], kind[i])
+        if (va == "" || vb == "") return "–"
+        nv++
+        if (va == vb) { sv++; return "yes" }
+        if (va vb == "abovebelow" || va vb == "belowabove") opp++
+        return "no (" vname(va) " / " vname(vb) ")"
+    }
+    function vname(v) { return v == "above" ? "above 1" : v == "below" ? "below 1" : v == "holds1" ? "no difference" : v }
     # B/A: the ratio of the two estimates (numbers only).
     function ba(i) { return (isnum(A_e[i]) && isnum(B_e[i]) && A_e[i] + 0 != 0) ? B_e[i] / A_e[i] : "" }
     FNR == 1 && FILENAME != CAUSES { next }
@@ -156,8 +178,8 @@ repro_table() {
     { if (!($1 in seen)) { seen[$1]; ids[++n] = $1; label[$1] = $2; kind[$1] = $6 }
       B[$1]; B_e[$1] = $3; B_l[$1] = $4; B_h[$1] = $5 }
     END {
-        print "| finding | run A [95% CI] | run B [95% CI] | B/A | agree | cause |"
-        print "|---|---:|---:|---:|---|---|"
+        print "| finding | run A [95% CI] | run B [95% CI] | B/A | agree | same verdict | cause |"
+        print "|---|---:|---:|---:|---|---|---|"
         for (k = 1; k <= n; k++) {
             i = ids[k]
             if (!(i in A) || !(i in B)) { a = "no (only in run " ((i in A) ? "A" : "B") ")"; miss++ }
@@ -170,14 +192,15 @@ repro_table() {
                 if (i in cause) explained++
             }
             if (a == "yes") yes++; else if (a == "no") no++; else if (a ~ /^unknown/) unk++
-            printf "| %s (`%s`) | %s | %s | %s | %s | %s |\n", label[i], i,
+            printf "| %s (`%s`) | %s | %s | %s | %s | %s | %s |\n", label[i], i,
                 (i in A) ? fig(A_e[i], A_l[i], A_h[i], kind[i]) : "–",
                 (i in B) ? fig(B_e[i], B_l[i], B_h[i], kind[i]) : "–",
-                r == "" ? "–" : sprintf("%.3g", r), a, c
+                r == "" ? "–" : sprintf("%.3g", r), a, same(i), c
         }
         printf "\n**Summary: %d of %d headline findings agree** (%.0f%%;", yes, n, n ? 100 * yes / n : 0
         printf " %d disagree, %d without an interval to judge by, %d found in one run only).", no + 0, unk + 0, miss + 0
         printf " %d of the %d with two estimates are within x1.10 of each other.", near + 0, nr + 0
+        printf " %d of the %d with a verdict in both runs reach the same one (above 1, below 1, no difference; for a crossover, whether it crosses); %d reverse (above 1 in one run, below in the other).", sv + 0, nv + 0, opp + 0
         if (n - yes > 0) printf " Of the %d that do not agree, %d have their cause stated.", n - yes, explained + 0
         printf " %s\n", (yes >= 0.9 * n && explained + 0 == n - yes ? "Target met: at least 90% agree, and each that does not has its cause." \
                          : "Target not met: at least 90% should agree, and each that does not should have its cause.")

@@ -504,19 +504,24 @@ findings() {
 @test "repro.sh --join-only: agree where intervals overlap or a crossover interval holds the other's size" {
     findings "$D/p/a/findings.tsv" "reads|warm reads|0.5|0.46|0.53|ratio" \
         "http|HTTP|0.39|0.37|0.59|rate" "cross|crossover|135000|80000|190000|bytes" \
-        "cross64|crossover 64k|db_wins|NA|NA|bytes" "only-a|gone in B|2|1.5|2.5|ratio"
+        "cross64|crossover 64k|db_wins|NA|NA|bytes" "only-a|gone in B|2|1.5|2.5|ratio" \
+        "rev|reversed|0.8|0.7|0.9|ratio" "half|one verdict|1.5|1.2|1.8|rate" "cost|a cost|4|3|5|us"
     findings "$D/p/b/findings.tsv" "reads|warm reads|0.52|0.5|0.6|ratio" \
         "http|HTTP|0.7|0.65|0.75|rate" "cross|crossover|170000|150000|inf|bytes" \
-        "cross64|crossover 64k|db_wins|NA|NA|bytes"
+        "cross64|crossover 64k|db_wins|NA|NA|bytes" "rev|reversed|1.2|1.1|1.3|ratio" \
+        "half|one verdict|1.3|0.9|1.6|rate" "cost|a cost|4.5|3.5|5.5|us"
     run bash "$ROOT/scripts/study/repro.sh" --join-only --out "$D/p"
     assert_success
     run cat "$D/p/reproducibility.md"
-    assert_line "| warm reads (\`reads\`) | 0.5 [0.46–0.53] | 0.52 [0.5–0.6] | 1.04 | yes |  |"
-    assert_line "| HTTP (\`http\`) | 0.39 [0.37–0.59] | 0.7 [0.65–0.75] | 1.79 | no | not found |"
-    assert_line "| crossover (\`cross\`) | 135k [80k–190k] | 170k [150k–open] | 1.26 | yes |  |"
-    assert_line "| crossover 64k (\`cross64\`) | no crossover (db_wins) | no crossover (db_wins) | – | yes |  |"
-    assert_line "| gone in B (\`only-a\`) | 2 [1.5–2.5] | – | – | no (only in run A) | not found |"
-    assert_output --partial "**Summary: 3 of 5 headline findings agree** (60%; 1 disagree, 0 without an interval to judge by, 1 found in one run only). 1 of the 3 with two estimates are within x1.10 of each other. Of the 2 that do not agree, 0 have their cause stated. Target not met"
+    assert_line "| warm reads (\`reads\`) | 0.5 [0.46–0.53] | 0.52 [0.5–0.6] | 1.04 | yes | yes |  |"
+    assert_line "| HTTP (\`http\`) | 0.39 [0.37–0.59] | 0.7 [0.65–0.75] | 1.79 | no | yes | not found |"
+    assert_line "| crossover (\`cross\`) | 135k [80k–190k] | 170k [150k–open] | 1.26 | yes | yes |  |"
+    assert_line "| crossover 64k (\`cross64\`) | no crossover (db_wins) | no crossover (db_wins) | – | yes | yes |  |"
+    assert_line "| gone in B (\`only-a\`) | 2 [1.5–2.5] | – | – | no (only in run A) | – | not found |"
+    assert_line "| reversed (\`rev\`) | 0.8 [0.7–0.9] | 1.2 [1.1–1.3] | 1.5 | no | no (below 1 / above 1) | not found |"
+    assert_line "| one verdict (\`half\`) | 1.5 [1.2–1.8] | 1.3 [0.9–1.6] | 0.867 | yes | no (above 1 / no difference) |  |"
+    assert_line "| a cost (\`cost\`) | 4 [3–5] | 4.5 [3.5–5.5] | 1.12 | yes | – |  |"
+    assert_output --partial "**Summary: 5 of 8 headline findings agree** (62%; 2 disagree, 0 without an interval to judge by, 1 found in one run only). 1 of the 6 with two estimates are within x1.10 of each other. 4 of the 6 with a verdict in both runs reach the same one (above 1, below 1, no difference; for a crossover, whether it crosses); 1 reverse (above 1 in one run, below in the other). Of the 3 that do not agree, 0 have their cause stated. Target not met"
     assert_output --partial "A run records no commit"
     run cat "$D/p/compare.txt"
     assert_output --partial "kvtest compare failed (exit 2): "   # no raw/ results here
@@ -547,10 +552,10 @@ findings() {
     run cat "$D/j/reproducibility.md"
     assert_line "- run A (\`runA\`): started 2026-12-06T10:00:00Z, 2600 s; commit abcdef012345 (binary clean, tree clean); machine booted 2026-12-06T09:00:00Z"
     assert_line "Both runs are of commit abcdef012345. Their starts are 15.5 hours apart, on two boots of the machine."
-    assert_line "| HTTP (\`http\`) | 0.39 [0.37–0.59] | 0.7 [0.65–0.75] | 1.79 | no | the loopback round trip doubled (probe: 9.5 -> 19 us) |"
+    assert_line "| HTTP (\`http\`) | 0.39 [0.37–0.59] | 0.7 [0.65–0.75] | 1.79 | no | yes | the loopback round trip doubled (probe: 9.5 -> 19 us) |"
     assert_line "| loopback_rtt_us | 9.5 us | 10 us | 19 us | 21 us |"
     assert_line "| CPU stolen over the run | – | | 0.50 % | |"
-    assert_output --partial "**Summary: 9 of 10 headline findings agree** (90%; 1 disagree, 0 without an interval to judge by, 0 found in one run only). 9 of the 10 with two estimates are within x1.10 of each other. Of the 1 that do not agree, 1 have their cause stated. Target met"
+    assert_output --partial "**Summary: 9 of 10 headline findings agree** (90%; 1 disagree, 0 without an interval to judge by, 0 found in one run only). 9 of the 10 with two estimates are within x1.10 of each other. 10 of the 10 with a verdict in both runs reach the same one (above 1, below 1, no difference; for a crossover, whether it crosses); 0 reverse (above 1 in one run, below in the other). Of the 1 that do not agree, 1 have their cause stated. Target met"
     # One boot, another commit: both said.
     sed -i 's/^booted_utc.*/booted_utc\t2026-12-06T09:00:00Z/; s/^commit.*/commit\t99999999aaaa/' "$D/runB/raw/bench.tsv"
     run bash "$ROOT/scripts/study/repro.sh" --join-only --out "$D/j" --a "$D/runA" --b "$D/runB"
@@ -570,7 +575,7 @@ findings() {
     findings "$D/q/b/findings.tsv" "reads|warm reads|0.52|0.5|0.6|ratio"
     run bash "$ROOT/scripts/study/repro.sh" --join-only --out "$D/q"
     assert_success
-    run grep -F "**Summary: 1 of 1 headline findings agree** (100%; 0 disagree, 0 without an interval to judge by, 0 found in one run only). 1 of the 1 with two estimates are within x1.10 of each other. Target met: at least 90% agree, and each that does not has its cause." "$D/q/reproducibility.md"
+    run grep -F "**Summary: 1 of 1 headline findings agree** (100%; 0 disagree, 0 without an interval to judge by, 0 found in one run only). 1 of the 1 with two estimates are within x1.10 of each other. 1 of the 1 with a verdict in both runs reach the same one (above 1, below 1, no difference; for a crossover, whether it crosses); 0 reverse (above 1 in one run, below in the other). Target met: at least 90% agree, and each that does not has its cause." "$D/q/reproducibility.md"
     assert_success
     run bash "$ROOT/scripts/study/repro.sh" medium
     assert_failure 2
