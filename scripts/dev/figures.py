@@ -3,10 +3,10 @@
 
     python3 scripts/dev/figures.py [--fix] [--results DIR] [--list] [FILES...]
 
-FILES default to README.md and docs/*.md of the checkout. One line per
-figure that disagrees with its data, "FILE:LINE: [TIE] page says X, data
-says Y"; exit 1 if there is any, 0 if none, 2 on a tag it cannot read, an
-unknown finding id or a data file, row, column or path that is not there
+FILES default to README.md, results/README.md and docs/*.md of the
+checkout. One line per figure that disagrees with its data,
+"FILE:LINE: [TIE] page says X, data says Y"; exit 1 if there is any, 0
+if none, 2 on a tag it cannot read, an unknown finding id or a data file, row, column or path that is not there
 (one line each, "FILE:LINE: ..."). --fix writes the data's values into
 the pages instead (at the precision each page shows) and reports what it
 changed; the next reference run's pages are then brought up to date by
@@ -447,7 +447,8 @@ def main(argv):
         else:
             files.append(a)
     if not files:
-        pages = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+        pages = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "results", "README.md")] + \
+            sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
         files = [(p, os.path.relpath(p, ROOT)) for p in pages]
     else:
         files = [(p, p) for p in files]

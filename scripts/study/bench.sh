@@ -10,13 +10,13 @@
 #          experiment with 100k links (6 in-process rounds, 5 HTTP rounds
 #          with uniform keys, 5 with Zipf 1.0 keys for no cache, valkey and
 #          valkey-track; every HTTP run starts with load --walk 2, about
-#          3.5 minutes in all), then the HTTP ceiling (about 70 s), a
+#          10 minutes in all), then the HTTP ceiling (about 70 s), a
 #          database larger than memory (about 2.5 minutes) and the store
 #          tier, SQLite beside PostgreSQL (20k links, 5 rounds, 2 s HTTP
 #          runs: about 5 minutes), and the capacity of each shortener
 #          configuration at a p99 bound (100k links, 2 s steps: about 7.5
 #          minutes), then HTTPS and HTTP/2 (5 rounds of 2 s cells: about 6
-#          minutes): about 44 minutes on 2 cores
+#          minutes): about 37 minutes on 2 cores (2,222 s on 2026-12-06)
 #   small  the same steps at a tenth of the scale, 3-4 rounds each (about
 #          9 minutes, 552 s on 2026-12-03: 1 for the database larger than
 #          memory, 1-1.5 for the store tier, 2.5 for the capacity searches;

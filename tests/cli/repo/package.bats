@@ -220,4 +220,7 @@ $D/root/usr/share/man/man1/kvtest-shortener.1.gz"
     assert_output 1
     run grep -c '^license: MIT$' "$REPO/CITATION.cff"
     assert_output 1
+    # The commit it names is the one the reference run in results/ measured.
+    run sed -n 's/^commit: "\(.*\)"$/\1/p' "$REPO/CITATION.cff"
+    assert_output "$(awk -F'\t' '$1 == "commit" { print $2 }' "$REPO/results/raw/bench.tsv")"
 }
