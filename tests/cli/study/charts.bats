@@ -130,3 +130,21 @@ csv_of() {
     run diff "$R/csv/memlimit-ratios.csv" "$D/m/csv/memlimit-ratios.csv"
     assert_success
 }
+
+@test "memlimit chart: the axis reaches down to the lowest ratio or interval end, never cutting a bar at 0.1x" {
+    # every ratio at or above 0.1: the floor stays 0.1x
+    printf '%s\n' 'leg,mem,keys,sqlite_per_s,valkey_ratio,valkey_lo,valkey_hi,track_ratio,track_lo,track_hi' \
+        'inproc,24MiB,uniform,10000,1.3,1.1,1.8,120,100,200' >"$O/csv/memlimit-ratios.csv"
+    run bash "$ROOT/scripts/study/plot.sh" "$O"
+    assert_success
+    run grep -c '>0.05x<' "$O/charts/memlimit.svg"
+    assert_output 0
+    run grep -c '>0.1x<' "$O/charts/memlimit.svg"
+    assert_output 1
+    # a cache 50x slower (its interval from 0.018): the floor 0.01x, tick shown
+    printf '%s\n' 'inproc,unlimited,zipf,200000,0.02,0.018,0.03,8,7,9' >>"$O/csv/memlimit-ratios.csv"
+    run bash "$ROOT/scripts/study/plot.sh" "$O"
+    assert_success
+    run grep -c '>0.01x<' "$O/charts/memlimit.svg"
+    assert_output 1
+}
