@@ -15,10 +15,15 @@ n = STATS_records
 set xrange [-0.6:n-0.4]
 # The floor: 0.1x, or lower where a ratio or its interval falls below it
 # (a cache 15x slower than no cache would draw as a bar cut at the axis).
-stats in using 6 nooutput
-vmin = STATS_min
+# (Empty cells, as with too few rounds for an interval, are left out; a
+# column with none leaves no STATS_min.)
+vmin = 1
+undefine STATS_*
 stats in using 5 nooutput
-vmin = STATS_min < vmin ? STATS_min : vmin
+if (exists('STATS_min')) { vmin = STATS_min < vmin ? STATS_min : vmin }
+undefine STATS_*
+stats in using 6 nooutput
+if (exists('STATS_min')) { vmin = STATS_min < vmin ? STATS_min : vmin }
 ymin = vmin >= 0.1 ? 0.1 : vmin >= 0.05 ? 0.05 : vmin >= 0.025 ? 0.025 : 0.01
 set logscale y
 set yrange [ymin:300]

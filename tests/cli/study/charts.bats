@@ -147,4 +147,12 @@ csv_of() {
     assert_success
     run grep -c '>0.01x<' "$O/charts/memlimit.svg"
     assert_output 1
+    # no interval at all (too few rounds): still drawn, the floor 0.1x
+    printf '%s\n' 'leg,mem,keys,sqlite_per_s,valkey_ratio,valkey_lo,valkey_hi,track_ratio,track_lo,track_hi' \
+        'inproc,24MiB,uniform,10000,1.3,,,120,,' >"$O/csv/memlimit-ratios.csv"
+    rm -f "$O/charts/memlimit.svg"
+    run bash "$ROOT/scripts/study/plot.sh" "$O"
+    assert_success
+    run grep -c '>0.1x<' "$O/charts/memlimit.svg"
+    assert_output 1
 }
