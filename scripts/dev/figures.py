@@ -94,8 +94,8 @@ NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 FIGNUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+"
 FINDING = re.compile(r"\[`(1/)?([^`\s]+)`\](?!\()")
 FIG = re.compile(r"<!--\s*fig:(.*?)-->", re.S)
-INTERVAL = re.compile(r"(?<![\d.,])(%s)\s*[–-]\s*(%s)(?![\d,]|\.\d)" % (FIGNUM, FIGNUM))
-FIGURE = re.compile(r"(?<![\d.,%s])(%s)(?![\d,]|\.\d|%%)" % ("", FIGNUM))
+INTERVAL = re.compile(r"(?<![\d.,])(%s)\s*[–-]\s*(%s)(?!\d|,\d|\.\d)" % (FIGNUM, FIGNUM))
+FIGURE = re.compile(r"(?<![\d.,%s])(%s)(?!\d|,\d|\.\d|%%)" % ("", FIGNUM))
 ANYNUM = re.compile(r"(?<![\d.,])(%s)(?![\d,]|\.\d)" % NUM)
 
 

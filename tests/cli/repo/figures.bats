@@ -67,6 +67,17 @@ lineof() {
     assert_output "$D/README.md:$n: [reads-warm-sql] page says 0.65, data says 0.64"
 }
 
+@test "figures: an estimate followed by a comma is read (\"1.13, 95% CI\"), a thousands group is not split" {
+    printf 'SQL reads (0.65, 95%% CI 0.61–0.68) [`reads-warm-sql`].\n' >"$D/comma.md"
+    run python3 "$FIG" --results "$D/results" "$D/comma.md"
+    assert_failure 1
+    assert_output "$D/comma.md:1: [reads-warm-sql] page says 0.65, data says 0.64"
+    printf 'Above 146,935 bytes (95%% CI 101,964–167,615) [`crossover-4096`].\n' >"$D/comma.md"
+    run python3 "$FIG" --results "$D/results" "$D/comma.md"
+    assert_success
+    assert_output ""
+}
+
 @test "figures: an interval's end and a cell changed on the page are caught" {
     sed -i 's/(0\.51–0\.61) \[`http-valkey`\]/(0.51–0.62) [`http-valkey`]/; s/was 1024\.5 MiB/was 1042.5 MiB/' "$D/README.md"
     a=$(lineof '(0.51–0.62)')
