@@ -36,6 +36,14 @@ PAGE
     cp "$D/README.md" "$D/README.orig"
 }
 
+# check_line TEXT: TEXT (printf's format) as a one-line page, checked
+# against the test's results; $output and $status as run leaves them.
+check_line() {
+    # shellcheck disable=SC2059  # TEXT is a format on purpose (%% for %)
+    printf "$1\n" >"$D/one.md"
+    run python3 "$FIG" --results "$D/results" "$D/one.md"
+}
+
 # lineof TEXT: the line of the copy that holds TEXT.
 lineof() {
     grep -nF -- "$1" "$D/README.md" | head -n1 | cut -d: -f1
@@ -68,12 +76,10 @@ lineof() {
 }
 
 @test "figures: an estimate followed by a comma is read (\"1.13, 95% CI\"), a thousands group is not split" {
-    printf 'SQL reads (0.65, 95%% CI 0.61–0.68) [`reads-warm-sql`].\n' >"$D/comma.md"
-    run python3 "$FIG" --results "$D/results" "$D/comma.md"
+    check_line 'SQL reads (0.65, 95%% CI 0.61–0.68) [`reads-warm-sql`].'
     assert_failure 1
-    assert_output "$D/comma.md:1: [reads-warm-sql] page says 0.65, data says 0.64"
-    printf 'Above 146,935 bytes (95%% CI 101,964–167,615) [`crossover-4096`].\n' >"$D/comma.md"
-    run python3 "$FIG" --results "$D/results" "$D/comma.md"
+    assert_output "$D/one.md:1: [reads-warm-sql] page says 0.65, data says 0.64"
+    check_line 'Above 146,935 bytes (95%% CI 101,964–167,615) [`crossover-4096`].'
     assert_success
     assert_output ""
 }
@@ -142,16 +148,13 @@ refused() {
 }
 
 @test "figures: an inverse is shown only with its marker [\`1/ID\`]" {
-    printf 'Valkey ran at 1/3.15 of the rate (3.00–6.72) [`1/lookup-valkey`].\n' >"$D/inv.md"
-    run python3 "$FIG" --results "$D/results" "$D/inv.md"
+    check_line 'Valkey ran at 1/3.15 of the rate (3.00–6.72) [`1/lookup-valkey`].'
     assert_success
     assert_output ""
-    printf 'Valkey ran at 1/3.15 of the rate (3.00–6.72) [`lookup-valkey`].\n' >"$D/inv.md"
-    run python3 "$FIG" --results "$D/results" "$D/inv.md"
+    check_line 'Valkey ran at 1/3.15 of the rate (3.00–6.72) [`lookup-valkey`].'
     assert_failure 1
-    assert_line "$D/inv.md:1: [lookup-valkey] page says 3.15, data says 0.32"
-    printf 'Above 0.00 bytes [`1/crossover-4096`].\n' >"$D/inv.md"
-    run python3 "$FIG" --results "$D/results" "$D/inv.md"
+    assert_line "$D/one.md:1: [lookup-valkey] page says 3.15, data says 0.32"
+    check_line 'Above 0.00 bytes [`1/crossover-4096`].'
     assert_failure 2
-    assert_output "$D/inv.md:1: bad tag [\`1/crossover-4096\`]: an inverse of a bytes"
+    assert_output "$D/one.md:1: bad tag [\`1/crossover-4096\`]: an inverse of a bytes"
 }
