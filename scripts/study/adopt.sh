@@ -18,8 +18,8 @@
 # reads; capacity.jsonl and storetier.jsonl gzip'd), the logs the pages
 # quote (logs/timings.tsv, shortener-stats.txt, the anchors' and store
 # tier's tool output), reproducibility.md and reproducibility/ (compare.txt,
-# and run B's findings.tsv, bench.tsv, parts.tsv and probe.tsv as b-*,
-# with causes.tsv when the join had one).
+# run B's findings.tsv, bench.tsv, parts.tsv, probe.tsv and timings.tsv as
+# b-*, its csv/ as b-csv/, with causes.tsv when the join had one).
 # Refuses, changing nothing, when a run is incomplete, the two runs are of
 # different commits, or the join is not of these two runs.
 # Exit 0 when adopted, 1 when refused, 2 on bad arguments.
@@ -54,7 +54,7 @@ LOGS=(timings.tsv shortener-stats.txt anchors-dbbench.txt anchors-mdb_stat.txt
 for f in "${A_FILES[@]}" "${LOGS[@]/#/logs/}" charts csv env; do
     [ -e "$RUN_A/$f" ] || die "$RUN_A is not a finished run: no $f"
 done
-for f in findings.tsv raw/bench.tsv raw/parts.tsv raw/probe.tsv; do
+for f in findings.tsv raw/bench.tsv raw/parts.tsv raw/probe.tsv logs/timings.tsv csv; do
     [ -e "$RUN_B/$f" ] || die "$RUN_B is not a finished run: no $f"
 done
 for f in reproducibility.md compare.txt; do
@@ -83,4 +83,7 @@ cp "$JOIN/compare.txt" "$RESULTS/reproducibility/"
 [ ! -e "$JOIN/causes.tsv" ] || cp "$JOIN/causes.tsv" "$RESULTS/reproducibility/"
 cp "$RUN_B/findings.tsv" "$RESULTS/reproducibility/b-findings.tsv"
 for f in bench parts probe; do cp "$RUN_B/raw/$f.tsv" "$RESULTS/reproducibility/b-$f.tsv"; done
+# the tables and step times a disagreement's cause is read from
+cp "$RUN_B/logs/timings.tsv" "$RESULTS/reproducibility/b-timings.tsv"
+cp -R "$RUN_B/csv" "$RESULTS/reproducibility/b-csv"
 printf '%s: %s adopted (commit %s), %s beside it\n' "$KV_PROG" "$RUN_A" "$ca" "$RUN_B" >&2

@@ -189,7 +189,8 @@ repro_table() {
             c = ""
             if (a != "yes") {
                 c = (i in cause) ? cause[i] : "not found"
-                if (i in cause) explained++
+                # "not found: ..." states what was looked at, not a cause
+                if ((i in cause) && cause[i] !~ /^not found/) explained++
             }
             if (a == "yes") yes++; else if (a == "no") no++; else if (a ~ /^unknown/) unk++
             printf "| %s (`%s`) | %s | %s | %s | %s | %s | %s |\n", label[i], i,

@@ -52,7 +52,9 @@ adopt() {
     run ls "$D/res/raw"
     assert_output "$(printf '%s\n' bench.tsv capacity.jsonl.gz parts.tsv probe.tsv shortener.jsonl storetier.jsonl.gz)"
     run ls "$D/res/reproducibility"
-    assert_output "$(printf '%s\n' b-bench.tsv b-findings.tsv b-parts.tsv b-probe.tsv causes.tsv compare.txt)"
+    assert_output "$(printf '%s\n' b-bench.tsv b-csv b-findings.tsv b-parts.tsv b-probe.tsv b-timings.tsv causes.tsv compare.txt)"
+    run cat "$D/res/reproducibility/b-csv/reads.csv" "$D/res/reproducibility/b-timings.tsv"
+    assert_output "$(printf 'B %s\n' csv/reads.csv logs/timings.tsv)"
     run cat "$D/res/reproducibility/b-findings.tsv" "$D/res/reproducibility/b-probe.tsv"
     assert_output "$(printf 'B %s\n' findings.tsv raw/probe.tsv)"
     # what a run does not write stays; a run's own logs beyond the quoted do not come

@@ -565,6 +565,14 @@ findings() {
     # 90% agree, but the one that does not has no cause: not met.
     run grep -F "Of the 1 that do not agree, 0 have their cause stated. Target not met" "$D/j/reproducibility.md"
     assert_success
+    # A "not found: ..." line is shown in its row but is no cause.
+    printf 'http\tnot found: neither side moved measurably\n' >"$D/causes.tsv"
+    run bash "$ROOT/scripts/study/repro.sh" --join-only --out "$D/j" --a "$D/runA" --b "$D/runB" --causes "$D/causes.tsv"
+    assert_success
+    run grep -F "| no | yes | not found: neither side moved measurably |" "$D/j/reproducibility.md"
+    assert_success
+    run grep -F "Of the 1 that do not agree, 0 have their cause stated. Target not met" "$D/j/reproducibility.md"
+    assert_success
     # awk's ">" in a print is a redirection: nothing may be written beside.
     run ls "$D"
     assert_output "$(printf '%s\n' causes.tsv j runA runB)"
