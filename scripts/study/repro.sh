@@ -156,7 +156,7 @@ repro_table() {
     # figure gives none (a cost in us, a figure without an interval).
     function verdict(e, l, h, k) {
         if (k == "bytes") return isnum(e) ? "crosses" : e
-        if (k != "ratio" && k != "rate" || !has(l, h) || !isnum(l) || !isnum(h)) return ""
+        if (k != "ratio" && k != "rate" || !isnum(l) || !isnum(h)) return ""
         return l + 0 > 1 ? "above" : h + 0 < 1 ? "below" : "holds1"
     }
     function same(i,   va, vb) {
